@@ -1,0 +1,1 @@
+"""Read-only facts about source code: these modules annotate, never rewrite."""

@@ -1,0 +1,1 @@
+"""One module per rewrite rule; the pipeline decides their order."""

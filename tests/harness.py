@@ -1,0 +1,146 @@
+"""Equivalence harness: run original and mended code on the same inputs.
+
+An :class:`Outcome` is everything a user can observe of one call: the value,
+stdout, stderr, log records, warnings and the exception.  Rule tests assert
+that the mended code gives the same Outcome eagerly and under
+``torch.compile``, and that it compiles to the expected number of graphs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import itertools
+import logging
+import sys
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import torch
+
+from graphmend.compare import first_difference
+from graphmend.pipeline import TransformResult, transform_source
+
+_module_ids = itertools.count()
+
+
+@dataclass
+class Outcome:
+    value: Any = None
+    stdout: str = ""
+    stderr: str = ""
+    logs: list[tuple[str, str, str]] = field(default_factory=list)
+    warnings: list[tuple[type, str]] = field(default_factory=list)
+    error: tuple[type, str] | None = None
+
+
+class _RecordingHandler(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.NOTSET)
+        self.records: list[tuple[str, str, str]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append((record.name, record.levelname, record.getMessage()))
+
+
+def capture(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Outcome:
+    """Call ``fn`` and record everything observable about the call."""
+    outcome = Outcome()
+    handler = _RecordingHandler()
+    root = logging.getLogger()
+    root.addHandler(handler)
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stdout(
+            out
+        ), contextlib.redirect_stderr(err):
+            warnings.simplefilter("always")
+            try:
+                outcome.value = fn(*args, **kwargs)
+            except Exception as exc:  # the exception is part of the outcome
+                outcome.error = (type(exc), str(exc))
+    finally:
+        root.removeHandler(handler)
+    outcome.stdout, outcome.stderr = out.getvalue(), err.getvalue()
+    outcome.logs = handler.records
+    outcome.warnings = [(w.category, str(w.message)) for w in caught]
+    return outcome
+
+
+def assert_same_outcome(expected: Outcome, actual: Outcome, label: str) -> None:
+    assert actual.error == expected.error, f"{label}: exception differs"
+    assert actual.stdout == expected.stdout, f"{label}: stdout differs"
+    assert actual.stderr == expected.stderr, f"{label}: stderr differs"
+    assert actual.logs == expected.logs, f"{label}: log records differ"
+    assert actual.warnings == expected.warnings, f"{label}: warnings differ"
+    difference = first_difference(expected.value, actual.value)
+    assert difference is None, f"{label}: {difference}"
+
+
+def load_module(source: str, directory: Path, stem: str = "case") -> Any:
+    """Import ``source`` from a real file, so inspect and tracebacks work."""
+    name = f"gm_case_{stem}_{next(_module_ids)}"
+    path = directory / f"{name}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+class GraphCounter:
+    """A Dynamo backend that counts the graphs it is given."""
+
+    def __init__(self) -> None:
+        self.graphs = 0
+
+    def __call__(self, gm: torch.fx.GraphModule, example_inputs: Any) -> Callable[..., Any]:
+        self.graphs += 1
+        return gm.forward
+
+
+def compiled_outcome(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Outcome, int]:
+    """The Outcome of ``fn`` under ``torch.compile``, and its graph count."""
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    outcome = capture(torch.compile(fn, backend=counter), *args, **kwargs)
+    return outcome, counter.graphs
+
+
+def mend_source(
+    source: str, directory: Path, *, rules: list[str] | None = None
+) -> tuple[Any, Any, TransformResult]:
+    """(original module, mended module, transform result) for ``source``."""
+    result = transform_source(source, rules=rules)
+    return load_module(source, directory, "orig"), load_module(result.code, directory, "mended"), result
+
+
+def check_equivalent(
+    source: str,
+    function: str,
+    arg_sets: list[tuple[Any, ...]],
+    directory: Path,
+    *,
+    rules: list[str] | None = None,
+    graphs: int | None = 1,
+) -> TransformResult:
+    """Original and mended ``function`` agree eagerly and compiled on every
+    argument set, and the mended one compiles to ``graphs`` graphs."""
+    original, mended, result = mend_source(source, directory, rules=rules)
+    for args in arg_sets:
+        expected = capture(getattr(original, function), *_clone(args))
+        assert_same_outcome(expected, capture(getattr(mended, function), *_clone(args)), "eager")
+        outcome, graph_count = compiled_outcome(getattr(mended, function), *_clone(args))
+        assert_same_outcome(expected, outcome, "compiled")
+        if graphs is not None:
+            assert graph_count == graphs, f"compiled to {graph_count} graphs, wanted {graphs}"
+    return result
+
+
+def _clone(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    # Each run gets its own copies so in-place mutation cannot leak between arms.
+    return tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args)

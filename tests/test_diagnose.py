@@ -1,0 +1,173 @@
+"""diagnose(): categories, sites, counts, rendering, and the CLI."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+import torch
+
+import graphmend
+from programs import categories as programs
+
+X = torch.linspace(-1.0, 1.0, 8)
+
+
+def _line_of(fn, marker: str) -> int:
+    lines, start = inspect.getsourcelines(fn)
+    for offset, line in enumerate(lines):
+        if f"# {marker}" in line:
+            return start + offset
+    raise AssertionError(f"no '# {marker}' in {fn.__name__}")
+
+
+@pytest.fixture(autouse=True)
+def _quiet_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+def test_clean_function_has_no_breaks():
+    report = graphmend.diagnose(programs.clean, X)
+    assert report.graph_count == 1
+    assert report.break_count == 0
+    assert report.breaks == []
+
+
+@pytest.mark.parametrize(
+    "fn, category",
+    [
+        (programs.dc_if, "DC"),
+        (programs.dc_elif, "DC"),
+        (programs.dc_ternary, "DC"),
+        (programs.dc_while, "DC"),
+        (programs.guard, "GUARD"),
+        (programs.scalar_if, "SCALAR"),
+        (programs.scalar_value, "SCALAR"),
+        (programs.io_print, "IO"),
+        (programs.io_logger, "IO"),
+        (programs.io_warning_once, "IO"),
+        (programs.io_warn, "IO"),
+        (programs.ds_nonzero, "DS"),
+        (programs.ds_mask, "DS"),
+    ],
+    ids=lambda v: getattr(v, "__name__", v),
+)
+def test_category_and_site(fn, category):
+    report = graphmend.diagnose(fn, X)
+    first = report.breaks[0]
+    assert first.category == category
+    assert first.filename == inspect.getsourcefile(fn)
+    assert first.lineno == _line_of(fn, category)
+    assert first.function == fn.__name__
+    assert first.statement == first.statement.strip() and first.statement
+    assert first.reason and "\n" not in first.reason
+    assert report.break_count >= 1
+
+
+def test_dc_if_is_fixable_by_where():
+    report = graphmend.diagnose(programs.dc_if, X)
+    (only,) = report.breaks
+    assert (only.category, only.fixable, only.rule) == ("DC", True, "where")
+    assert only.statement == "if y.mean() > 0:  # DC"
+    assert report.graph_count == 2 and report.break_count == 1
+
+
+def test_unfixable_sites_carry_hints():
+    scalar = graphmend.diagnose(programs.scalar_value, X).breaks[0]
+    assert not scalar.fixable and scalar.rule is None
+    assert "capture_scalar_outputs" in scalar.hint
+    shape = graphmend.diagnose(programs.ds_nonzero, X).breaks[0]
+    assert not shape.fixable and "capture_dynamic_output_shape_ops" in shape.hint
+
+
+def test_rule_per_category():
+    assert graphmend.diagnose(programs.guard, X).breaks[0].rule == "trap"
+    assert graphmend.diagnose(programs.io_print, X).breaks[0].rule == "defer"
+    assert graphmend.diagnose(programs.scalar_if, X).breaks[0].rule == "where"
+
+
+def test_site_reached_many_times_is_one_row_with_count():
+    # Dynamo traces noisy() once inside each caller: two breaks, one site.
+    report = graphmend.diagnose(programs.calls_noisy_twice, X)
+    rows = [b for b in report.breaks if b.function == "noisy"]
+    assert len(rows) == 1 and rows[0].category == "IO" and rows[0].count >= 2
+
+
+def test_renders_as_table_and_json():
+    report = graphmend.diagnose(programs.io_logger, X)
+    text = str(report)
+    assert "IO" in text and "io_logger" in text
+    data = json.loads(report.to_json())
+    assert data["graph_count"] == report.graph_count
+    assert data["break_count"] == report.break_count
+    assert set(data["breaks"][0]) >= {
+        "category", "filename", "lineno", "function", "statement",
+        "reason", "fixable", "rule", "hint", "count",
+    }
+
+
+def test_diagnose_uses_a_private_backend():
+    seen = []
+
+    def user_backend(gm, example_inputs):
+        seen.append(gm)
+        return gm.forward
+
+    torch.compile(programs.clean, backend=user_backend)(X)
+    before = len(seen)
+    graphmend.diagnose(programs.dc_if, X)
+    assert len(seen) == before
+
+
+# -- CLI -----------------------------------------------------------------------
+
+SCRIPT = """
+import sys
+import torch
+
+def f(x):
+    x = x * 2
+    print("args", sys.argv[1:])
+    return x + 1
+
+torch.compile(f, backend="eager")(torch.ones(3))
+sys.exit(int(sys.argv[1]))
+"""
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "graphmend", *args], cwd=cwd, capture_output=True, text=True
+    )
+
+
+def test_cli_diagnose_json_keeps_script_argv_and_exit_status(tmp_path):
+    (tmp_path / "script.py").write_text(SCRIPT)
+    result = _cli("diagnose", "script.py", "3", "x", "--format", "json", cwd=tmp_path)
+    assert result.returncode == 3
+    lines = result.stdout.strip().splitlines()
+    assert lines[0] == "args ['3', 'x']"
+    data = json.loads(lines[-1])
+    assert data["graph_count"] == 2
+    (row,) = data["breaks"]
+    assert row["category"] == "IO" and row["lineno"] == 7 and row["function"] == "f"
+
+
+def test_cli_diagnose_table(tmp_path):
+    (tmp_path / "script.py").write_text(SCRIPT)
+    result = _cli("--help", cwd=tmp_path)
+    assert result.returncode == 0 and "diagnose" in result.stdout
+    result = _cli("diagnose", "script.py", "0", cwd=tmp_path)
+    assert result.returncode == 0
+    assert "IO" in result.stdout and "script.py:7" in result.stdout
+
+
+def test_cli_missing_script(tmp_path):
+    assert _cli("diagnose", "nope.py", cwd=tmp_path).returncode == 2

@@ -1,0 +1,56 @@
+"""Rule fixtures, discovered automatically (TorchFix style).
+
+    tests/fixtures/<rule>/<case>.in.py     the input
+    tests/fixtures/<rule>/<case>.out.py    the expected output; absent means
+                                           "must stay byte for byte unchanged"
+    tests/fixtures/<rule>/<case>.skips.txt expected skip reasons, one
+                                           "LINE: reason" per line; absent
+                                           means the rule declines nothing
+
+Adding a case means adding files.  Each rule runs alone (its folder name),
+matching statically, as ``graphmend fix --select RULE`` does.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from graphmend.pipeline import transform_source
+
+FIXTURES = Path(__file__).parent / "fixtures"
+CASES = sorted(FIXTURES.glob("*/*.in.py"))
+
+
+def _case_id(path: Path) -> str:
+    return f"{path.parent.name}/{path.name.removesuffix('.in.py')}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[_case_id(c) for c in CASES])
+def test_fixture(case: Path) -> None:
+    rule = case.parent.name
+    stem = case.name.removesuffix(".in.py")
+    source = case.read_text()
+    expected_path = case.with_name(f"{stem}.out.py")
+    expected = expected_path.read_text() if expected_path.exists() else source
+    skips_path = case.with_name(f"{stem}.skips.txt")
+    expected_skips = (
+        [line for line in skips_path.read_text().splitlines() if line.strip()]
+        if skips_path.exists()
+        else []
+    )
+
+    result = transform_source(source, rules=[rule], filename=str(case))
+
+    assert result.code == expected
+    assert [f"{s.lineno}: {s.reason}" for s in result.skips] == expected_skips
+    # Idempotence: mending mended code changes nothing more.
+    assert transform_source(result.code, rules=[rule]).code == result.code
+
+
+def test_every_rule_has_fixtures() -> None:
+    from graphmend.pipeline import RULE_NAMES
+
+    for name in RULE_NAMES:
+        assert list((FIXTURES / name).glob("*.in.py")), f"no fixtures for rule {name!r}"
