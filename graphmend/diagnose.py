@@ -16,12 +16,15 @@ site.
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
 import linecache
+import logging
 import os
 import re
-import sys
-from collections.abc import Callable, Iterable
+import time
+import warnings
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -30,7 +33,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 from torch._dynamo import output_graph
-from torch._dynamo.utils import counters
+from torch._dynamo.utils import counters, guard_failures
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from graphmend.analysis.source import function_at, innermost, parse_file, statement_at
 
@@ -71,13 +75,41 @@ class Break:
 
 
 @dataclass
+class Recompile:
+    """Dynamo compiled ``function`` again because a guard failed."""
+
+    function: str
+    filename: str
+    lineno: int  # the function's first line
+    guard: str  # the failed guard, in Dynamo's words
+    source: str | None  # "file:line" of the user code that created the guard
+    call: int | None  # index of the argument set that triggered it
+    failures: list[str] = field(default_factory=list)  # one per cache entry
+
+
+@dataclass
 class Report:
+    """``graph_count`` is the number of graphs of the first call (for the CLI:
+    of the whole run) and ``break_count`` follows ``torch._dynamo.explain``:
+    ``graph_count - 1``; for the CLI, which may watch many compiled
+    callables, it is the number of break events."""
+
     graph_count: int
+    break_count: int
     breaks: list[Break] = field(default_factory=list)
+    recompiles: list[Recompile] = field(default_factory=list)
+    #: Capture statistics, as the TorchDynamo team's progress reports define
+    #: them, from one warm call (None where not measured, e.g. by the CLI).
+    graph_calls: int | None = None
+    captured_ops: int | None = None
+    total_ops: int | None = None
+    pct_time: float | None = None
 
     @property
-    def break_count(self) -> int:
-        return max(self.graph_count - 1, 0)
+    def pct_ops(self) -> float | None:
+        if self.captured_ops is None or not self.total_ops:
+            return None
+        return self.captured_ops / self.total_ops
 
     @property
     def fixable_count(self) -> int:
@@ -87,19 +119,31 @@ class Report:
         return {
             "graph_count": self.graph_count,
             "break_count": self.break_count,
+            "graph_calls": self.graph_calls,
+            "captured_ops": self.captured_ops,
+            "total_ops": self.total_ops,
+            "pct_ops": self.pct_ops,
+            "pct_time": self.pct_time,
             "breaks": [asdict(b) for b in self.breaks],
+            "recompiles": [asdict(r) for r in self.recompiles],
         }
+
+    def summary(self) -> str:
+        parts = [f"{self.graph_count} graph(s)", f"{self.break_count} break(s)"]
+        if self.graph_calls is not None:
+            parts.append(f"{self.graph_calls} graph call(s)")
+        if self.pct_ops is not None:
+            parts.append(f"ops captured {self.captured_ops}/{self.total_ops} = {self.pct_ops:.1%}")
+        if self.pct_time is not None:
+            parts.append(f"time in graphs {self.pct_time:.1%}")
+        parts.append(f"{len(self.recompiles)} recompile(s)")
+        return ", ".join(parts)
 
     def to_json(self, **kwargs: Any) -> str:
         return json.dumps(self.to_dict(), **kwargs)
 
     def table(self, title: str | None = None) -> Table:
-        table = Table(
-            title=title
-            or f"{self.graph_count} graph(s), {self.break_count} break(s), "
-            f"{len(self.breaks)} site(s)",
-            show_lines=True,
-        )
+        table = Table(title=title or self.summary(), show_lines=True)
         for column in ("cat", "site", "statement", "n", "fix", "reason / hint"):
             table.add_column(column, overflow="fold")
         for b in self.breaks:
@@ -115,8 +159,24 @@ class Report:
             )
         return table
 
+    def recompile_table(self) -> Table:
+        table = Table(title="recompiles", show_lines=True)
+        for column in ("function", "failed guard", "guard from", "call"):
+            table.add_column(column, overflow="fold")
+        for r in self.recompiles:
+            table.add_row(
+                escape(f"{r.function}()\n{short_path(r.filename)}:{r.lineno}"),
+                escape(r.guard),
+                escape(r.source or "-"),
+                "-" if r.call is None else str(r.call),
+            )
+        return table
+
     def show(self, console: Console | None = None) -> None:
-        (console or Console()).print(self.table())
+        console = console or Console()
+        console.print(self.table())
+        if self.recompiles:
+            console.print(self.recompile_table())
 
     def __str__(self) -> str:
         console = Console(width=120, record=True, file=open(os.devnull, "w"))
@@ -263,22 +323,74 @@ def _graphs_compiled() -> int:
     return counters["stats"]["unique_graphs"]
 
 
+def _guard_failure_counts() -> dict[Any, int]:
+    return {code: len(reasons) for code, reasons in guard_failures.items()}
+
+
+_COMPILE_ID = re.compile(r"^\s*\d+/\d+:\s*")
+_USER_LINE = re.compile(r'File "([^"]+)", line (\d+)')
+
+
+def _guard_text(failure: str) -> str:
+    """``"0/0: n == 2   # if n >= 0:  # f.py:6 in f\nUser stack..."`` -> ``"n == 2"``."""
+    first_line = _COMPILE_ID.sub("", failure).split("\n", 1)[0]
+    return re.sub(r"\s{2,}#.*$", "", first_line).strip()
+
+
+def _recompile(code: Any, failures: list[str], call: int | None) -> Recompile:
+    """One recompile of ``code``: Dynamo lists one failure per cache entry."""
+    first = failures[0]
+    guard = _guard_text(first)
+    user_lines = _USER_LINE.findall(first)
+    source = f"{short_path(user_lines[-1][0])}:{user_lines[-1][1]}" if user_lines else None
+    return Recompile(
+        function=original_function_name(code.co_name),
+        filename=code.co_filename,
+        lineno=code.co_firstlineno,
+        guard=guard,
+        source=source,
+        call=call,
+        failures=[_guard_text(f) for f in failures],
+    )
+
+
 class BreakRecorder:
-    """Collects the graphs and breaks Dynamo reports while the recorder is open,
-    whatever the backend."""
+    """Collects the graphs, breaks and recompiles Dynamo records while the
+    recorder is open, whatever the backend.
+
+    ``checkpoint(i)`` before each call attributes the recompiles that follow
+    to argument set ``i``.
+    """
 
     def __init__(self) -> None:
         self._start = 0
         self._graphs_before = 0
+        self._failures_seen: dict[Any, int] = {}
+        self._call: int | None = None
         self.reasons: list[Any] = []
+        self.recompiles: list[Recompile] = []
         self.graph_count = 0
+        self.first_call_graphs: int | None = None
 
     def __enter__(self) -> BreakRecorder:
         self._start = len(output_graph.graph_break_reasons)
         self._graphs_before = _graphs_compiled()
+        self._failures_seen = _guard_failure_counts()
         return self
 
+    def checkpoint(self, call: int | None) -> None:
+        """Close the recompiles of the previous call; later ones belong to ``call``."""
+        for code, reasons in list(guard_failures.items()):
+            new = reasons[self._failures_seen.get(code, 0) :]
+            if new:
+                self.recompiles.append(_recompile(code, new, self._call))
+        self._failures_seen = _guard_failure_counts()
+        if self._call == 0:
+            self.first_call_graphs = _graphs_compiled() - self._graphs_before
+        self._call = call
+
     def __exit__(self, *exc: object) -> None:
+        self.checkpoint(None)
         self.reasons = list(output_graph.graph_break_reasons[self._start :])
         self.graph_count = _graphs_compiled() - self._graphs_before
 
@@ -310,26 +422,150 @@ class BreakRecorder:
                 rule=rule if fixable else None,
                 hint=hint,
             )
-        return Report(graph_count=self.graph_count, breaks=list(sites.values()))
+        breaks = list(sites.values())
+        if self.first_call_graphs is None:  # a whole run: count break events
+            graph_count, break_count = self.graph_count, sum(b.count for b in breaks)
+        else:
+            graph_count = self.first_call_graphs
+            break_count = max(graph_count - 1, 0)
+        return Report(
+            graph_count=graph_count,
+            break_count=break_count,
+            breaks=breaks,
+            recompiles=list(self.recompiles),
+        )
 
 
-def _private_backend(gm: torch.fx.GraphModule, example_inputs: Any) -> Callable[..., Any]:
-    """Runs each graph as plain FX code: no compiler, nothing the user set up."""
-    return gm.forward
+# -- capture statistics ------------------------------------------------------------
+
+
+class _OpCounter(TorchDispatchMode):
+    """Counts the operators that reach the dispatcher."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ops = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
+        self.ops += 1
+        return func(*args, **(kwargs or {}))
+
+
+class _MeasuringBackend:
+    """The private backend: runs each graph as plain FX code (no compiler,
+    nothing the user set up) and, while ``measuring``, counts graph calls, the
+    operators inside graphs and the time spent in them."""
+
+    def __init__(self) -> None:
+        self.measuring = False
+        self.graph_calls = 0
+        self.graph_seconds = 0.0
+        self.captured = _OpCounter()
+
+    def __call__(self, gm: torch.fx.GraphModule, example_inputs: Any) -> Callable[..., Any]:
+        def run_graph(*args: Any) -> Any:
+            if not self.measuring:
+                return gm.forward(*args)
+            self.graph_calls += 1
+            start = time.perf_counter()
+            with self.captured:
+                result = gm.forward(*args)
+            self.graph_seconds += time.perf_counter() - start
+            return result
+
+        return run_graph
+
+
+@contextlib.contextmanager
+def _silenced() -> Iterator[None]:
+    """The extra measuring runs must not repeat the program's output."""
+    with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink), contextlib.redirect_stderr(
+        sink
+    ), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        logging.disable(logging.CRITICAL)
+        try:
+            yield
+        finally:
+            logging.disable(logging.NOTSET)
+
+
+def _measure(report: Report, fn: Callable[..., Any], compiled: Callable[..., Any], backend: _MeasuringBackend, call: Call) -> None:
+    """Fill the capture statistics from one eager run (all operators) and one
+    warm compiled run (graph calls, operators and time inside graphs)."""
+    with _silenced():
+        total = _OpCounter()
+        with total:
+            fn(*call.args, **call.kwargs)
+        backend.measuring = True
+        start = time.perf_counter()
+        compiled(*call.args, **call.kwargs)
+        elapsed = time.perf_counter() - start
+        backend.measuring = False
+    report.graph_calls = backend.graph_calls
+    report.captured_ops = backend.captured.ops
+    report.total_ops = total.ops
+    report.pct_time = min(backend.graph_seconds / elapsed, 1.0) if elapsed > 0 else None
+
+
+# -- entry points ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Call:
+    """One argument set for :func:`diagnose_calls`."""
+
+    args: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+
+def call(*args: Any, **kwargs: Any) -> Call:
+    """``graphmend.call(x, n=2)``: an argument set with keyword arguments."""
+    return Call(args, kwargs)
+
+
+def _as_call(item: Any) -> Call:
+    if isinstance(item, Call):
+        return item
+    if isinstance(item, dict):
+        return Call((), item)
+    if isinstance(item, tuple):
+        return Call(item)
+    return Call((item,))
 
 
 def diagnose(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Report:
-    """Run ``fn(*args, **kwargs)`` once under Dynamo and report every break.
+    """Run ``fn(*args, **kwargs)`` under Dynamo and report every break.
 
-    The trace uses a private backend (no inductor compile).  Like
-    ``torch._dynamo.explain`` it resets Dynamo's caches first, so the trace
-    is fresh, and again afterwards so no private graphs stay attached to the
-    user's code.
+    One traced call on a private backend (no inductor compile), then one
+    eager and one warm call to measure capture statistics (their output is
+    silenced).  Like ``torch._dynamo.explain`` it resets Dynamo's caches
+    first, so the trace is fresh, and afterwards, so no private graphs stay
+    attached to the user's code.
     """
+    return diagnose_calls(fn, [Call(args, kwargs)])
+
+
+def diagnose_calls(fn: Callable[..., Any], calls: Iterable[Any], *, statistics: bool = True) -> Report:
+    """Like :func:`diagnose`, over several argument sets in order; a guard that
+    fails on a later set is reported in ``report.recompiles`` with the index
+    of that set.  An item is a tuple of positional arguments, a dict of
+    keyword arguments, or ``graphmend.call(*args, **kwargs)``.
+    """
+    calls = [_as_call(item) for item in calls]
+    if not calls:
+        raise ValueError("diagnose_calls needs at least one argument set")
+    backend = _MeasuringBackend()
     torch._dynamo.reset()
     try:
+        compiled = torch.compile(fn, backend=backend)
         with BreakRecorder() as recorder:
-            torch.compile(fn, backend=_private_backend)(*args, **kwargs)
+            for index, arguments in enumerate(calls):
+                recorder.checkpoint(index)
+                compiled(*arguments.args, **arguments.kwargs)
+        report = recorder.report()
+        if statistics:
+            _measure(report, fn, compiled, backend, calls[0])
     finally:
         torch._dynamo.reset()
-    return recorder.report()
+    return report

@@ -171,3 +171,72 @@ def test_cli_diagnose_table(tmp_path):
 
 def test_cli_missing_script(tmp_path):
     assert _cli("diagnose", "nope.py", cwd=tmp_path).returncode == 2
+
+
+# -- capture statistics and recompiles (issue 7) ------------------------------------
+
+
+def test_clean_function_captures_every_op():
+    report = graphmend.diagnose(programs.clean, X)
+    assert report.graph_calls == 1
+    assert report.total_ops > 0
+    assert report.captured_ops == report.total_ops
+    assert report.pct_ops == 1.0
+    assert 0.0 < report.pct_time <= 1.0
+
+
+def test_broken_function_runs_ops_outside_graphs():
+    report = graphmend.diagnose(programs.scalar_value, X)
+    assert report.graph_calls == 2
+    assert report.pct_ops < 1.0
+
+
+def test_recompile_when_scalar_argument_changes_sign():
+    report = graphmend.diagnose_calls(programs.scalar_argument, [(X, 2), (X, -3)])
+    assert report.breaks == []
+    assert report.graph_count == 1
+    (recompile,) = report.recompiles
+    assert recompile.function == "scalar_argument"
+    assert recompile.call == 1
+    assert "n" in recompile.guard
+    line = _line_of(programs.scalar_argument, "guard on a Python int")
+    assert recompile.source.endswith(f"categories.py:{line}")
+    data = json.loads(report.to_json())
+    assert data["recompiles"][0]["guard"] == recompile.guard
+    assert "recompile" in str(report)
+
+
+def test_same_arguments_do_not_recompile():
+    report = graphmend.diagnose_calls(programs.scalar_argument, [(X, 2), (X, 2)])
+    assert report.recompiles == []
+
+
+def test_keyword_argument_sets():
+    report = graphmend.diagnose_calls(
+        programs.scalar_argument, [graphmend.call(X, n=1), {"x": X, "n": -1}]
+    )
+    assert [r.call for r in report.recompiles] == [1]
+
+
+RECOMPILING_SCRIPT = """
+import torch
+
+def f(x, n):
+    y = x * 2
+    if n >= 0:
+        y = y + n
+    return y
+
+fn = torch.compile(f, backend="eager")
+fn(torch.ones(3), 2)
+fn(torch.ones(3), -3)
+"""
+
+
+def test_cli_reports_recompiles(tmp_path):
+    (tmp_path / "script.py").write_text(RECOMPILING_SCRIPT)
+    result = _cli("diagnose", "--format", "json", "script.py", cwd=tmp_path)
+    assert result.returncode == 0
+    data = json.loads(result.stdout.strip().splitlines()[-1])
+    (recompile,) = data["recompiles"]
+    assert recompile["function"] == "f" and "n" in recompile["guard"]

@@ -115,3 +115,10 @@ def two_callers_a(x):
 
 def two_callers_b(x):
     return noisy(x - 1) / 2
+
+
+def scalar_argument(x, n):
+    y = x * 2
+    if n >= 0:  # guard on a Python int: a recompile when n changes sign
+        y = y + n
+    return torch.relu(y) @ y
