@@ -66,6 +66,66 @@ def _cmd_diagnose(args: argparse.Namespace) -> int:
     return status
 
 
+def _cmd_fix(args: argparse.Namespace) -> int:
+    import json
+
+    from graphmend.fix import fix_paths
+    from graphmend.pipeline import RULE_NAMES
+
+    rules = None
+    if args.select:
+        rules = [name.strip() for name in args.select.split(",") if name.strip()]
+        unknown = sorted(set(rules) - set(RULE_NAMES))
+        if unknown:
+            print(f"graphmend: unknown rule(s) {unknown}; known: {list(RULE_NAMES)}", file=sys.stderr)
+            return 2
+    missing = [p for p in args.paths if not os.path.exists(p)]
+    for path in missing:
+        print(f"{path}:1: no such file or folder", file=sys.stderr)
+    run = fix_paths([p for p in args.paths if p not in missing], rules=rules, write=args.mode == "write")
+    if args.format == "json":
+        print(json.dumps({"files": [f.to_dict() for f in run.files]}, indent=2))
+    else:
+        for item in run.files:
+            if item.error:
+                continue
+            if args.mode == "diff":
+                sys.stdout.write(item.diff())
+            for site in item.result.sites:
+                verb = "fixed" if args.mode == "write" else "fixable"
+                print(f"{item.path}:{site.lineno}: [{site.rule}] {verb}: {site.what}")
+            if args.verbose:
+                for skip in item.result.skips:
+                    print(f"{item.path}:{skip.lineno}: [{skip.rule}] left alone: {skip.reason}")
+    for item in run.errors:
+        print(item.error, file=sys.stderr)
+    if missing or run.errors:
+        return 2
+    if args.mode in ("check", "diff") and run.changed:
+        return 1
+    return 0
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from graphmend import bench, corpus
+
+    rows = args.rows or [name for name, row in corpus.ROWS.items()]
+    unknown = sorted(set(rows) - set(corpus.ROWS))
+    if unknown:
+        print(f"graphmend: unknown row(s) {unknown}; known: {sorted(corpus.ROWS)}", file=sys.stderr)
+        return 2
+    if args.device == "cuda" and not __import__("torch").cuda.is_available():
+        print("graphmend: --device cuda but no CUDA device is available", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    results = bench.run(rows, backend=args.backend, device=args.device, repeats=args.repeats, out=out)
+    print((out / "results.md").read_text())
+    print(f"wrote {out / 'results.json'}, {out / 'results.md'}, {out / 'breaks.png'}")
+    return 1 if any(r.error or r.identical is False for r in results) else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="graphmend",
@@ -97,6 +157,50 @@ def build_parser() -> argparse.ArgumentParser:
         "script_args", nargs=argparse.REMAINDER, metavar="ARGS", help="the script's arguments"
     )
     diagnose.set_defaults(handler=_cmd_diagnose)
+
+    fix = commands.add_parser(
+        "fix",
+        help="rewrite source files so they compile without the fixable breaks",
+        description=(
+            "Static codemod over files and folders, run without executing them. Comments "
+            "and formatting are kept; only the rewritten statements (and the import they "
+            "need) change. Where whether a value is a tensor cannot be inferred, the "
+            "rewrite dispatches at run time, which is correct either way."
+        ),
+        epilog=(
+            "Exit status: 0 nothing to fix (or everything fixed with --write); 1 --check "
+            "found fixable sites or --diff has changes; 2 an error (reported as "
+            "file:line: message; the file is left untouched)."
+        ),
+    )
+    fix.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (*.py, recursively)")
+    mode = fix.add_mutually_exclusive_group()
+    mode.add_argument("--diff", dest="mode", action="store_const", const="diff", help="print a unified diff")
+    mode.add_argument("--write", dest="mode", action="store_const", const="write", help="rewrite the files in place, atomically")
+    mode.add_argument("--check", dest="mode", action="store_const", const="check", help="list fixable sites; exit 1 if any (for CI)")
+    fix.set_defaults(mode="check")
+    fix.add_argument("--select", metavar="RULES", help="comma-separated rules to apply (default: all): trap,where,defer")
+    fix.add_argument("--format", choices=("text", "json"), default="text", help="text (default) or json")
+    fix.add_argument("-v", "--verbose", action="store_true", help="also list the sites each rule left alone, and why")
+    fix.set_defaults(handler=_cmd_fix)
+
+    bench = commands.add_parser(
+        "bench",
+        help="run the model corpus, original vs mended, side by side",
+        description=(
+            "Build each corpus row (transformers models from small configs with random "
+            "weights), diagnose, mend and compile it, and measure both arms in one run: "
+            "graphs and breaks, identical outputs, recompiles, time to mend, cold and warm "
+            "latency. Writes results.json, results.md and breaks.png to --out."
+        ),
+        epilog="Exit status: 1 if a row failed or its outputs differ, else 0.",
+    )
+    bench.add_argument("--rows", nargs="+", metavar="ROW", help="rows to run (default: all)")
+    bench.add_argument("--backend", default="inductor", choices=("inductor", "eager", "aot_eager"), help="torch.compile backend (default inductor)")
+    bench.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="device (default cpu)")
+    bench.add_argument("--repeats", type=int, default=20, help="warm calls per arm, median reported (default 20)")
+    bench.add_argument("--out", default="bench-results", help="output folder (default bench-results)")
+    bench.set_defaults(handler=_cmd_bench)
     return parser
 
 
