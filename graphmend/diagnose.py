@@ -22,7 +22,6 @@ import linecache
 import logging
 import os
 import re
-import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -34,7 +33,7 @@ from rich.markup import escape
 from rich.table import Table
 from torch._dynamo import output_graph
 from torch._dynamo.utils import counters, guard_failures
-from torch.utils._python_dispatch import TorchDispatchMode
+from torch._dynamo.profiler import fx_insert_profiling
 
 from graphmend.analysis.source import function_at, innermost, parse_file, statement_at
 
@@ -439,46 +438,9 @@ class BreakRecorder:
 # -- capture statistics ------------------------------------------------------------
 
 
-class _OpCounter(TorchDispatchMode):
-    """Counts the operators that reach the dispatcher."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.ops = 0
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
-        self.ops += 1
-        return func(*args, **(kwargs or {}))
-
-
-class _MeasuringBackend:
-    """The private backend: runs each graph as plain FX code (no compiler,
-    nothing the user set up) and, while ``measuring``, counts graph calls, the
-    operators inside graphs and the time spent in them."""
-
-    def __init__(self) -> None:
-        self.measuring = False
-        self.graph_calls = 0
-        self.graph_seconds = 0.0
-        self.captured = _OpCounter()
-
-    def __call__(self, gm: torch.fx.GraphModule, example_inputs: Any) -> Callable[..., Any]:
-        def run_graph(*args: Any) -> Any:
-            if not self.measuring:
-                return gm.forward(*args)
-            self.graph_calls += 1
-            start = time.perf_counter()
-            with self.captured:
-                result = gm.forward(*args)
-            self.graph_seconds += time.perf_counter() - start
-            return result
-
-        return run_graph
-
-
 @contextlib.contextmanager
 def _silenced() -> Iterator[None]:
-    """The extra measuring runs must not repeat the program's output."""
+    """The measuring run must not repeat the program's output."""
     with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink), contextlib.redirect_stderr(
         sink
     ), warnings.catch_warnings():
@@ -490,22 +452,42 @@ def _silenced() -> Iterator[None]:
             logging.disable(logging.NOTSET)
 
 
-def _measure(report: Report, fn: Callable[..., Any], compiled: Callable[..., Any], backend: _MeasuringBackend, call: Call) -> None:
-    """Fill the capture statistics from one eager run (all operators) and one
-    warm compiled run (graph calls, operators and time inside graphs)."""
-    with _silenced():
-        total = _OpCounter()
-        with total:
-            fn(*call.args, **call.kwargs)
-        backend.measuring = True
-        start = time.perf_counter()
+def _measure(report: Report, compiled: Callable[..., Any], call: Call) -> None:
+    """Capture statistics from one warm compiled call under the profiler, the
+    way Dynamo's own ``torch._dynamo.profiler.Profiler`` counts them: every
+    top-level ``aten::`` operator the call dispatches counts once (operators
+    an operator calls do not), and it is captured when it runs inside a
+    ``TORCHDYNAMO`` range, which our private backend
+    (``fx_insert_profiling``) puts around every graph.  That Profiler's own
+    ``results()`` no longer works on torch 2.13: the new
+    "Torch-Compiled Region" ranges enclose everything and hide the operators.
+
+    Totals come from the same compiled run, not from a separate eager run:
+    Dynamo drops no-op operators from its graphs (measured on T5: 463 of 480
+    eager operators remain in a single graph), so an eager total would put a
+    one-graph model below 100%."""
+    with _silenced(), torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
         compiled(*call.args, **call.kwargs)
-        elapsed = time.perf_counter() - start
-        backend.measuring = False
-    report.graph_calls = backend.graph_calls
-    report.captured_ops = backend.captured.ops
-    report.total_ops = total.ops
-    report.pct_time = min(backend.graph_seconds / elapsed, 1.0) if elapsed > 0 else None
+    events = sorted(prof.events(), key=lambda e: e.time_range.start)
+    graphs = [e.time_range for e in events if e.name == "TORCHDYNAMO"]
+    captured_ops = total_ops = 0
+    captured_us = total_us = 0.0
+    last_end = -1
+    for event in events:
+        span = event.time_range
+        if not event.name.startswith("aten::") or span.start < last_end:
+            continue  # not an operator, or called by one
+        last_end = span.end
+        inside = any(g.start <= span.start and span.end <= g.end for g in graphs)
+        total_ops += 1
+        total_us += span.elapsed_us()
+        if inside:
+            captured_ops += 1
+            captured_us += span.elapsed_us()
+    report.graph_calls = len(graphs)
+    report.captured_ops = captured_ops
+    report.total_ops = total_ops
+    report.pct_time = captured_us / total_us if total_us else None
 
 
 # -- entry points ------------------------------------------------------------------
@@ -537,9 +519,9 @@ def _as_call(item: Any) -> Call:
 def diagnose(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Report:
     """Run ``fn(*args, **kwargs)`` under Dynamo and report every break.
 
-    One traced call on a private backend (no inductor compile), then one
-    eager and one warm call to measure capture statistics (their output is
-    silenced).  Like ``torch._dynamo.explain`` it resets Dynamo's caches
+    One traced call on a private backend (Dynamo's ``fx_insert_profiling``:
+    the graphs run as plain FX code, no compiler), then one warm call under
+    the profiler for the capture statistics (its output is silenced).  Like ``torch._dynamo.explain`` it resets Dynamo's caches
     first, so the trace is fresh, and afterwards, so no private graphs stay
     attached to the user's code.
     """
@@ -555,17 +537,16 @@ def diagnose_calls(fn: Callable[..., Any], calls: Iterable[Any], *, statistics: 
     calls = [_as_call(item) for item in calls]
     if not calls:
         raise ValueError("diagnose_calls needs at least one argument set")
-    backend = _MeasuringBackend()
     torch._dynamo.reset()
     try:
-        compiled = torch.compile(fn, backend=backend)
+        compiled = torch.compile(fn, backend=fx_insert_profiling)
         with BreakRecorder() as recorder:
             for index, arguments in enumerate(calls):
                 recorder.checkpoint(index)
                 compiled(*arguments.args, **arguments.kwargs)
         report = recorder.report()
         if statistics:
-            _measure(report, fn, compiled, backend, calls[0])
+            _measure(report, compiled, calls[0])
     finally:
         torch._dynamo.reset()
     return report
