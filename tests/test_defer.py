@@ -1,0 +1,423 @@
+"""[Defer]: original and mended code agree eagerly and compiled, in one graph."""
+
+from __future__ import annotations
+
+import linecache
+import logging
+import warnings
+
+import pytest
+import torch
+
+from harness import GraphCounter, check_equivalent, mend_source
+from graphmend.pipeline import transform_source
+
+
+def test_print_sep_end_stderr_and_later_in_place_update(tmp_path):
+    source = '''
+import sys
+
+
+def f(x):
+    y = x * 2
+    print("y", y, sep=" | ", end="!\\n")
+    print("to stderr", y.sum(), file=sys.stderr, flush=True)
+    y.add_(1)
+    print("after", y)
+    return y + 1
+'''
+    result = check_equivalent(source, "f", [(torch.arange(3.0),)], tmp_path, rules=["defer"])
+    assert len(result.sites) == 3
+
+
+def test_fstring_with_format_spec_and_conversions(tmp_path):
+    source = '''
+def f(x):
+    total = x.sum()
+    print(f"total {total:.4f} {x!r} {{braces}}", "tail" f" {x.shape[0]}")
+    x.mul_(10)
+    print(f"{total!s:>12}|")
+    return x
+'''
+    result = check_equivalent(source, "f", [(torch.tensor([0.125, 1.5]),)], tmp_path, rules=["defer"])
+    assert "_graphmend.fstring(" in result.code
+
+
+def test_fstring_escapes_and_raw_prefix(tmp_path):
+    source = r'''
+def f(x):
+    print(f"tab\t{x}\nnext \"quoted\" {{x}}")
+    print(rf"raw \x7b {x}", "plain {braces}" f"{x!s}")
+    return x
+'''
+    check_equivalent(source, "f", [(torch.tensor([1.5]),)], tmp_path, rules=["defer"])
+
+
+def test_print_in_inlined_helper_is_not_dropped(tmp_path):
+    # Dynamo records a replayable call made in an inlined function in that
+    # function's own list, which it never replays; the runtime shares the
+    # outer list.  Without that the helper's line would vanish.
+    source = '''
+def helper(y):
+    print("helper sees", y)
+
+
+def f(x):
+    y = x + 1
+    print("first")
+    helper(y)
+    print("last")
+    return y
+'''
+    check_equivalent(source, "f", [(torch.ones(2),)], tmp_path, rules=["defer"])
+
+
+LOGGING_SOURCE = '''
+import logging
+
+logger = logging.getLogger("gm.defer.test")
+logger.setLevel(logging.DEBUG)
+
+
+class Block:
+    def __init__(self):
+        self.logger = logging.getLogger("gm.defer.block")
+
+    def forward(self, x):
+        self.logger.info("block input %s", x)
+        return x * 3
+
+
+block = Block()
+
+
+def f(x):
+    y = x * 2
+    logger.debug("debug %s", y)
+    logger.info(f"info {y.sum():.3f}")
+    y.add_(1)
+    logger.warning("warning %s", y)
+    logger.error("error %d", 7)
+    logger.log(logging.CRITICAL, "via log %s", "text")
+    return block.forward(y)
+'''
+
+
+def test_logger_methods_keep_name_level_and_text(tmp_path):
+    result = check_equivalent(LOGGING_SOURCE, "f", [(torch.ones(2),)], tmp_path, rules=["defer"])
+    assert len(result.sites) == 6
+
+
+def test_log_record_points_at_the_call_site(tmp_path):
+    original, mended, _ = mend_source(LOGGING_SOURCE, tmp_path, rules=["defer"])
+
+    def warning_record(fn):
+        records = []
+
+        class Keep(logging.Handler):
+            def emit(self, record):
+                records.append(record)
+
+        handler = Keep()
+        logging.getLogger().addHandler(handler)
+        try:
+            fn(torch.ones(2))
+        finally:
+            logging.getLogger().removeHandler(handler)
+        record = next(r for r in records if r.levelno == logging.WARNING)
+        return record.funcName, linecache.getline(record.pathname, record.lineno).strip()
+
+    assert warning_record(original.f) == ("f", 'logger.warning("warning %s", y)')
+    assert warning_record(mended.f) == ("f", '_graphmend.deferred_log(logger, "warning", "warning %s", y)')
+    torch._dynamo.reset()
+    # Replayed, the record names the compiled function (its line is gone).
+    assert warning_record(torch.compile(mended.f, backend="eager"))[0] == "f"
+
+
+ONCE_SOURCE = '''
+import logging
+import transformers.utils.logging  # installs Logger.warning_once
+
+logger = logging.getLogger("gm.defer.once")
+
+
+def f(x):
+    logger.warning_once(
+        "Passing a tuple is deprecated "
+        "and fires once."
+    )
+    logger.warning_once(f"shape {x.shape[0]}")
+    return x + 1
+'''
+
+
+def _records_of(fn, *args, logger_name=""):
+    """(fn's result, the (name, level, message) of every record it logged
+    that reached logger ``logger_name`` (the root by default))."""
+    records = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            records.append((record.name, record.levelname, record.getMessage()))
+
+    handler = Keep()
+    logging.getLogger(logger_name).addHandler(handler)
+    try:
+        result = fn(*args)
+    finally:
+        logging.getLogger(logger_name).removeHandler(handler)
+    return result, records
+
+
+def test_warning_once_fires_once_per_process(tmp_path):
+    original, mended, _ = mend_source(ONCE_SOURCE, tmp_path, rules=["defer"])
+    cache = logging.Logger.warning_once
+    x = torch.ones(4)
+
+    cache.cache_clear()
+    expected = _records_of(original.f, x)[1] + _records_of(original.f, x)[1]
+
+    cache.cache_clear()
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    compiled = torch.compile(mended.f, backend=counter)
+    actual = _records_of(compiled, x)[1] + _records_of(compiled, x)[1]
+    assert actual == expected
+    assert len(actual) == 2  # two messages, each once, over two calls
+    assert counter.graphs == 1
+    # The cache key is the original call's: eager calls stay silent too.
+    assert _records_of(original.f, x)[1] == [] and _records_of(mended.f, x)[1] == []
+    cache.cache_clear()
+
+
+def test_warning_once_with_a_tensor_argument_keeps_identity_caching(tmp_path):
+    # The cache keys a tensor by identity: the same tensor warns once, a new
+    # one warns again.  Such a call is made as written (a graph break).
+    source = '''
+import logging
+import transformers.utils.logging  # installs Logger.warning_once
+
+logger = logging.getLogger("gm.defer.once_tensor")
+
+
+def f(x):
+    logger.warning_once("input %s", x)
+    return x + 1
+'''
+    original, mended, _ = mend_source(source, tmp_path, rules=["defer"])
+    same, other = torch.ones(2), torch.zeros(2)
+
+    def records(fn):
+        logging.Logger.warning_once.cache_clear()
+        return [_records_of(fn, x)[1] for x in (same, same, other)]
+
+    expected = records(original.f)
+    assert [len(r) for r in expected] == [1, 0, 1]
+    torch._dynamo.reset()
+    assert records(torch.compile(mended.f, backend="eager")) == expected
+    logging.Logger.warning_once.cache_clear()
+
+
+class ModelWarning(UserWarning):
+    """A user-defined category both the original and the mended module import."""
+
+
+WARN_SOURCE = '''
+import warnings
+from warnings import warn
+
+from test_defer import ModelWarning
+
+
+def f(x):
+    warnings.warn("careful", FutureWarning, stacklevel=2)
+    y = x * 2
+    warn(f"custom {y.sum():.1f}", ModelWarning)
+    warnings.warn(
+        "deprecated argument",
+        DeprecationWarning,
+    )
+    warnings.warn("no category")
+    return y
+
+
+def caller(x):
+    return f(x)
+'''
+
+
+def test_warnings_warn_category_text_and_order(tmp_path):
+    check_equivalent(WARN_SOURCE, "f", [(torch.ones(2),)], tmp_path, rules=["defer"])
+
+
+def test_warning_location_is_the_original_in_eager(tmp_path):
+    original, mended, _ = mend_source(WARN_SOURCE, tmp_path, rules=["defer"])
+
+    def locations(module):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            module.caller(torch.ones(2))
+        return [(w.category, linecache.getline(w.filename, w.lineno).strip()) for w in caught]
+
+    expected = locations(original)
+    assert expected[0] == (FutureWarning, "return f(x)")  # stacklevel=2: the caller's line
+    assert locations(mended)[0] == expected[0]
+    assert [c for c, _ in locations(mended)] == [c for c, _ in expected]
+
+
+def test_warning_location_after_a_graph_break(tmp_path):
+    # A Warning instance is not replayable: Dynamo breaks the graph and the
+    # runtime warns eagerly, still from the user's line.
+    source = '''
+import warnings
+
+
+def f(x):
+    y = x + 1
+    warnings.warn(UserWarning("an instance"))
+    return y
+'''
+    _, mended, _ = mend_source(source, tmp_path, rules=["defer"])
+    torch._dynamo.reset()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        torch.compile(mended.f, backend="eager")(torch.ones(2))
+    [warning] = caught
+    assert warning.filename == mended.__file__
+    assert "deferred_warn" in linecache.getline(warning.filename, warning.lineno)
+
+
+def test_default_filter_counts_once_per_location_when_compiled(tmp_path):
+    original, mended, _ = mend_source(WARN_SOURCE, tmp_path, rules=["defer"])
+
+    def count(fn):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("default")
+            for _ in range(3):
+                fn(torch.ones(2))
+        return sorted((w.category.__name__, str(w.message)) for w in caught)
+
+    torch._dynamo.reset()
+    assert count(torch.compile(mended.f, backend="eager")) == count(original.f)
+
+
+def test_unreplayable_argument_graph_breaks_and_stays_correct(tmp_path):
+    # A list is neither a tensor nor a constant: Dynamo breaks the graph and
+    # the runtime prints it eagerly, in place.
+    source = '''
+def f(x):
+    print("items", [1, 2], x)
+    return x + 1
+'''
+    check_equivalent(source, "f", [(torch.ones(2),)], tmp_path, rules=["defer"], graphs=None)
+
+
+@pytest.mark.parametrize(
+    "relative, inside",
+    [
+        ("models/layoutlmv3/processing_layoutlmv3.py", None),  # the whole file
+        # Whole modeling files take libcst tens of seconds on this machine,
+        # so these take the function around a text, as ``mend`` does.
+        ("modeling_utils.py", "def warn_if_padding_and_no_attention_mask"),  # warning_once
+        ("modeling_utils.py", "The `device` argument is deprecated"),  # warnings.warn
+        ("models/t5/modeling_t5.py", "Passing a tuple of `past_key_values`"),  # T5Stack.forward
+    ],
+)
+def test_transformers_sources_change_only_at_sites(relative, inside):
+    import ast
+    import difflib
+
+    import transformers
+
+    from graphmend.analysis.source import function_at
+
+    path = f"{transformers.__file__.rsplit('/', 1)[0]}/{relative}"
+    source = open(path).read()
+    if inside is not None:
+        source = function_at(path, source[: source.index(inside)].count("\n") + 2).text
+    result = transform_source(source, rules=["defer"])
+    ast.parse(result.code)
+    assert result.sites and not result.skips
+    # Every changed line belongs to a rewritten statement, but the import.
+    starts = {site.lineno for site in result.sites}
+    spans = [
+        range(node.lineno, node.end_lineno + 2)  # + the line after, for insertions
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.stmt) and node.lineno in starts
+    ]
+    original_lines, mended_lines = source.splitlines(), result.code.splitlines()
+    matcher = difflib.SequenceMatcher(None, original_lines, mended_lines, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal" or [line for line in mended_lines[j1:j2] if line] == [
+            "from graphmend import runtime as _graphmend"
+        ]:
+            continue
+        assert any(i1 + 1 in span and max(i2, i1 + 1) in span for span in spans), (
+            original_lines[i1:i2], mended_lines[j1:j2])
+
+
+def test_t5_compiles_to_one_graph_with_the_warning_once_deferred():
+    from transformers import T5Config, T5ForConditionalGeneration
+    from transformers.models.t5 import modeling_t5
+
+    from graphmend.analysis.source import function_at
+
+    torch.manual_seed(0)
+    config = T5Config(vocab_size=100, d_model=32, d_kv=8, d_ff=64, num_layers=2, num_heads=4,
+                      decoder_start_token_id=0)
+    model = T5ForConditionalGeneration(config).eval()
+    inputs = dict(input_ids=torch.randint(0, 100, (1, 8)), decoder_input_ids=torch.randint(0, 100, (1, 8)))
+
+    def graphs_and_logits():
+        torch._dynamo.reset()
+        counter = GraphCounter()
+        with torch.no_grad():
+            logits = torch.compile(model, backend=counter)(**inputs).logits
+        return counter.graphs, logits
+
+    original_forward = modeling_t5.T5Stack.forward
+    site = function_at(modeling_t5.__file__, original_forward.__code__.co_firstlineno + 1)
+    mended = transform_source(site.text, rules=["defer"])
+    assert any(s.what == "warning_once -> deferred" for s in mended.sites)
+    # Compile at the original line numbers, in the module's own globals, as
+    # a patch would: Dynamo finds inlined code's globals by module name.
+    lines = mended.code.splitlines(keepends=True)
+    def_line = next(i for i, line in enumerate(lines) if line.startswith(("def ", "@")))
+    code = compile("\n" * (site.first_line - 1 - def_line) + mended.code, modeling_t5.__file__, "exec")
+    namespace = vars(modeling_t5)
+    before_graphs, before_logits = graphs_and_logits()
+    try:
+        exec(code, namespace)
+        modeling_t5.T5Stack.forward = namespace["forward"]
+        logging.Logger.warning_once.cache_clear()
+        # transformers' loggers do not propagate to the root logger.
+        (after_graphs, after_logits), records = _records_of(graphs_and_logits, logger_name="transformers")
+    finally:
+        modeling_t5.T5Stack.forward = original_forward
+        namespace.pop("forward", None)
+        namespace.pop("_graphmend", None)
+    assert (before_graphs, after_graphs) == (4, 1)
+    assert torch.equal(before_logits, after_logits)
+    assert [(name, level, text[:24]) for name, level, text in records] == [
+        ("transformers.models.t5.modeling_t5", "WARNING", "Passing a tuple of `past")
+    ]
+
+
+def test_print_inside_checkpoint_graph_breaks_instead_of_failing(tmp_path):
+    # A replayed value cannot come from a higher-order op's subgraph: the
+    # runtime makes such a call a graph break, as print itself is.
+    source = '''
+import torch
+import torch.utils.checkpoint
+
+
+def body(x):
+    y = x.sin()
+    print("inside", y)
+    return y * 2
+
+
+def f(x):
+    return torch.utils.checkpoint.checkpoint(body, x, use_reentrant=False) + 1
+'''
+    check_equivalent(source, "f", [(torch.ones(2),)], tmp_path, rules=["defer"], graphs=None)

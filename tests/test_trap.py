@@ -1,0 +1,182 @@
+"""[Trap]: original and mended guards agree eagerly and compiled, in one graph."""
+
+from __future__ import annotations
+
+import torch
+
+from harness import assert_same_outcome, capture, check_equivalent, compiled_outcome, mend_source
+
+
+class BadInput(Exception):
+    """A user-defined exception both the original and the mended module import."""
+
+
+GOOD, NEGATIVE = torch.tensor([1.0, 2.0]), torch.tensor([1.0, -2.0])
+
+
+def test_builtin_exception_with_fstring_message(tmp_path):
+    source = '''
+def f(x, name):
+    y = x * 2
+    if (y < 0).any():
+        raise ValueError(f"negative values in {name}: shape {x.shape}, dtype {x.dtype!r}")
+    return y + 1
+'''
+    result = check_equivalent(
+        source, "f", [(GOOD, "input"), (NEGATIVE, "input")], tmp_path, rules=["trap"]
+    )
+    assert [s.what for s in result.sites] == ["raise guard -> deferred check"]
+
+
+def test_user_defined_exception_and_bare_raise(tmp_path):
+    source = '''
+import torch as t
+
+from test_trap import BadInput
+
+
+def f(x):
+    if t.isnan(x).any():
+        raise BadInput("nan in input", 3)
+    if (x > 100).any(): raise BadInput
+    return x.sum()
+'''
+    check_equivalent(
+        source, "f",
+        [(GOOD,), (torch.tensor([float("nan")]),), (torch.tensor([200.0]),)],
+        tmp_path, rules=["trap"],
+    )
+
+
+def test_exception_class_defined_in_the_module(tmp_path):
+    # Resolved by name in the module that raises it: the very same class.
+    source = '''
+class LocalError(Exception):
+    pass
+
+
+def f(x):
+    if (x < 0).any():
+        raise LocalError("negative")
+    return x
+'''
+    _, mended, _ = mend_source(source, tmp_path, rules=["trap"])
+    eager = capture(mended.f, NEGATIVE)
+    compiled, graphs = compiled_outcome(mended.f, NEGATIVE)
+    assert eager.error == (mended.LocalError, "negative")
+    assert_same_outcome(eager, compiled, "compiled")
+    assert graphs == 1
+
+
+def test_raises_after_earlier_messages_and_before_later_ones(tmp_path):
+    source = '''
+import logging
+
+logger = logging.getLogger("gm.trap.order")
+
+
+def f(x):
+    print("before", x)
+    logger.warning("checked %s", x)
+    if (x < 0).any():
+        raise ValueError("negative")
+    print("after")
+    return x * 2
+'''
+    check_equivalent(source, "f", [(GOOD,), (NEGATIVE,)], tmp_path, rules=["trap", "defer"])
+
+
+def test_first_failing_check_wins(tmp_path):
+    source = '''
+def f(x):
+    if (x < 0).any():
+        raise ValueError("negative")
+    if (x.abs() > 1).any():
+        raise OverflowError("too large")
+    return x
+'''
+    check_equivalent(
+        source, "f", [(torch.tensor([0.5]),), (torch.tensor([-2.0]),), (torch.tensor([2.0]),)],
+        tmp_path, rules=["trap"],
+    )
+
+
+def test_multi_element_condition_raises_the_same_ambiguity_error(tmp_path):
+    source = '''
+def f(x):
+    if x > 0:
+        raise ValueError("positive")
+    return x
+'''
+    result = check_equivalent(source, "f", [(torch.tensor([1.0, 2.0]),)], tmp_path, rules=["trap"])
+    assert result.changed
+
+
+def test_python_bool_condition_raises_immediately(tmp_path):
+    source = '''
+def f(x, limit):
+    if limit > 3:
+        raise ValueError("limit too large")
+    return x + limit
+'''
+    check_equivalent(source, "f", [(GOOD, 1), (GOOD, 5)], tmp_path, rules=["trap"], graphs=None)
+
+
+def test_message_is_evaluated_only_when_raising_in_eager(tmp_path):
+    source = '''
+class Config:
+    @property
+    def name(self):
+        print("name read")
+        return "cfg"
+
+
+config = Config()
+
+
+def f(x):
+    if (x < 0).any():
+        raise ValueError(config.name)
+    return x
+'''
+    _, mended, _ = mend_source(source, tmp_path, rules=["trap"])
+    assert capture(mended.f, GOOD).stdout == ""
+    assert capture(mended.f, NEGATIVE).stdout == "name read\n"
+
+
+def test_later_python_raise_does_not_overtake_the_deferred_check(tmp_path):
+    # Dynamo ends the graph before a Python ``raise`` or failing ``assert``,
+    # so the deferred check, replayed there, raises first as in eager code.
+    source = '''
+def f(x, n):
+    if (x < 0).any():
+        raise ValueError("negative")
+    if n > 3:
+        raise KeyError("n too large")
+    assert n != 2, "n is two"
+    return x * n
+'''
+    check_equivalent(
+        source, "f", [(GOOD, 1), (NEGATIVE, 5), (NEGATIVE, 2), (GOOD, 5), (GOOD, 2)],
+        tmp_path, rules=["trap"], graphs=None,
+    )
+
+
+def test_guard_in_an_inlined_helper(tmp_path):
+    # The helper is inlined into the compiled caller; its check is replayed
+    # after the caller's graph, after the message printed before the call.
+    source = '''
+def validate(x):
+    if (x < 0).any():
+        raise ValueError("negative")
+    return x
+
+
+def f(x):
+    y = x * 2
+    print("validating")
+    z = validate(y)
+    print("validated")
+    return z + 1
+'''
+    check_equivalent(source, "f", [(GOOD,), (NEGATIVE,)], tmp_path, rules=["trap", "defer"])
