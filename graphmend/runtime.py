@@ -294,8 +294,9 @@ def where(condition, if_true, if_false):
     predicate = _scalar_predicate(condition)
     if predicate is None or not _selectable(if_true, if_false):
         return if_true if condition else if_false
+    # The predicate moves to each leaf's device (a 0-dim bool copies exactly).
     return _pytree.tree_map(
-        lambda a, b: torch.where(predicate, a, b) if isinstance(a, torch.Tensor) else a,
+        lambda a, b: torch.where(predicate.to(a.device), a, b) if isinstance(a, torch.Tensor) else a,
         if_true,
         if_false,
     )
@@ -336,6 +337,7 @@ def _selectable(if_true, if_false) -> bool:
                 or a.device != b.device
                 or a.layout != torch.strided
                 or b.layout != torch.strided
+                or a.is_quantized
                 or (grad_enabled and (a.requires_grad or b.requires_grad))
             ):
                 return False

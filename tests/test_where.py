@@ -1,0 +1,501 @@
+"""[Where]: mended code behaves like the original, eagerly and compiled.
+
+The fixtures in ``tests/fixtures/where`` pin the rewritten text; these tests
+run it.  Every case takes each branch; fixable cases must compile to one
+graph.  Real targets (transformers 4.52.4) are mended in memory: the
+function's source goes through the rule and its ``__code__`` is swapped for
+the mended one for the duration of a test.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import textwrap
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable, Iterator
+
+import numpy as np
+import pytest
+import torch
+from torch._dynamo.testing import CompileCounter
+
+import graphmend.runtime
+from graphmend.compare import first_difference
+from graphmend.pipeline import transform_source
+from harness import capture, check_equivalent, compiled_outcome, load_module, mend_source
+
+FIXTURES = Path(__file__).parent / "fixtures" / "where"
+
+
+def fixture(name: str) -> str:
+    return (FIXTURES / f"{name}.in.py").read_text()
+
+
+def t(*values: float, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    return torch.tensor(values, dtype=dtype)
+
+
+# -- outputs, eager and compiled, one graph ------------------------------------
+
+EQUIVALENCE_CASES = {
+    "else_less_update": ("scale_if_large", [(t(1, 2),), (t(-1, -2),)]),
+    "if_else_both_bind": ("pick", [(t(3, 4), t(1, 2)), (t(0, 4), t(1, 2))]),
+    "elif_chain": ("bucket", [(t(6, 7),), (t(1, 2),), (t(-1, -2),)]),
+    "nested_if": ("nested", [(t(1, 2), t(1, 1)), (t(1, 2), t(-1, -1)), (t(-1, -2), t(1, 1))]),
+    "conditional_expression": ("relu_like", [(t(1, 2),), (t(-1, -2),)]),
+    "return_branches": ("choose", [(t(5, 1), t(1, 2)), (t(0, 1), t(1, 2))]),
+    "return_tuples": ("pair", [(t(1, -1), t(2, 3)), (t(-1, -1), t(2, 3))]),
+    "static_guard_and_tensor": (
+        "maybe_mask",
+        [(t(1, 2), torch.tensor([False, False])), (t(1, 2), torch.tensor([True, False]))],
+    ),
+    "or_of_bool_scalars": (
+        "clamp_overflow",
+        [
+            (t(1, float("inf"), dtype=torch.float16),),
+            (t(-float("inf"), 2, dtype=torch.float16),),
+            (t(1, float("nan"), dtype=torch.float16),),
+            (t(1, 2, dtype=torch.float16),),
+        ],
+    ),
+    "not_of_bool_scalar": ("fill_if_finite", [(t(1, 2),), (t(1, float("nan")),)]),
+    "scalar_int_predicate": (
+        "by_count",
+        [(t(1, 2), torch.tensor([True] * 4)), (t(1, 2), torch.tensor([True] * 3)), (t(1, 2), torch.tensor([5]))],
+    ),
+    "bool_call_predicate": ("if_any", [(t(1, float("nan")),), (t(1, 2),)]),
+    "and_of_bool_scalars": ("both_finite", [(t(1, 2), t(3, 4)), (t(1, 2), t(3, float("inf")))]),
+    "scalar_item_predicate": (
+        "gate",
+        [(t(1, 2.5),), (t(1, 2),), (torch.tensor([3.0000002]),), (torch.tensor([3.0]),)],
+    ),
+    "scalar_float_predicate": (
+        "gate",
+        [(t(0.25),), (torch.tensor([0.25]).nextafter(torch.tensor([0.0])),), (t(1, 2),)],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EQUIVALENCE_CASES))
+def test_fixture_equivalent(name: str, tmp_path: Path) -> None:
+    function, arg_sets = EQUIVALENCE_CASES[name]
+    result = check_equivalent(fixture(name), function, arg_sets, tmp_path, rules=["where"])
+    assert result.sites and not result.skips
+
+
+def test_static_half_false_leaves_value(tmp_path: Path) -> None:
+    # float32: the static ``dtype == float16`` half is False, nothing to compute.
+    check_equivalent(fixture("or_of_bool_scalars"), "clamp_overflow", [(t(1, float("inf")),)], tmp_path,
+                     rules=["where"], graphs=0)
+    check_equivalent(fixture("static_guard_and_tensor"), "maybe_mask", [(t(1, 2), None)], tmp_path,
+                     rules=["where"], graphs=0)
+
+
+def test_same_function_different_args_calls_it_once(tmp_path: Path) -> None:
+    calls = []
+
+    def layer(value: torch.Tensor, scale: int) -> torch.Tensor:
+        calls.append(scale)
+        return value * scale
+
+    source = fixture("same_function_different_args")
+    check_equivalent(source, "project", [(layer, t(3, 4), t(1, 2)), (layer, t(1, 2), t(3, 4))], tmp_path,
+                     rules=["where"])
+    _, mended, _ = mend_source(source, tmp_path, rules=["where"])
+    calls.clear()
+    mended.project(layer, t(3, 4), t(1, 2))
+    assert calls == [2]
+
+
+SCALAR_SOURCE = """
+import torch
+
+
+def above(y):
+    if y.item() > 0.1:
+        y = y * 2
+    return y
+
+
+def int_above(y):
+    if y.item() >= 9007199254740993:
+        y = y * 2
+    return y
+
+
+def int_small(y):
+    if y.sum().item() == 7:
+        y = y + 1
+    return y
+"""
+
+
+def test_scalar_comparison_is_exact_in_double(tmp_path: Path) -> None:
+    # float32(0.1) > 0.1 in Python (doubles); a float32 comparison says False.
+    assert torch.tensor([0.1]).item() > 0.1 and not bool(torch.tensor([0.1]) > 0.1)
+    arg_sets = [(torch.tensor([0.1]),), (torch.tensor([0.0999]),), (torch.tensor([0.1], dtype=torch.float64),)]
+    check_equivalent(SCALAR_SOURCE, "above", arg_sets, tmp_path, rules=["where"])
+    check_equivalent(SCALAR_SOURCE, "int_small", [(torch.tensor([3, 4]),), (torch.tensor([3, 5]),)], tmp_path,
+                     rules=["where"])
+
+
+def test_int_of_float_keeps_python_truncation(tmp_path: Path) -> None:
+    # int(nan) raises and int(3.9) truncates: a float tensor keeps int().
+    arg_sets = [(t(1, 2), torch.tensor([3.9])), (t(1, 2), torch.tensor([4.0])), (t(1, 2), torch.tensor([float("nan")]))]
+    check_equivalent(fixture("scalar_int_predicate"), "by_count", arg_sets, tmp_path, rules=["where"], graphs=None)
+
+
+def test_scalar_literal_beyond_float64_is_left_alone() -> None:
+    result = transform_source(SCALAR_SOURCE, rules=["where"])
+    assert [s.lineno for s in result.sites] == [6, 18]
+
+
+# -- run-time fallbacks: the original's choice, its break and its error --------
+
+FALLBACK_SOURCE = """
+import torch
+
+
+def reduce_if(x, y):
+    if x.sum() > 0:
+        y = y.sum()
+    return y
+
+
+def promote_if(x, y):
+    if x.sum() > 0:
+        y = y.float()
+    return y
+
+
+def ambiguous(x, y):
+    if torch.abs(x) > 0:
+        y = y * 2
+    return y
+"""
+
+
+@pytest.mark.parametrize(
+    ("function", "arg_sets"),
+    [
+        ("reduce_if", [(t(1, 2), t(3, 4)), (t(-1, -2), t(3, 4))]),  # shapes differ: no broadcast
+        ("promote_if", [(t(1, 2), torch.tensor([3, 4])), (t(-1, -2), torch.tensor([3, 4]))]),  # dtypes differ
+        ("ambiguous", [(t(1, 2), t(3, 4)), (t(1), t(3, 4))]),  # multi-element test raises as before
+    ],
+)
+def test_fallback_keeps_original_semantics(function: str, arg_sets: list, tmp_path: Path) -> None:
+    result = check_equivalent(FALLBACK_SOURCE, function, arg_sets, tmp_path, rules=["where"], graphs=None)
+    assert result.sites
+
+
+def test_non_tensor_test_runs_original_branch(tmp_path: Path) -> None:
+    # numpy's ``x.sum() > 0`` is a numpy bool: the original branch runs.
+    original, mended, _ = mend_source(fixture("else_less_update"), tmp_path, rules=["where"])
+    for x in (np.array([1.0, 2.0]), np.array([-1.0, -2.0])):
+        np.testing.assert_array_equal(original.scale_if_large(x), mended.scale_if_large(x))
+
+
+LINES_SOURCE = """
+import torch
+
+
+def double_if(x, flag):
+    if flag > 0:
+        x = x * 2
+    return x
+"""
+
+
+def test_diagnosed_line_with_unknown_test_dispatches_at_run_time(tmp_path: Path) -> None:
+    # Statically ``flag`` could be anything: only a diagnosis names the line.
+    assert not transform_source(LINES_SOURCE, rules=["where"]).changed
+    result = transform_source(LINES_SOURCE, rules=["where"], lines=frozenset({6}))
+    assert [site.lineno for site in result.sites] == [6]
+    original = load_module(LINES_SOURCE, tmp_path, "orig")
+    mended = load_module(result.code, tmp_path, "mended")
+    for flag in (torch.tensor(1), torch.tensor(-1), 1, -1, 0.5):
+        expected = capture(original.double_if, t(1, 2), flag)
+        assert first_difference(expected.value, capture(mended.double_if, t(1, 2), flag).value) is None
+        outcome, graphs = compiled_outcome(mended.double_if, t(1, 2), flag)
+        assert first_difference(expected.value, outcome.value) is None
+        # A Python flag is a constant to Dynamo: a false one leaves no tensor op.
+        assert graphs == (0 if not isinstance(flag, torch.Tensor) and flag <= 0 else 1)
+
+
+def test_mended_where_has_no_break_with_multi_element_branch_values(tmp_path: Path) -> None:
+    _, mended, _ = mend_source(fixture("if_else_both_bind"), tmp_path, rules=["where"])
+    _, graphs = compiled_outcome(mended.pick, torch.randn(4, 3), torch.randn(4, 3))
+    assert graphs == 1
+
+
+# -- gradients -------------------------------------------------------------------
+
+GRADIENT_SOURCE = """
+import torch
+
+
+def root_or_zero(x):
+    if x.min() > 0:
+        y = torch.sqrt(x)
+    else:
+        y = x * 0.0
+    return y
+
+
+def scale_if_large(x, w):
+    if x.sum() > 0:
+        x = x * w
+    return x + 1
+"""
+
+
+def _gradients(fn: Callable[..., Any], args: tuple[torch.Tensor, ...]) -> tuple[Any, list]:
+    leaves = [a.detach().clone().requires_grad_(True) for a in args]
+    value = fn(*leaves)
+    value.sum().backward()
+    return value.detach(), [leaf.grad for leaf in leaves]
+
+
+@pytest.mark.parametrize(
+    ("function", "arg_sets"),
+    [
+        # sqrt'(0) is inf: torch.where would give 0 * inf = nan to x.grad.
+        ("root_or_zero", [(t(0, 4),), (t(1, 4),)]),
+        ("scale_if_large", [(t(1, 2), t(3, 3)), (t(-1, -2), t(3, 3))]),
+    ],
+)
+def test_gradients_equal_original(function: str, arg_sets: list, tmp_path: Path) -> None:
+    original, mended, _ = mend_source(GRADIENT_SOURCE, tmp_path, rules=["where"])
+    for args in arg_sets:
+        expected = _gradients(getattr(original, function), args)
+        assert first_difference(expected, _gradients(getattr(mended, function), args)) is None
+        torch._dynamo.reset()
+        compiled = torch.compile(getattr(mended, function), backend="eager")
+        assert first_difference(expected, _gradients(compiled, args)) is None
+
+
+# -- module state: buffers and attributes ----------------------------------------
+
+
+class _Frequencies(torch.nn.Module):
+    """The shape of Phi-3's rotary embedding: ``original_inv_freq`` starts
+    as the very tensor ``inv_freq`` is."""
+
+    def __init__(self, update: Callable[..., Any]) -> None:
+        super().__init__()
+        self.update = update
+        self.original_max = 4
+        self.config = None
+        self.register_buffer("inv_freq", torch.arange(1.0, 4.0), persistent=False)
+        self.original_inv_freq = self.inv_freq
+
+    def init_fn(self, config: Any) -> tuple[torch.Tensor, float]:
+        return torch.arange(1.0, 4.0) * 10, 1.0
+
+    def forward(self, position_ids: torch.Tensor) -> torch.Tensor:
+        self.update(self, position_ids)
+        return position_ids[:, None] * self.inv_freq
+
+
+def _run_sequence(model: torch.nn.Module, inputs: list[torch.Tensor]) -> list[Any]:
+    return [(model(x), model.inv_freq.clone(), model.original_inv_freq.clone()) for x in inputs]
+
+
+def test_lazy_init_buffer_store_is_in_place_and_unaliased(tmp_path: Path) -> None:
+    original, mended, _ = mend_source(fixture("lazy_init"), tmp_path, rules=["where"])
+    long, short = torch.arange(8.0), torch.arange(3.0)
+    sequence = [long, short, long, short]
+    expected = _run_sequence(_Frequencies(original.frequency_update), sequence)
+    assert first_difference(expected, _run_sequence(_Frequencies(mended.frequency_update), sequence)) is None
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    model = _Frequencies(mended.frequency_update)
+    compiled = torch.compile(model, backend=counter, dynamic=False)
+    outputs = [(compiled(x), model.inv_freq.clone(), model.original_inv_freq.clone()) for x in sequence]
+    assert first_difference(expected, outputs) is None
+    # One frame per input shape, plus one recompile: the first call separates
+    # ``inv_freq`` from ``original_inv_freq`` (see test_phi3_longrope).
+    assert counter.frame_count == 3
+    buffer = model.inv_freq
+    compiled(long)
+    assert model.inv_freq is buffer  # updated in place, no recompile
+    assert counter.frame_count == 3
+    # The predicated form computes the memo instead of storing it (see the rule).
+    assert not hasattr(model, "long_inv_freq")
+
+
+class _Store(torch.nn.Module):
+    def __init__(self, function: Callable[..., Any], attribute: str) -> None:
+        super().__init__()
+        self.function = function
+        self.limit = torch.tensor(1.0)
+        self.long_freq = torch.arange(3.0) * 10
+        self.short_freq = torch.arange(3.0)
+        self.running = torch.zeros(3)
+        self.register_buffer("freq", torch.ones(3), persistent=False)
+        self.attribute = attribute
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.function(self, x), getattr(self, self.attribute).clone()
+
+
+@pytest.mark.parametrize(
+    ("name", "function", "attribute", "graphs"),
+    [
+        ("buffer_store", "update", "freq", 1),
+        ("attribute_store", "track", "running", 1),
+        # The inner if is mended, the outer declined: its break stays.
+        ("nested_buffer_store_outer_declined", "update", "freq", None),
+    ],
+)
+def test_stores_into_module_state(name: str, function: str, attribute: str, graphs: int | None,
+                                  tmp_path: Path) -> None:
+    original, mended, _ = mend_source(fixture(name), tmp_path, rules=["where"])
+    inputs = [t(2, 0, 1), t(0, 0, 0.5), t(-1, 3, 1), t(-3, -3, -3), t(0.5, 0.5, 0.5)]
+    original_model = _Store(getattr(original, function), attribute)
+    expected = [original_model(x) for x in inputs]
+    eager_model = _Store(getattr(mended, function), attribute)
+    assert first_difference(expected, [eager_model(x) for x in inputs]) is None
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    compiled = torch.compile(_Store(getattr(mended, function), attribute), backend=counter)
+    assert first_difference(expected, [compiled(x) for x in inputs]) is None
+    if graphs is not None:
+        assert counter.frame_count == graphs
+
+
+# -- real targets: transformers 4.52.4 ---------------------------------------------
+
+
+@contextlib.contextmanager
+def mended_in_place(function: Callable[..., Any], module: ModuleType) -> Iterator[None]:
+    """Swap ``function.__code__`` for its [Where]-mended version, then restore."""
+    source = "import torch\nfrom torch import nn\n\n\n" + textwrap.dedent(inspect.getsource(function))
+    result = transform_source(source, rules=["where"])
+    assert result.sites and not result.skips, result.skips
+    namespace = dict(vars(module))
+    exec(compile(result.code, f"<mended {function.__qualname__}>", "exec"), namespace)
+    original_code = function.__code__
+    function.__code__ = namespace[function.__name__].__code__
+    module._graphmend = graphmend.runtime
+    try:
+        yield
+    finally:
+        function.__code__ = original_code
+        del module._graphmend
+
+
+def _run_compiled(model: torch.nn.Module, inputs: list[torch.Tensor]) -> tuple[list[Any], list[int]]:
+    """Outputs of compiled ``model`` on each input, and the graphs compiled so
+    far after each call (one graph after the first call: no break)."""
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    compiled = torch.compile(model, backend=counter, dynamic=False)  # static shapes compile faster
+    outputs, counts = [], []
+    with torch.no_grad():
+        for ids in inputs:
+            outputs.append(compiled(ids).last_hidden_state)
+            counts.append(counter.frame_count)
+    return outputs, counts
+
+
+def _phi3() -> torch.nn.Module:
+    from transformers import Phi3Config, Phi3Model
+
+    torch.manual_seed(0)
+    config = Phi3Config(
+        vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=4,
+        num_key_value_heads=4, max_position_embeddings=64, original_max_position_embeddings=16, pad_token_id=0,
+        rope_scaling={"type": "longrope", "short_factor": [1.0, 1.1, 1.2, 1.3],
+                      "long_factor": [2.0, 2.3, 2.6, 2.9]},
+    )
+    return Phi3Model(config).eval()
+
+
+def test_phi3_longrope() -> None:
+    import transformers.modeling_rope_utils as rope_utils
+    from transformers.models.phi3 import modeling_phi3
+
+    wrapper = modeling_phi3.Phi3RotaryEmbedding.forward.__wrapped__  # under torch.no_grad
+    closure = dict(zip(wrapper.__code__.co_freevars, (c.cell_contents for c in wrapper.__closure__)))
+    update = closure["longrope_frequency_update"]
+    long_ids, short_ids = torch.randint(1, 64, (1, 24)), torch.randint(1, 64, (1, 8))
+    sequence = [long_ids, long_ids, short_ids]
+    reference = _phi3()
+    with torch.no_grad():
+        expected = [reference(ids).last_hidden_state for ids in sequence]
+    assert _run_compiled(_phi3(), [long_ids])[1] != [1]  # the original breaks
+    with mended_in_place(update, rope_utils):
+        outputs, counts = _run_compiled(_phi3(), sequence)
+        # No break.  A fresh model's ``original_inv_freq`` is its ``inv_freq``
+        # tensor; the first long call must separate them (long frequencies
+        # cannot go into the tensor that keeps the short ones) and Dynamo
+        # guards on that aliasing, so the second call recompiles once.  The
+        # original changes the same aliasing on its first call.
+        assert counts[:2] == [1, 2]
+        # Once separated (any call does it, here an eager one), a second call
+        # does not recompile: the buffer is updated in place.
+        model = _phi3()
+        with torch.no_grad():
+            model(long_ids)
+        buffer = model.rotary_emb.inv_freq
+        assert _run_compiled(model, [long_ids, long_ids])[1] == [1, 1]
+        assert model.rotary_emb.inv_freq is buffer
+    assert first_difference(expected, outputs) is None
+
+
+def _encoder(config_class: type, model_class: type, overflow: bool) -> torch.nn.Module:
+    torch.manual_seed(0)
+    config = config_class(
+        vocab_size=64, d_model=16, encoder_layers=2, decoder_layers=2, encoder_attention_heads=2,
+        decoder_attention_heads=2, encoder_ffn_dim=32, decoder_ffn_dim=32, max_position_embeddings=32,
+        pad_token_id=1, decoder_start_token_id=2,
+    )
+    encoder = model_class(config).half().eval().get_encoder()
+    if overflow:  # push the first layer's output past fp16's range: the clamp must run
+        with torch.no_grad():
+            encoder.layers[0].final_layer_norm.weight.fill_(60000)
+    return encoder
+
+
+def _overflows(encoder: torch.nn.Module, ids: torch.Tensor) -> bool:
+    """Whether the first layer's output before its clamp has an inf."""
+    seen = []
+    hook = encoder.layers[0].final_layer_norm.register_forward_hook(
+        lambda module, args, output: seen.append(bool(torch.isinf(output).any()))
+    )
+    with torch.no_grad():
+        encoder(ids)
+    hook.remove()
+    return seen[0]
+
+
+@pytest.mark.parametrize("family", ["bart", "marian"])
+def test_fp16_encoder_clamp(family: str) -> None:
+    from transformers import BartConfig, BartModel, MarianConfig, MarianModel
+    from transformers.models.bart import modeling_bart
+    from transformers.models.marian import modeling_marian
+
+    config_class, model_class, module, layer = {
+        "bart": (BartConfig, BartModel, modeling_bart, modeling_bart.BartEncoderLayer),
+        "marian": (MarianConfig, MarianModel, modeling_marian, modeling_marian.MarianEncoderLayer),
+    }[family]
+    ids = torch.randint(3, 64, (1, 8))
+    expected = {}
+    for overflow in (False, True):
+        with torch.no_grad():
+            expected[overflow] = _encoder(config_class, model_class, overflow)(ids).last_hidden_state
+    assert _run_compiled(_encoder(config_class, model_class, False), [ids])[1] != [1]  # the original breaks
+    with mended_in_place(layer.forward, module):
+        for overflow in (False, True):
+            with torch.no_grad():
+                eager = _encoder(config_class, model_class, overflow)(ids).last_hidden_state
+            assert first_difference(expected[overflow], eager) is None
+            outputs, counts = _run_compiled(_encoder(config_class, model_class, overflow), [ids])
+            assert counts == [1]
+            assert first_difference(expected[overflow], outputs[0]) is None
+    assert _overflows(_encoder(config_class, model_class, True), ids)
+    assert not _overflows(_encoder(config_class, model_class, False), ids)
+    assert first_difference(expected[True], expected[False]) is not None
