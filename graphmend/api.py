@@ -1,0 +1,245 @@
+"""``graphmend.compile``: a drop-in for ``torch.compile`` that mends first.
+
+The first call runs one diagnosis (:func:`graphmend.diagnose.diagnose_calls`,
+one Dynamo trace on a private backend) with the real arguments, mends exactly the
+functions where it reported fixable breaks, wherever they live, and then
+compiles with the user's keyword arguments; the user's backend sees only the
+final graphs.  Later calls go straight to the compiled callable.
+
+The extra runs of the first call (diagnosis, and with ``verify=True`` an
+eager run of the original and one of the mended code) must leave nothing
+behind for the real call: they get copies of the arguments, run in the
+caller's grad/autocast mode, and afterwards the RNG states, every
+submodule's attributes and registered parameters, buffers and submodules
+(bindings), and the buffers' values are put back.
+Parameters are not copied (that would double the memory); one that a forward
+modifies in place is reported with a warning.  What they print, and the
+warnings they raise, are discarded so the user sees them once; log records
+are not, because ``logger.warning_once`` would remember a suppressed message
+and never show it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import functools
+import io
+import logging
+import random
+import threading
+import warnings
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import torch
+import torch.utils._pytree as pytree
+
+from graphmend.compare import first_difference
+from graphmend.diagnose import call, diagnose_calls
+from graphmend.errors import GraphmendError, VerificationError
+from graphmend.patch import mend_sites, model_functions, unmend
+
+logger = logging.getLogger("graphmend")
+
+_PLAIN = (bool, int, float, complex, str, bytes, type(None))
+
+
+class _SavedState:
+    """The state of ``obj`` that a run may change, and how to put it back."""
+
+    _REGISTRIES = ("_parameters", "_buffers", "_modules")
+
+    def __init__(self, obj: Any) -> None:
+        self.cpu_rng = torch.random.get_rng_state()
+        self.cuda_rng = torch.cuda.get_rng_state_all() if torch.cuda.is_initialized() else None
+        self.python_rng = random.getstate()
+        modules = list(obj.modules()) if isinstance(obj, torch.nn.Module) else []
+        # Bindings: every attribute (a forward may rebind ``self.inv_freq`` or
+        # count calls in ``self.step``) and the registries' entries.
+        self.bindings = [
+            (module, dict(vars(module)), {r: dict(getattr(module, r)) for r in self._REGISTRIES})
+            for module in modules
+        ]
+        # Values: buffers are copied, parameters only watched (copying them
+        # would double the model's memory, and a forward rarely writes them).
+        self.buffers = [
+            (buffer, buffer._version, buffer.detach().clone())
+            for module in modules
+            for buffer in module._buffers.values()
+            if buffer is not None
+        ]
+        self.parameters = [
+            (name, parameter, parameter._version)
+            for module in modules
+            for name, parameter in module._parameters.items()
+            if parameter is not None
+        ]
+
+    def restore(self) -> None:
+        torch.random.set_rng_state(self.cpu_rng)
+        if self.cuda_rng is not None:
+            torch.cuda.set_rng_state_all(self.cuda_rng)
+        random.setstate(self.python_rng)
+        for module, attributes, registries in self.bindings:
+            current = vars(module)
+            for added in current.keys() - attributes.keys():
+                del current[added]
+            current.update(attributes)
+            for registry, entries in registries.items():
+                getattr(module, registry).clear()
+                getattr(module, registry).update(entries)
+        for buffer, version, saved in self.buffers:
+            if buffer._version != version:
+                with torch.no_grad():
+                    buffer.copy_(saved)
+        for name, parameter, version in self.parameters:
+            if parameter._version != version:
+                logger.warning(
+                    "graphmend: the forward modified parameter %r in place while graphmend "
+                    "diagnosed it; the real call sees the modified value",
+                    name,
+                )
+
+
+def _copy_leaf(leaf: Any) -> Any:
+    if isinstance(leaf, torch.Tensor):
+        copied = leaf.detach().clone()
+        return copied.requires_grad_(leaf.requires_grad) if leaf.requires_grad else copied
+    if isinstance(leaf, _PLAIN):
+        return leaf
+    try:
+        return copy.deepcopy(leaf)  # e.g. a KV cache object that the forward appends to
+    except Exception:  # not copyable: share it, as torch.compile would
+        return leaf
+
+
+def _copies(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    return pytree.tree_map(_copy_leaf, (args, kwargs))
+
+
+def _quietly(state: _SavedState, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Run ``fn`` on copies of the arguments, discarding stdout, stderr and
+    warnings, and put the state back afterwards."""
+    args, kwargs = _copies(args, kwargs)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(
+            io.StringIO()
+        ), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return fn(*args, **kwargs)
+    finally:
+        state.restore()
+
+
+def _diagnose(obj: Any, *args: Any, **kwargs: Any) -> Any:
+    # The traced call only: the capture statistics would cost two more runs.
+    return diagnose_calls(obj, [call(*args, **kwargs)], statistics=False, ask_rules=False)
+
+
+class _FirstCall:
+    """Diagnose, mend and compile on the first call; then call the result."""
+
+    def __init__(
+        self,
+        obj: Any,
+        modules: str | Iterable[str] | None,
+        rules: Iterable[str] | None,
+        verify: bool,
+        compile_kwargs: dict[str, Any],
+    ) -> None:
+        self.obj = obj
+        self.modules = modules
+        self.rules = None if rules is None else tuple(rules)
+        self.verify = verify
+        self.compile_kwargs = compile_kwargs
+        self.compiled: Callable[..., Any] | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.compiled is None:
+            with self._lock:
+                if self.compiled is None:
+                    self.compiled = self._prepare(args, kwargs)
+        return self.compiled(*args, **kwargs)
+
+    def _candidates(self) -> list[Any]:
+        if isinstance(self.obj, torch.nn.Module):
+            return model_functions(self.obj)
+        return [self.obj]
+
+    def _prepare(self, args: tuple, kwargs: dict) -> Callable[..., Any]:
+        state = _SavedState(self.obj)
+        expected = _quietly(state, self.obj, *args, **kwargs) if self.verify else None
+        report = _quietly(state, _diagnose, self.obj, *args, **kwargs)
+        sites = [(b.filename, b.lineno) for b in report.breaks if b.fixable]
+        mended = mend_sites(sites, self._candidates(), modules=self.modules, rules=self.rules, anchor=self.obj)
+        logger.debug(
+            "graphmend: %d break(s), %d fixable site(s); mended %s",
+            report.break_count,
+            len(sites),
+            [f.__qualname__ for f in mended],
+        )
+        if self.verify and mended:
+            actual = _quietly(state, self.obj, *args, **kwargs)
+            difference = first_difference(expected, actual)
+            if difference is not None:
+                unmend(self.obj)
+                raise VerificationError(
+                    f"the mended code's output differs from the original's: {difference} "
+                    f"(mended: {', '.join(f.__qualname__ for f in mended)}); the mending was undone"
+                )
+        return torch.compile(self.obj, **self.compile_kwargs)
+
+
+class MendedModule(torch.nn.Module):
+    """What :func:`compile` returns for an ``nn.Module``: like the
+    ``OptimizedModule`` of ``torch.compile``, it holds the model as
+    ``_orig_mod`` and forwards attribute access to it."""
+
+    def __init__(self, module: torch.nn.Module, first_call: _FirstCall) -> None:
+        super().__init__()
+        self._orig_mod = module
+        self._first_call = first_call
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        return self._first_call(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return super().__getattr__(name)
+        except AttributeError:
+            if name == "_orig_mod" or name.startswith("__"):
+                raise
+            return getattr(self._orig_mod, name)
+
+
+def compile(
+    obj: Any,
+    *,
+    modules: str | Iterable[str] | None = None,
+    rules: Iterable[str] | None = None,
+    verify: bool = False,
+    **torch_compile_kwargs: Any,
+) -> Any:
+    """``torch.compile(obj, **torch_compile_kwargs)``, after mending the graph
+    breaks a diagnosis of the first call reports as fixable.
+
+    ``modules`` limits mending to functions defined in those modules (module
+    name prefixes, e.g. ``"transformers.models.t5"``); ``rules`` selects rules
+    by name.  With ``verify=True`` the first call also runs the original and
+    the mended code eagerly and raises :class:`VerificationError` (undoing
+    the mending) if their outputs differ in any bit; eager against eager, so
+    the comparison judges the rewrite, not the backend's numerics.
+    """
+    if not callable(obj):
+        raise GraphmendError(f"compile() needs a function or an nn.Module, not {type(obj).__name__}")
+    first_call = _FirstCall(obj, modules, rules, verify, torch_compile_kwargs)
+    if isinstance(obj, torch.nn.Module):
+        return MendedModule(obj, first_call)
+
+    @functools.wraps(obj)
+    def compiled(*args: Any, **kwargs: Any) -> Any:
+        return first_call(*args, **kwargs)
+
+    return compiled

@@ -1,0 +1,171 @@
+"""graphmend.compile: diagnose on the first call, mend the fixable sites, compile."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+import torch
+
+import graphmend
+from graphmend import api, patch
+from graphmend.api import compile as gm_compile
+from harness import GraphCounter, load_module
+from test_mend import fake_rules, isolated_cache  # noqa: F401  (fixtures)
+
+FAKEWHERE = ["fakewhere"]
+
+STEP = """
+import torch
+from torch import nn
+
+
+def step(x):
+    y = x * 2
+    if y.sum() > 0:
+        y = y + 1
+    return y * 3
+
+
+def calls_step(x):
+    return step(x) - 1
+
+
+class Stateful(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("calls", torch.zeros(()))
+        self.python_calls = 0
+        self.history = []
+        self.scale = 2.0
+
+    def forward(self, x):
+        self.calls += 1
+        self.python_calls += 1
+        self.history = self.history + ["call"]
+        noise = torch.rand(x.shape)
+        y = x * self.scale + noise
+        if y.sum() > 0:
+            y = y + 1
+        return y
+"""
+
+
+@pytest.fixture
+def module(tmp_path):
+    torch._dynamo.reset()
+    return load_module(textwrap.dedent(STEP), tmp_path, "compile")
+
+
+def eager_graphs(fn, *args) -> int:
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    torch.compile(fn, backend=counter)(*args)
+    torch._dynamo.reset()
+    return counter.graphs
+
+
+def test_user_backend_sees_only_the_final_graphs(module, fake_rules):
+    x = torch.ones(3)
+    assert eager_graphs(module.step, x) == 2  # one break before mending
+    expected = module.step(x)
+    counter = GraphCounter()
+
+    out = gm_compile(module.step, backend=counter, rules=FAKEWHERE)(x)
+
+    assert counter.graphs == 1
+    assert torch.equal(out, expected)
+    assert "torch.where" in patch.mended_source(module.step)
+
+
+def test_break_in_a_called_function_is_mended_where_it_lives(module, fake_rules):
+    counter = GraphCounter()
+    step_code, caller_code = module.step.__code__, module.calls_step.__code__
+
+    out = gm_compile(module.calls_step, backend=counter, rules=FAKEWHERE)(torch.ones(3))
+
+    assert torch.equal(out, torch.full((3,), 8.0))
+    assert counter.graphs == 1
+    assert module.step.__code__ is not step_code  # found through the module's file
+    assert module.calls_step.__code__ is caller_code
+
+
+def test_later_calls_skip_diagnosis(module, fake_rules, monkeypatch):
+    diagnoses = []
+    real = api.diagnose_calls
+    monkeypatch.setattr(api, "diagnose_calls", lambda *a, **k: diagnoses.append(1) or real(*a, **k))
+    counter = GraphCounter()
+    compiled = gm_compile(module.step, backend=counter, rules=FAKEWHERE)
+
+    results = [compiled(torch.full((3,), float(v))) for v in (1, -1, 2)]
+
+    assert len(diagnoses) == 1
+    assert counter.graphs == 1
+    for v, out in zip((1, -1, 2), results):
+        assert torch.equal(out, module.step.__wrapped__(torch.full((3,), float(v))))
+
+
+def test_verify_passes_on_a_correct_rewrite(module, fake_rules):
+    out = gm_compile(module.step, backend="eager", rules=FAKEWHERE, verify=True)(torch.ones(3))
+
+    assert torch.equal(out, torch.full((3,), 9.0))
+    assert patch.mended_source(module.step)
+
+
+def test_verify_raises_on_a_wrong_rewrite_and_undoes_it(module, fake_rules, monkeypatch):
+    real = patch.transform_source
+
+    def wrong(*args, **kwargs):
+        result = real(*args, **kwargs)
+        return type(result)(result.code.replace("y + 1", "y + 2"), *list(vars(result).values())[1:])
+
+    monkeypatch.setattr(patch, "transform_source", wrong)
+    code = module.step.__code__
+
+    with pytest.raises(graphmend.VerificationError, match=r"output.*differ.*9\.0 != 12\.0"):
+        gm_compile(module.step, backend="eager", rules=FAKEWHERE, verify=True)(torch.ones(3))
+
+    assert module.step.__code__ is code
+
+
+def test_first_call_leaves_module_state_as_one_call_would(module, fake_rules):
+    x = torch.ones(2)
+    model = module.Stateful()
+    torch.manual_seed(0)
+    expected = module.Stateful()(x)  # a fresh eager model, same seed
+    counter = GraphCounter()
+    compiled = gm_compile(model, backend=counter, rules=FAKEWHERE, verify=True)
+
+    torch.manual_seed(0)
+    out = compiled(x)
+
+    assert torch.equal(out, expected)  # same RNG draws as a plain first call
+    assert model.calls.item() == 1 and model.python_calls == 1 and model.history == ["call"]
+    assert counter.graphs == 1
+    assert isinstance(compiled, torch.nn.Module) and compiled.scale == 2.0  # attributes forward
+    compiled(x)
+    assert model.calls.item() == 2
+
+
+def test_callers_grad_mode_is_respected(module, fake_rules):
+    weight = torch.ones(3, requires_grad=True)
+    model = module.Stateful()
+    model.scale = torch.nn.Parameter(torch.tensor(2.0))
+    compiled = gm_compile(model, backend="eager", rules=FAKEWHERE)
+
+    with torch.no_grad():
+        assert not compiled(weight).requires_grad
+    assert compiled(weight).requires_grad
+
+
+def test_modules_option_limits_what_is_mended(module, fake_rules):
+    code = module.step.__code__
+
+    gm_compile(module.step, backend="eager", rules=FAKEWHERE, modules="somewhere.else")(torch.ones(3))
+
+    assert module.step.__code__ is code
+
+
+def test_non_callable_is_an_error():
+    with pytest.raises(graphmend.GraphmendError, match="not str"):
+        gm_compile("model")
