@@ -31,11 +31,12 @@ import torch
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
-from torch._dynamo import output_graph
+from torch._dynamo import convert_frame, output_graph
+from torch._dynamo.eval_frame import _debug_get_cache_entry_list, reset_code
 from torch._dynamo.utils import counters, guard_failures
 from torch._dynamo.profiler import fx_insert_profiling
 
-from graphmend.analysis.source import function_at, innermost, parse_file, statement_at
+from graphmend.analysis.source import innermost, parse_file, statement_at
 
 CATEGORIES = ("DC", "IO", "GUARD", "SCALAR", "DS", "OTHER")
 #: The rule that fixes each category, when the site meets its preconditions.
@@ -290,17 +291,23 @@ def _static_fix(category: str, reason: str, filename: str, lineno: int) -> tuple
 
 
 def _ask_rules(filename: str, lineno: int, rule: str) -> tuple[bool, str | None]:
-    """Dry-run the pipeline on the function around the site: (fixable, why not)."""
+    """Dry-run the pipeline on the function around the site, in the same
+    skeleton of its file that mending uses (so imports resolve): (fixable,
+    why not)."""
     from graphmend.errors import SourceError
+    from graphmend.patch import site_skeleton
     from graphmend.pipeline import transform_source
 
-    source = function_at(filename, lineno)
+    skeleton = site_skeleton(filename, lineno)
     statement = statement_at(filename, lineno)
-    if source is None or statement is None:
+    if skeleton is None or statement is None:
         return False, "no source for this site"
-    line = source.snippet_line(statement.lineno)
+    text, to_skeleton = skeleton
+    line = to_skeleton.get(statement.lineno)
+    if line is None:
+        return False, "no source for this site"
     try:
-        result = transform_source(source.text, lines=frozenset({line}), filename=filename)
+        result = transform_source(text, lines=frozenset({line}), filename=filename)
     except SourceError as err:
         return False, str(err)
     if any(site.lineno == line for site in result.sites):
@@ -521,32 +528,72 @@ def diagnose(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Report:
 
     One traced call on a private backend (Dynamo's ``fx_insert_profiling``:
     the graphs run as plain FX code, no compiler), then one warm call under
-    the profiler for the capture statistics (its output is silenced).  Like ``torch._dynamo.explain`` it resets Dynamo's caches
-    first, so the trace is fresh, and afterwards, so no private graphs stay
-    attached to the user's code.
+    the profiler for the capture statistics (its output is silenced).  The
+    user's compiled code and backend are left alone (see
+    ``_own_dynamo_caches``).
     """
     return diagnose_calls(fn, [Call(args, kwargs)])
 
 
-def diagnose_calls(fn: Callable[..., Any], calls: Iterable[Any], *, statistics: bool = True) -> Report:
+def diagnose_calls(
+    fn: Callable[..., Any], calls: Iterable[Any], *, statistics: bool = True, ask_rules: bool = True
+) -> Report:
     """Like :func:`diagnose`, over several argument sets in order; a guard that
     fails on a later set is reported in ``report.recompiles`` with the index
     of that set.  An item is a tuple of positional arguments, a dict of
     keyword arguments, or ``graphmend.call(*args, **kwargs)``.
+
+    ``ask_rules=False`` skips the dry run of the rules on each fixable site
+    (``fixable`` then comes from the category alone), for callers that run
+    the rules on those sites anyway.
     """
     calls = [_as_call(item) for item in calls]
     if not calls:
         raise ValueError("diagnose_calls needs at least one argument set")
-    torch._dynamo.reset()
-    try:
-        compiled = torch.compile(fn, backend=fx_insert_profiling)
+
+    def private_backend(gm: torch.fx.GraphModule, example_inputs: Any) -> Callable[..., Any]:
+        # A new backend object per diagnosis: Dynamo keys its caches by
+        # backend, so this trace cannot reuse graphs from an earlier one.
+        return fx_insert_profiling(gm, example_inputs)
+
+    with _own_dynamo_caches():
+        compiled = torch.compile(fn, backend=private_backend)
         with BreakRecorder() as recorder:
             for index, arguments in enumerate(calls):
                 recorder.checkpoint(index)
                 compiled(*arguments.args, **arguments.kwargs)
-        report = recorder.report()
+        report = recorder.report(ask_rules=ask_rules)
         if statistics:
             _measure(report, compiled, calls[0])
-    finally:
-        torch._dynamo.reset()
     return report
+
+
+def _compiled_codes() -> list[Any]:
+    return [code for ref in convert_frame.input_codes.seen if (code := ref()) is not None]
+
+
+@contextlib.contextmanager
+def _own_dynamo_caches() -> Iterator[None]:
+    """A diagnosis leaves the user's compiled code alone.
+
+    ``torch._dynamo.reset()``, as ``torch._dynamo.explain`` uses, would throw
+    away every compiled model in the process.  Instead, code objects that
+    hold no compiled entries are reset before (forgetting, say, an earlier
+    decision to skip a frame) and after (dropping the private graphs); code
+    the user has compiled keeps its entries, and ours beside them stay
+    unused, keyed by a backend nobody else has.
+    """
+
+    def reset_uncompiled() -> None:
+        for code in _compiled_codes():
+            if not _debug_get_cache_entry_list(code):
+                reset_code(code)
+
+    reset_uncompiled()
+    had_entries = {id(code) for code in _compiled_codes() if _debug_get_cache_entry_list(code)}
+    try:
+        yield
+    finally:
+        for code in _compiled_codes():
+            if id(code) not in had_entries:
+                reset_code(code)

@@ -240,3 +240,25 @@ def test_cli_reports_recompiles(tmp_path):
     data = json.loads(result.stdout.strip().splitlines()[-1])
     (recompile,) = data["recompiles"]
     assert recompile["function"] == "f" and "n" in recompile["guard"]
+
+
+def test_diagnose_keeps_other_compiled_code():
+    graphs = []
+
+    def user_backend(gm, example_inputs):
+        graphs.append(gm)
+        return gm.forward
+
+    compiled = torch.compile(programs.clean, backend=user_backend)
+    compiled(X)
+    graphmend.diagnose(programs.dc_if, X)
+    graphmend.diagnose(programs.clean, X)
+    compiled(X)
+    assert len(graphs) == 1  # nothing was recompiled
+
+
+def test_repeated_diagnosis_traces_afresh():
+    first = graphmend.diagnose(programs.io_print, X)
+    second = graphmend.diagnose(programs.io_print, X)
+    assert [b.lineno for b in first.breaks] == [b.lineno for b in second.breaks]
+    assert second.graph_count == first.graph_count == 2
