@@ -132,6 +132,21 @@ def _quietly(state: _SavedState, fn: Callable[..., Any], *args: Any, **kwargs: A
         state.restore()
 
 
+def mend_report(
+    obj: Any,
+    report: Any,
+    *,
+    modules: str | Iterable[str] | None = None,
+    rules: Iterable[str] | None = None,
+) -> list[Any]:
+    """Mend the fixable sites a diagnosis of ``obj`` reported, wherever they
+    live (``modules`` limits them to functions defined there); the functions
+    now mended.  ``unmend(obj)`` undoes it."""
+    sites = [(b.filename, b.lineno) for b in report.breaks if b.fixable]
+    candidates = model_functions(obj) if isinstance(obj, torch.nn.Module) else [obj]
+    return mend_sites(sites, candidates, modules=modules, rules=rules, anchor=obj)
+
+
 def _diagnose(obj: Any, *args: Any, **kwargs: Any) -> Any:
     # The traced call only: the capture statistics would cost two more runs.
     return diagnose_calls(obj, [call(*args, **kwargs)], statistics=False, ask_rules=False)
@@ -163,21 +178,15 @@ class _FirstCall:
                     self.compiled = self._prepare(args, kwargs)
         return self.compiled(*args, **kwargs)
 
-    def _candidates(self) -> list[Any]:
-        if isinstance(self.obj, torch.nn.Module):
-            return model_functions(self.obj)
-        return [self.obj]
-
     def _prepare(self, args: tuple, kwargs: dict) -> Callable[..., Any]:
         state = _SavedState(self.obj)
         expected = _quietly(state, self.obj, *args, **kwargs) if self.verify else None
         report = _quietly(state, _diagnose, self.obj, *args, **kwargs)
-        sites = [(b.filename, b.lineno) for b in report.breaks if b.fixable]
-        mended = mend_sites(sites, self._candidates(), modules=self.modules, rules=self.rules, anchor=self.obj)
+        mended = mend_report(self.obj, report, modules=self.modules, rules=self.rules)
         logger.debug(
-            "graphmend: %d break(s), %d fixable site(s); mended %s",
+            "graphmend: %d break(s), %d fixable; mended %s",
             report.break_count,
-            len(sites),
+            sum(b.fixable for b in report.breaks),
             [f.__qualname__ for f in mended],
         )
         if self.verify and mended:

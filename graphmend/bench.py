@@ -1,0 +1,320 @@
+"""``graphmend bench``: the corpus (SPEC section 5), original vs mended,
+measured side by side in one process.
+
+Per row: graphs and breaks before and after with the categories of what
+remains, capture statistics, bit-identical output (eager, where the
+original's numbers are defined), recompiles on a second call with another
+batch size for both arms, time to mend (cold cache and cached), cold time
+(first call, compilation included) and warm latency (median of repeated
+calls) for both arms, and on CUDA the CUDA-graph launches per forward under
+``mode="reduce-overhead"``.  Results go to ``results.json``,
+``results.md`` and ``breaks.png``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import statistics
+import tempfile
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+
+import graphmend
+from graphmend import corpus
+from graphmend.compare import first_difference
+from graphmend.diagnose import BreakRecorder, Report
+from graphmend.api import mend_report
+from graphmend.patch import unmend
+
+
+@dataclass
+class Arm:
+    """One side of a row: the original or the mended model."""
+
+    graphs: int = 0
+    breaks: int = 0
+    categories: dict[str, int] = field(default_factory=dict)
+    pct_ops: float | None = None
+    graph_calls: int | None = None
+    recompiles_second_batch: int | None = None
+    cold_s: float | None = None
+    warm_ms: float | None = None
+    cudagraph_launches: int | None = None
+
+
+@dataclass
+class RowResult:
+    row: str
+    title: str
+    original: Arm
+    mended: Arm
+    identical: bool | None = None
+    difference: str | None = None
+    mend_cold_ms: float | None = None
+    mend_cached_ms: float | None = None
+    functions_mended: int = 0
+    error: str | None = None
+
+    @property
+    def cold_ratio(self) -> float | None:
+        o, m = self.original.cold_s, self.mended.cold_s
+        return m / o if o and m else None
+
+    @property
+    def warm_ratio(self) -> float | None:
+        o, m = self.original.warm_ms, self.mended.warm_ms
+        return m / o if o and m else None
+
+
+def _to_device(value: Any, device: str) -> Any:
+    return torch.utils._pytree.tree_map(
+        lambda v: v.to(device) if isinstance(v, torch.Tensor) else v, value
+    )
+
+
+def _doubled_batch(value: Any) -> Any:
+    """The same inputs with every batched tensor repeated along dim 0."""
+    return torch.utils._pytree.tree_map(
+        lambda v: torch.cat([v, v]) if isinstance(v, torch.Tensor) and v.dim() > 0 else v, value
+    )
+
+
+def _arm_from_report(report: Report) -> Arm:
+    categories: dict[str, int] = {}
+    for b in report.breaks:
+        categories[b.category] = categories.get(b.category, 0) + b.count
+    return Arm(
+        graphs=report.graph_count,
+        breaks=report.break_count,
+        categories=categories,
+        pct_ops=report.pct_ops,
+        graph_calls=report.graph_calls,
+    )
+
+
+def _timed(fn: Callable[[], Any]) -> tuple[Any, float]:
+    start = time.perf_counter()
+    result = fn()
+    return result, time.perf_counter() - start
+
+
+def _synchronize(device: str) -> None:
+    if device == "cuda":
+        torch.cuda.synchronize()
+
+
+def _measure_compiled(arm: Arm, model: torch.nn.Module, args: tuple, kwargs: dict, *, backend: str, device: str, repeats: int) -> Any:
+    """Cold and warm times, and recompiles on a second batch size."""
+    torch._dynamo.reset()
+    compiled = torch.compile(model, backend=backend)
+
+    def call() -> Any:
+        out = compiled(*args, **kwargs)
+        _synchronize(device)
+        return out
+
+    output, arm.cold_s = _timed(call)
+    arm.warm_ms = statistics.median(_timed(call)[1] for _ in range(repeats)) * 1e3
+    doubled_args, doubled_kwargs = _doubled_batch((args, kwargs))
+    with BreakRecorder() as recorder:
+        try:
+            compiled(*doubled_args, **doubled_kwargs)
+        except Exception:  # a row whose inputs cannot simply be doubled
+            recorder = None
+    arm.recompiles_second_batch = len(recorder.recompiles) if recorder else None
+    if device == "cuda":
+        arm.cudagraph_launches = _cudagraph_launches(model, args, kwargs)
+    return output
+
+
+def _cudagraph_launches(model: torch.nn.Module, args: tuple, kwargs: dict) -> int:
+    """CUDA-graph launches in one warm forward under mode="reduce-overhead"."""
+    torch._dynamo.reset()
+    compiled = torch.compile(model, mode="reduce-overhead")
+    for _ in range(3):  # record, then warm up the CUDA graphs
+        compiled(*args, **kwargs)
+    torch.cuda.synchronize()
+    activities = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+    with torch.profiler.profile(activities=activities) as profile:
+        compiled(*args, **kwargs)
+        torch.cuda.synchronize()
+    return sum(1 for e in profile.events() if e.name == "cudaGraphLaunch")
+
+
+def _mend(model: torch.nn.Module, report: Report) -> tuple[int, float]:
+    """Mend what the diagnosis found fixable, as ``graphmend.compile`` does:
+    (functions patched, milliseconds)."""
+    start = time.perf_counter()
+    patched = mend_report(model, report)
+    return len(patched), (time.perf_counter() - start) * 1e3
+
+
+def run_row(name: str, *, backend: str, device: str, repeats: int) -> RowResult:
+    """Both arms of one row.  Every phase gets a freshly built model (same
+    seed, same weights): some models change their own state on a call
+    (Phi-3 caches ``long_inv_freq`` on its first long input and breaks once
+    less afterwards), which would flatter whichever arm runs second."""
+    row = corpus.ROWS[name]
+    args, kwargs = _to_device(row.inputs(), device)
+
+    def fresh() -> torch.nn.Module:
+        return row.model().to(device)
+
+    with torch.no_grad():
+        before = graphmend.diagnose(fresh(), *args, **kwargs)
+        expected = fresh()(*args, **kwargs)
+        result = RowResult(name, row.title, _arm_from_report(before), Arm())
+        _measure_compiled(result.original, fresh(), args, kwargs, backend=backend, device=device, repeats=repeats)
+
+        model = fresh()
+        with tempfile.TemporaryDirectory() as cache:
+            saved = os.environ.get("GRAPHMEND_CACHE_DIR")
+            os.environ["GRAPHMEND_CACHE_DIR"] = cache
+            try:
+                result.functions_mended, result.mend_cold_ms = _mend(model, before)
+                unmend(model)
+                _, result.mend_cached_ms = _mend(model, before)
+            finally:
+                if saved is None:
+                    os.environ.pop("GRAPHMEND_CACHE_DIR", None)
+                else:
+                    os.environ["GRAPHMEND_CACHE_DIR"] = saved
+        try:
+            # The mending patched the functions themselves, so fresh instances
+            # run mended code too.
+            result.mended = _arm_from_report(graphmend.diagnose(fresh(), *args, **kwargs))
+            result.difference = first_difference(expected, fresh()(*args, **kwargs))
+            result.identical = result.difference is None
+            _measure_compiled(result.mended, fresh(), args, kwargs, backend=backend, device=device, repeats=repeats)
+        finally:
+            unmend(model)
+    return result
+
+
+# -- output ---------------------------------------------------------------------
+
+
+def _fmt(value: float | None, spec: str) -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def _categories(arm: Arm) -> str:
+    return " ".join(f"{k}:{v}" for k, v in sorted(arm.categories.items())) or "-"
+
+
+def markdown(results: list[RowResult], environment: dict[str, str]) -> str:
+    lines = [
+        "| row | graphs | breaks | remaining | ops captured | identical | recompiles (2nd batch) | mend ms cold / cached | cold s | warm ms | cold ratio | warm ratio |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        if r.error:
+            lines.append(f"| {r.title} | error: {r.error} |" + " |" * 10)
+            continue
+        o, m = r.original, r.mended
+        lines.append(
+            f"| {r.title} | {o.graphs} → {m.graphs} | {o.breaks} → {m.breaks} | {_categories(m)} "
+            f"| {_fmt(o.pct_ops, '.0%')} → {_fmt(m.pct_ops, '.0%')} "
+            f"| {'yes' if r.identical else 'NO'} "
+            f"| {o.recompiles_second_batch} → {m.recompiles_second_batch} "
+            f"| {_fmt(r.mend_cold_ms, '.0f')} / {_fmt(r.mend_cached_ms, '.0f')} "
+            f"| {_fmt(o.cold_s, '.1f')} → {_fmt(m.cold_s, '.1f')} "
+            f"| {_fmt(o.warm_ms, '.2f')} → {_fmt(m.warm_ms, '.2f')} "
+            f"| {_fmt(r.cold_ratio, '.2f')}x | {_fmt(r.warm_ratio, '.2f')}x |"
+        )
+    ok = [r for r in results if not r.error]
+    cold = [r.cold_ratio for r in ok if r.cold_ratio]
+    warm = [r.warm_ratio for r in ok if r.warm_ratio]
+    lines += [
+        "",
+        f"Totals: breaks {sum(r.original.breaks for r in ok)} → {sum(r.mended.breaks for r in ok)}; "
+        f"identical outputs {sum(bool(r.identical) for r in ok)}/{len(ok)}; "
+        f"geometric-mean cold ratio {_fmt(_geomean(cold), '.2f')}x, warm ratio {_fmt(_geomean(warm), '.2f')}x "
+        "(mended / original; below 1 is faster).",
+        "",
+        "Environment: " + ", ".join(f"{k} {v}" for k, v in environment.items()) + ".",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _geomean(values: list[float]) -> float | None:
+    if not values:
+        return None
+    return float(torch.tensor(values, dtype=torch.float64).log().mean().exp())
+
+
+def chart(results: list[RowResult], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ok = [r for r in results if not r.error]
+    names = [r.row for r in ok]
+    positions = range(len(ok))
+    figure, axes = plt.subplots(figsize=(max(6, len(ok) * 0.8), 4))
+    axes.bar([p - 0.2 for p in positions], [r.original.breaks for r in ok], 0.4, label="original")
+    axes.bar([p + 0.2 for p in positions], [r.mended.breaks for r in ok], 0.4, label="mended")
+    axes.set_xticks(list(positions), names, rotation=45, ha="right")
+    axes.set_ylabel("graph breaks")
+    axes.set_title("torch.compile graph breaks per corpus row")
+    axes.legend()
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+
+
+def environment(device: str, backend: str) -> dict[str, str]:
+    import transformers
+
+    info = {
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+        "graphmend": graphmend.__version__,
+        "python": platform.python_version(),
+        "backend": backend,
+        "device": torch.cuda.get_device_name() if device == "cuda" else f"CPU ({platform.machine()}, {os.cpu_count()} cores)",
+    }
+    return info
+
+
+def run(rows: Sequence[str], *, backend: str, device: str, repeats: int, out: Path, progress: bool = True) -> list[RowResult]:
+    from rich.progress import Progress
+
+    out.mkdir(parents=True, exist_ok=True)
+    results = []
+    warnings.filterwarnings("ignore")
+    with Progress(disable=not progress, transient=False) as bar:
+        task = bar.add_task("bench", total=len(rows))
+        for name in rows:
+            bar.update(task, description=f"{name}")
+            try:
+                results.append(run_row(name, backend=backend, device=device, repeats=repeats))
+            except Exception as err:  # one failing row must not hide the others
+                row = corpus.ROWS[name]
+                results.append(RowResult(name, row.title, Arm(), Arm(), error=f"{type(err).__name__}: {err}"))
+            bar.advance(task)
+    env = environment(device, backend)
+    (out / "results.json").write_text(
+        json.dumps(
+            {
+                "environment": env,
+                "rows": [
+                    {**asdict(r), "cold_ratio": r.cold_ratio, "warm_ratio": r.warm_ratio}
+                    for r in results
+                ],
+            },
+            indent=2,
+        )
+    )
+    (out / "results.md").write_text(markdown(results, env))
+    chart(results, out / "breaks.png")
+    return results
