@@ -20,7 +20,8 @@ and an import that is already there is not added twice.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+import difflib
+from dataclasses import dataclass, replace
 
 import libcst as cst
 from libcst.codemod import CodemodContext
@@ -66,20 +67,49 @@ def transform_source(
 
     ``lines`` limits every rule to statements starting on those lines (the
     sites a diagnosis reported); ``None`` lets each rule match statically.
-    Raises :class:`SourceError` when ``source`` does not parse.
+    Lines are ``source``'s throughout: each rule sees the previous rule's
+    output, so ``lines`` is translated into its numbering and the sites and
+    skips it records are translated back.  Raises :class:`SourceError` when
+    ``source`` does not parse.
     """
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as err:
         raise SourceError(filename, err.raw_line, err.message) from None
-    context = CodemodContext(filename=filename)
-    options = RuleOptions(lines=lines)
+    sites: list[Site] = []
+    skips: list[Skip] = []
+    # to_source[i] is the line of ``source`` that line i + 1 of the current
+    # code comes from (for rewritten code: the first line it replaced).
+    to_source = list(range(1, source.count("\n") + 2))
     for rule_class in select_rules(rules):
-        module = rule_class(context, options).transform_module(module)
+        # A context per rule: libcst's AddImportsVisitor re-adds an aliased
+        # import that an earlier pass on the same context asked for.
+        context = CodemodContext(filename=filename)
+        current = None if lines is None else frozenset(
+            i + 1 for i, line in enumerate(to_source) if line in lines
+        )
+        before = module.code
+        module = rule_class(context, RuleOptions(lines=current)).transform_module(module)
+        sites += [replace(s, lineno=to_source[s.lineno - 1]) for s in context.scratch["sites"]]
+        skips += [replace(s, lineno=to_source[s.lineno - 1]) for s in context.scratch["skips"]]
+        if module.code != before:
+            to_source = _carry_line_map(before, module.code, to_source)
     code = module.code
-    return TransformResult(
-        code=code,
-        changed=code != source,
-        sites=tuple(context.scratch.get("sites", ())),
-        skips=tuple(context.scratch.get("skips", ())),
-    )
+    return TransformResult(code=code, changed=code != source, sites=tuple(sites), skips=tuple(skips))
+
+
+def _carry_line_map(before: str, after: str, to_source: list[int]) -> list[int]:
+    """``to_source`` for ``after``, given it for ``before``: unchanged lines
+    keep their origin; rewritten or inserted ones take the origin of the
+    first line they replace, or of the line they are inserted before."""
+    old, new = before.splitlines(), after.splitlines()
+    mapped = [0] * (len(new) + 1)
+    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        for offset, j in enumerate(range(j1, j2)):
+            if tag == "equal":
+                mapped[j] = to_source[i1 + offset]
+            else:
+                mapped[j] = to_source[min(i1, len(to_source) - 1)]
+    mapped[len(new)] = to_source[-1]
+    return mapped

@@ -54,3 +54,36 @@ def test_every_rule_has_fixtures() -> None:
 
     for name in RULE_NAMES:
         assert list((FIXTURES / name).glob("*.in.py")), f"no fixtures for rule {name!r}"
+
+
+PIPELINE_CASE = '''import logging
+
+import torch
+
+logger = logging.getLogger(__name__)
+
+
+def step(x, scale):
+    if torch.isnan(x).any():
+        raise ValueError("NaN in input")
+    y = x * scale
+    if y.sum() > 0:
+        y = y - y.mean()
+    logger.info("step done, norm %s", y.norm())
+    return y
+'''
+
+
+def test_pipeline_reports_lines_of_the_original_source():
+    result = transform_source(PIPELINE_CASE)
+    assert [(s.rule, s.lineno) for s in result.sites] == [("trap", 9), ("where", 12), ("defer", 14)]
+    assert result.code.count("from graphmend import runtime as _graphmend") == 1
+
+
+def test_pipeline_lines_select_statements_of_the_original_source():
+    # Line 14 is the logger call in the original; [Where] and [Trap] grow
+    # the code above it, and [Defer] must still find it.
+    result = transform_source(PIPELINE_CASE, lines=frozenset({9, 12, 14}))
+    assert [(s.rule, s.lineno) for s in result.sites] == [("trap", 9), ("where", 12), ("defer", 14)]
+    only_defer = transform_source(PIPELINE_CASE, lines=frozenset({14}))
+    assert [(s.rule, s.lineno) for s in only_defer.sites] == [("defer", 14)]
