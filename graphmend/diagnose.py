@@ -22,6 +22,7 @@ import linecache
 import logging
 import os
 import re
+import sys
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -447,15 +448,25 @@ class BreakRecorder:
 
 @contextlib.contextmanager
 def _silenced() -> Iterator[None]:
-    """The measuring run must not repeat the program's output."""
+    """The measuring run must not repeat the program's output, and the
+    profiler's own start/stop lines (written by C++ to file descriptor 2)
+    are not the user's either."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(fd) for fd in (1, 2)]
     with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink), contextlib.redirect_stderr(
         sink
     ), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         logging.disable(logging.CRITICAL)
+        for fd in (1, 2):
+            os.dup2(sink.fileno(), fd)
         try:
             yield
         finally:
+            for fd, copy in zip((1, 2), saved):
+                os.dup2(copy, fd)
+                os.close(copy)
             logging.disable(logging.NOTSET)
 
 
