@@ -66,6 +66,28 @@ def _cmd_diagnose(args: argparse.Namespace) -> int:
     return status
 
 
+def _cmd_run(args: argparse.Namespace) -> int:
+    from graphmend.errors import GraphmendError
+    from graphmend.hook import install, uninstall
+
+    if not os.path.isfile(args.script):
+        print(f"graphmend: no such script: {args.script}", file=sys.stderr)
+        return 2
+    finder = None
+    if args.mend:
+        try:
+            rules = [name.strip() for name in args.select.split(",")] if args.select else None
+            finder = install([name for name in args.mend.split(",") if name.strip()], rules=rules)
+        except (GraphmendError, ValueError) as err:
+            print(f"graphmend: {err}", file=sys.stderr)
+            return 2
+    try:
+        return run_script(args.script, list(args.script_args))
+    finally:
+        if finder is not None:
+            uninstall(finder)
+
+
 def _cmd_fix(args: argparse.Namespace) -> int:
     import json
 
@@ -157,6 +179,24 @@ def build_parser() -> argparse.ArgumentParser:
         "script_args", nargs=argparse.REMAINDER, metavar="ARGS", help="the script's arguments"
     )
     diagnose.set_defaults(handler=_cmd_diagnose)
+
+    run = commands.add_parser(
+        "run",
+        help="run a script with the named modules mended as they are imported",
+        description=(
+            "Run SCRIPT as __main__ with its own arguments. With --mend, every module whose "
+            "name is or lies under one of the given names is rewritten by the rules as it is "
+            "imported (static matching, in memory; rewritten sources are cached). The "
+            "standard library, torch and graphmend are never rewritten. The exit status is "
+            "the script's (2 for graphmend's own usage errors)."
+        ),
+        epilog="Example: graphmend run --mend transformers.models.t5,mylib train.py --epochs 1",
+    )
+    run.add_argument("--mend", metavar="MODULES", help="comma-separated module names (prefixes) to mend on import")
+    run.add_argument("--select", metavar="RULES", help="comma-separated rules to apply (default: all): trap,where,defer")
+    run.add_argument("script", metavar="SCRIPT", help="the Python script to run")
+    run.add_argument("script_args", nargs=argparse.REMAINDER, metavar="ARGS", help="the script's arguments")
+    run.set_defaults(handler=_cmd_run)
 
     fix = commands.add_parser(
         "fix",

@@ -38,6 +38,7 @@ from torch._dynamo.utils import counters, guard_failures
 from torch._dynamo.profiler import fx_insert_profiling
 
 from graphmend.analysis.source import innermost, parse_file, statement_at
+from graphmend.errors import GraphmendError
 
 CATEGORIES = ("DC", "IO", "GUARD", "SCALAR", "DS", "OTHER")
 #: The rule that fixes each category, when the site meets its preconditions.
@@ -562,9 +563,11 @@ def diagnose_calls(
     (``fixable`` then comes from the category alone), for callers that run
     the rules on those sites anyway.
     """
+    if not callable(fn):
+        raise GraphmendError(f"diagnose() needs a function or an nn.Module, not {type(fn).__name__}")
     calls = [_as_call(item) for item in calls]
     if not calls:
-        raise ValueError("diagnose_calls needs at least one argument set")
+        raise GraphmendError("diagnose_calls() needs at least one argument set")
 
     def private_backend(gm: torch.fx.GraphModule, example_inputs: Any) -> Callable[..., Any]:
         # A new backend object per diagnosis: Dynamo keys its caches by

@@ -38,9 +38,16 @@ def snapshot(value):
 
     A tensor handed to a replayed call is the graph's final value of that
     tensor: an in-place update later in the graph would show in the message.
-    The copy keeps the value at the call site; eager code is untouched.
+    The copy keeps the value at the call site; eager code is untouched.  A
+    tensor that requires grad is not copied: the graph breaks there instead.
     """
     if isinstance(value, torch.Tensor) and torch.compiler.is_compiling():
+        if value.requires_grad:
+            # Its text shows its grad_fn, which a copy would change
+            # (CloneBackward0): end the graph, so that the call is made
+            # eagerly with the tensor itself, as the original was.
+            torch._dynamo.graph_break()
+            return value
         return value.clone()
     return value
 

@@ -1,0 +1,305 @@
+"""A grammar of small PyTorch functions, as Hypothesis strategies.
+
+A program is a function ``f(x, y, acc, ns)``: ``x`` and ``y`` are float32
+tensors of shape (4,), ``acc`` a list it may append to and ``ns`` a
+namespace it may store attributes on (the runner observes both, and the
+inputs, after the call).  Its body is a tree of :class:`Stmt` nodes drawn
+from everything the rules touch -- data-dependent ``if``/``elif``/``else``
+(nested), conditional expressions, early returns, ``print``/logger/
+``warnings.warn`` with tensor arguments and f-strings, guards that raise,
+``.item()`` and ``float()`` predicates -- and everything that must stop
+them: in-place updates, aliases, list appends, attribute stores, static
+Python tests and values of other shapes or dtypes.
+
+The tree (not only its text) is kept so that ``runner.reduce`` can delete
+statements and flatten ``if``s of a failing program.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from hypothesis import strategies as st
+
+INPUTS = ("x", "y")
+HEADER = """\
+import logging
+import warnings
+
+import torch
+
+logger = logging.getLogger("gm.fuzz")
+logger.setLevel(logging.DEBUG)
+
+"""
+
+
+@dataclass(frozen=True)
+class Stmt:
+    """One statement; ``body``/``orelse`` hold the nested ones of an ``if``.
+
+    ``text`` is the statement's first line (``if <test>:`` for an ``if``);
+    ``elifs`` are ``(test, body)`` pairs of an ``if`` chain.
+    """
+
+    text: str
+    body: tuple[Stmt, ...] = ()
+    elifs: tuple[tuple[str, tuple[Stmt, ...]], ...] = ()
+    orelse: tuple[Stmt, ...] = ()
+
+    def lines(self, indent: str) -> list[str]:
+        out = [indent + self.text]
+        if not self.text.startswith("if "):
+            return out
+        out += _block(self.body, indent + "    ")
+        for test, body in self.elifs:
+            out.append(f"{indent}elif {test}:")
+            out += _block(body, indent + "    ")
+        if self.orelse:
+            out.append(f"{indent}else:")
+            out += _block(self.orelse, indent + "    ")
+        return out
+
+
+def _block(body: tuple[Stmt, ...], indent: str) -> list[str]:
+    lines = [line for stmt in body for line in stmt.lines(indent)]
+    return lines or [indent + "pass"]
+
+
+@dataclass(frozen=True)
+class Program:
+    """A function ``f`` (renamed when rendered) and whether to run it with
+    inputs requiring grad."""
+
+    body: tuple[Stmt, ...]
+    grad: bool = False
+    name: str = "f"
+
+    def source(self, name: str | None = None) -> str:
+        lines = [f"def {name or self.name}(x, y, acc, ns):"]
+        lines += _block(self.body, "    ")
+        return "\n".join(lines) + "\n"
+
+    def module(self) -> str:
+        return HEADER + self.source()
+
+    def __repr__(self) -> str:  # Hypothesis prints the falsifying program as code
+        return f"Program(grad={self.grad}):\n{self.source()}"
+
+    def with_body(self, body: tuple[Stmt, ...]) -> Program:
+        return replace(self, body=body)
+
+
+@dataclass(frozen=True)
+class SourceProgram:
+    """A program kept as text (a saved regression): ``def f(x, y, acc, ns):``."""
+
+    text: str
+    grad: bool = False
+
+    def source(self, name: str | None = None) -> str:
+        return self.text.replace("def f(", f"def {name or 'f'}(", 1)
+
+    @classmethod
+    def from_file(cls, text: str) -> SourceProgram:
+        """A regression file: a comment saying what it caught, ``GRAD = ...``
+        and ``def f(x, y, acc, ns):``."""
+        grad = "GRAD = True" in text
+        return cls(text[text.index("def f(") :], grad)
+
+
+# -- expressions ------------------------------------------------------------------
+
+# Same shape and dtype as the inputs, so torch.where can merge them exactly.
+_UNARY = ("{a} * 2", "{a} - 1.5", "torch.sin({a})", "torch.relu({a})", "torch.exp({a})",
+          "torch.log({a})", "-{a}", "{a}.abs()", "torch.tanh({a})", "{a}.clone()",
+          "{a}.sum() * {a}", "torch.sqrt({a})")  # fmt: skip
+_BINARY = ("{a} + {b}", "{a} * {b}", "{a} / {b}", "torch.where({a} > 0, {a}, {b})",
+           "torch.maximum({a}, {b})", "{a} - {b}")  # fmt: skip
+# Other shapes or dtypes: [Where] must fall back to the Python choice.
+_ODD = ("{a}.sum()", "{a}.double()", "{a}[:2]", "{a}.long()", "3.0", "None")
+
+_SCALAR = ("{a}.sum()", "{a}.mean()", "{a}.max()", "{a}.min()", "{a}[0]", "{a}[-1]")
+_COMPARE = ("> 0", "< 0", ">= 0.5", "< 1", "> -1", "!= 0")
+
+
+@st.composite
+def tensor_expr(draw, names: tuple[str, ...], odd: bool = True) -> str:
+    kind = draw(st.sampled_from(("name", "unary", "unary", "binary", "binary") + (("odd",) if odd else ())))
+    a = draw(st.sampled_from(names))
+    if kind == "name":
+        return a
+    if kind == "unary":
+        return draw(st.sampled_from(_UNARY)).format(a=a)
+    if kind == "odd":
+        return draw(st.sampled_from(_ODD)).format(a=a)
+    return draw(st.sampled_from(_BINARY)).format(a=a, b=draw(st.sampled_from(names)))
+
+
+@st.composite
+def predicate(draw, names: tuple[str, ...]) -> str:
+    a = draw(st.sampled_from(names))
+    scalar = draw(st.sampled_from(_SCALAR)).format(a=a)
+    compare = draw(st.sampled_from(_COMPARE))
+    kind = draw(st.sampled_from(("tensor", "tensor", "tensor", "any", "item", "float", "static", "and", "not")))
+    if kind == "any":
+        return f"({a} {compare}).{draw(st.sampled_from(('any', 'all')))}()"
+    if kind == "item":
+        return f"{scalar}.item() {compare}"
+    if kind == "float":
+        return f"float({scalar}) {compare}"
+    if kind == "static":  # a Python bool: must stay a Python test
+        return draw(st.sampled_from((f"{a}.dim() == 1", f"{a}.shape[0] > 2", "len(acc) > 0", "hasattr(ns, 'v')")))
+    if kind == "and":
+        other = draw(st.sampled_from(names))
+        return f"{scalar} {compare} and {other}.sum() > 0"
+    if kind == "not":
+        return f"not ({scalar} {compare})"
+    return f"{scalar} {compare}"
+
+
+# -- statements -------------------------------------------------------------------
+
+_MESSAGES = ("step", "value is", "gm")
+
+
+@st.composite
+def effect(draw, names: tuple[str, ...]) -> Stmt:
+    """print / logger / warnings.warn with tensor arguments and f-strings."""
+    a, b = draw(st.sampled_from(names)), draw(st.sampled_from(names))
+    word = draw(st.sampled_from(_MESSAGES))
+    text = draw(
+        st.sampled_from(
+            (
+                f"print({a})",
+                f'print("{word}", {a}.sum())',
+                f'print(f"{word} {{{a}}} {{{b}.sum()}}")',
+                f'print({a}, {b}, sep="|", end=";\\n")',
+                f'logger.info("{word} %s", {a})',
+                f'logger.warning(f"{word} {{{a}.max()}}")',
+                f'logger.debug("%s and %s", {a}.sum(), {b})',
+                f'logger.error("{word}")',
+                f'warnings.warn(f"{word} {{{a}}}")',
+                f'warnings.warn("{word}", RuntimeWarning)',
+                f'warnings.warn(f"{word} {{{a}.sum()}}", FutureWarning)',
+            )
+        )
+    )
+    return Stmt(text)
+
+
+@st.composite
+def guard(draw, names: tuple[str, ...]) -> Stmt:
+    a = draw(st.sampled_from(names))
+    raise_ = draw(
+        st.sampled_from(
+            (
+                'raise ValueError("bad input")',
+                f'raise RuntimeError(f"bad {{{a}}}")',
+                "raise AssertionError",
+                f'raise ValueError(f"sum {{{a}.sum()}}")',
+            )
+        )
+    )
+    return Stmt(f"if {draw(predicate(names))}:", body=(Stmt(raise_),))
+
+
+@st.composite
+def mutation(draw, names: tuple[str, ...], locals_: tuple[str, ...]) -> Stmt:
+    """In-place updates (of locals and, through aliases, inputs), appends,
+    attribute stores."""
+    a = draw(st.sampled_from(names))
+    # In-place updates are drawn one time in four: [Where] declines a whole
+    # function that has one, so more would hide most of its sites.
+    if draw(st.integers(0, 3)) > 0:
+        return Stmt(draw(st.sampled_from((f"acc.append({a})", f"acc.append({a}.sum())", f"ns.v = {a}", f"ns.n = {a}.max()"))))
+    choices = ["x.add_(0.5)", "y[1] = -3.0"]
+    if locals_:
+        t = draw(st.sampled_from(locals_))
+        choices += [f"{t}.add_(1)", f"{t}.mul_({a})", f"{t}[0] = 2.5", f"{t} += {a}"]
+    return Stmt(draw(st.sampled_from(choices)))
+
+
+class _Scope:
+    """The names bound so far; a fresh local each time one is asked for."""
+
+    def __init__(self) -> None:
+        self.locals: list[str] = []
+
+    def names(self) -> tuple[str, ...]:
+        return (*INPUTS, *self.locals)
+
+    def new(self) -> str:
+        name = f"v{len(self.locals)}"
+        self.locals.append(name)
+        return name
+
+
+@st.composite
+def statements(draw, scope: _Scope, depth: int, size: int) -> tuple[Stmt, ...]:
+    body = []
+    for _ in range(draw(st.integers(1, size))):
+        body.append(draw(statement(scope, depth)))
+        if body[-1].text.startswith("return"):
+            break
+    return tuple(body)
+
+
+@st.composite
+def statement(draw, scope: _Scope, depth: int) -> Stmt:
+    kinds = ["assign", "assign", "assign", "effect", "effect", "mutate", "alias", "ternary", "guard"]
+    if depth < 2:
+        kinds += ["if", "if", "if"]
+    if depth > 0:
+        kinds += ["return"]
+    kind = draw(st.sampled_from(kinds))
+    names = scope.names()
+    if kind == "assign":
+        value = draw(tensor_expr(names))
+        target = draw(st.sampled_from((*scope.locals, "new"))) if scope.locals else "new"
+        return Stmt(f"{scope.new() if target == 'new' else target} = {value}")
+    if kind == "alias":
+        return Stmt(f"{scope.new()} = {draw(st.sampled_from(names))}")
+    if kind == "effect":
+        return draw(effect(names))
+    if kind == "mutate":
+        return draw(mutation(names, tuple(scope.locals)))
+    if kind == "guard":
+        return draw(guard(names))
+    if kind == "ternary":
+        test = draw(predicate(names))
+        a, b = draw(tensor_expr(names)), draw(tensor_expr(names))
+        return Stmt(f"{scope.new()} = {a} if {test} else {b}")
+    if kind == "return":
+        return Stmt(f"return {draw(return_value(names))}")
+    # An ``if`` chain: a name first bound inside it is not visible after it
+    # (it may be unbound), so the outer scope keeps only what it had.
+    outer = list(scope.locals)
+    test = draw(predicate(names))
+    body = draw(statements(scope, depth + 1, 3))
+    scope.locals[:] = outer
+    elifs = []
+    for _ in range(draw(st.integers(0, 2))):
+        elif_test = draw(predicate(names))
+        elifs.append((elif_test, draw(statements(scope, depth + 1, 3))))
+        scope.locals[:] = outer
+    orelse = draw(st.one_of(st.just(()), statements(scope, depth + 1, 3)))
+    scope.locals[:] = outer
+    return Stmt(f"if {test}:", body=body, elifs=tuple(elifs), orelse=orelse)
+
+
+@st.composite
+def return_value(draw, names: tuple[str, ...]) -> str:
+    if draw(st.booleans()):
+        return draw(tensor_expr(names))
+    return f"{draw(tensor_expr(names))}, {draw(tensor_expr(names, odd=False))}"
+
+
+@st.composite
+def programs(draw) -> Program:
+    scope = _Scope()
+    body = draw(statements(scope, 0, 6))
+    if not body[-1].text.startswith("return"):
+        body += (Stmt(f"return {draw(return_value(scope.names()))}"),)
+    return Program(body=body, grad=draw(st.booleans()))
+

@@ -1,0 +1,337 @@
+"""Run fuzz programs three ways and compare everything observable.
+
+The arms: the original eagerly (the reference), the mended code eagerly, and
+the mended code under ``torch.compile`` with a graph-counting backend (no
+inductor).  Each arm runs every program on a battery of inputs chosen so the
+predicates of the grammar (signs of sums, means, extremes, first and last
+elements) go both ways, plus inputs Hypothesis draws; for a program with
+``grad=True`` the inputs require grad and the gradients are compared too.
+
+What is compared, bit for bit (:func:`graphmend.compare.first_difference`):
+the return value, the inputs, ``acc`` and ``ns`` after the call, stdout,
+stderr, the program's log records (name, level, message), its warnings
+(category, message), the exception (type and message) and the gradients.
+
+Speed: the pipeline (libcst) costs about as much per line as Dynamo costs
+per function, so a batch of programs is transformed as one module (one
+parse, one metadata pass per rule), and all programs of a batch share one
+``torch._dynamo.reset()``.
+
+A compiled difference that ``torch.compile`` of the *original* shows as
+well is Dynamo's, not graphmend's: it is counted apart ("dynamo") and not
+reported as a mismatch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import os
+import tempfile
+import warnings
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable
+
+import torch
+
+from fuzz.grammar import HEADER, Program, Stmt
+from graphmend.compare import first_difference
+from graphmend.pipeline import transform_source
+from harness import GraphCounter, load_module
+
+_TORCH_DIR = os.path.dirname(torch.__file__)
+# Dynamo logs the errors of fake-tensor propagation (a program that fails
+# eagerly fails while tracing too) at ERROR level, to the real stderr.
+logging.getLogger("torch._subclasses.fake_tensor").setLevel(logging.CRITICAL)
+
+# Signs chosen so that every sum/mean/max/min/[0]/[-1] comparison of the
+# grammar is true for some row and false for another; the last row holds
+# -0.0, a huge value (exp -> inf, gradients -> nan) and a negative (log -> nan).
+BATTERY = (
+    ([0.5, 1.0, 1.5, 2.0], [1.0, 2.0, 0.25, 3.0]),
+    ([-0.5, -1.0, -1.5, -2.0], [0.75, 0.5, 1.25, 0.1]),
+    ([0.3, -0.2, 0.1, 0.4], [-1.0, -2.0, -0.5, -3.0]),
+    ([-0.0, 100.0, -7.0, 0.0], [0.0, -0.25, 2.0, -0.0]),
+)
+
+
+@dataclass
+class Outcome:
+    value: Any = None
+    inputs: Any = None  # x, y after the call
+    acc: list = field(default_factory=list)
+    ns: dict = field(default_factory=dict)
+    stdout: str = ""
+    stderr: str = ""
+    logs: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)
+    error: tuple[str, str] | None = None
+    grads: Any = None
+
+
+class _Records(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.NOTSET)
+        self.records: list[tuple[str, str, str]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.name.startswith("gm."):  # the program's own, not Dynamo's
+            self.records.append((record.name, record.levelname, record.getMessage()))
+
+
+def _inputs(row: tuple[list[float], list[float]], grad: bool) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
+    """(leaves, arguments): with grad the arguments are non-leaf copies, so an
+    in-place update of an input is legal and gradients reach the leaves."""
+    leaves = [torch.tensor(v, dtype=torch.float32, requires_grad=grad) for v in row]
+    return leaves, [leaf * 1 if grad else leaf for leaf in leaves]
+
+
+def run(fn: Callable[..., Any], row: tuple[list[float], list[float]], grad: bool) -> Outcome:
+    """Call ``fn(x, y, acc, ns)`` and record everything observable."""
+    outcome = Outcome()
+    leaves, (x, y) = _inputs(row, grad)
+    acc: list = []
+    ns = type("NS", (), {})()
+    handler = _Records()
+    logging.getLogger().addHandler(handler)
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stdout(
+            out
+        ), contextlib.redirect_stderr(err):
+            warnings.simplefilter("always")
+            try:
+                outcome.value = fn(x, y, acc, ns)
+                if grad:
+                    outcome.grads = _gradients(outcome.value, leaves)
+            except Exception as exc:  # the exception is part of the outcome
+                outcome.error = (f"{type(exc).__module__}.{type(exc).__qualname__}", str(exc))
+    finally:
+        logging.getLogger().removeHandler(handler)
+    outcome.inputs, outcome.acc, outcome.ns = (x, y), acc, dict(vars(ns))
+    outcome.stdout, outcome.stderr = out.getvalue(), err.getvalue()
+    outcome.logs = handler.records
+    outcome.warnings = [(w.category.__name__, str(w.message)) for w in caught if not _torch_warning(w)]
+    return outcome
+
+
+def _torch_warning(caught: warnings.WarningMessage) -> bool:
+    """Torch's own warnings: from its Python code, or from its C++ code
+    (``TORCH_WARN_ONCE``: once per process, so whichever arm runs first)."""
+    return caught.filename.startswith(_TORCH_DIR) or "(Triggered internally at " in str(caught.message)
+
+
+def _gradients(value: Any, leaves: list[torch.Tensor]) -> Any:
+    outputs = value if isinstance(value, tuple) else (value,)
+    differentiable = [
+        o for o in outputs if isinstance(o, torch.Tensor) and o.requires_grad and o.is_floating_point()
+    ]
+    if not differentiable:
+        return None
+    loss = sum(o.sum() for o in differentiable)
+    return torch.autograd.grad(loss, leaves, allow_unused=True)
+
+
+def _dynamo_error(error: tuple[str, str] | None) -> bool:
+    return error is not None and error[0].startswith("torch._dynamo.")
+
+
+def difference(expected: Outcome, actual: Outcome, *, dynamo_messages: bool = True) -> str | None:
+    """The first observable difference between two outcomes, or ``None``.
+
+    ``dynamo_messages=False`` compares only the types of errors Dynamo
+    raised itself: their messages quote the file and line of the code Dynamo
+    was tracing, which differ between the original and the mended module.
+    """
+    if not dynamo_messages and _dynamo_error(expected.error) and _dynamo_error(actual.error):
+        if expected.error[0] != actual.error[0]:
+            return f"error: {expected.error[0]} != {actual.error[0]}"
+        expected = replace(expected, error=None)
+        actual = replace(actual, error=None)
+    for name in ("error", "stdout", "stderr", "logs", "warnings"):
+        if getattr(expected, name) != getattr(actual, name):
+            return f"{name}: {getattr(expected, name)!r} != {getattr(actual, name)!r}"
+    for name in ("value", "inputs", "acc", "ns", "grads"):
+        found = first_difference(getattr(expected, name), getattr(actual, name))
+        if found is not None:
+            return f"{name}: {found}"
+    return None
+
+
+@dataclass
+class Mismatch:
+    program: Program
+    arm: str  # "eager" or "compiled"
+    row: int
+    detail: str
+
+    def report(self) -> str:
+        return f"{self.arm} arm, input row {self.row}: {self.detail}\n{self.program.source()}"
+
+
+@dataclass
+class Tally:
+    """What a run saw, summed over programs."""
+
+    programs: int = 0
+    compiled: int = 0
+    mismatches: list[Mismatch] = field(default_factory=list)
+    dynamo_divergences: int = 0
+    fired: Counter = field(default_factory=Counter)
+    declined: Counter = field(default_factory=Counter)
+    runner_errors: Counter = field(default_factory=Counter)  # batches the runner itself failed on
+
+    def merge(self, other: Tally) -> None:
+        self.programs += other.programs
+        self.compiled += other.compiled
+        self.mismatches += other.mismatches
+        self.dynamo_divergences += other.dynamo_divergences
+        self.fired.update(other.fired)
+        self.declined.update(other.declined)
+        self.runner_errors.update(other.runner_errors)
+
+
+def _reason_kind(reason: str) -> str:
+    """A skip reason without the code it quotes, to count reasons by kind."""
+    for stop in ('"', "`", "'", "("):
+        reason = reason.split(stop, 1)[0]
+    return reason.strip()[:70]
+
+
+def check_batch(
+    programs: list[Program],
+    directory: Path,
+    *,
+    extra_rows: tuple = (),
+    compile_every: int = 1,
+    tally: Tally | None = None,
+) -> Tally:
+    """Transform ``programs`` as one module and compare the three arms on
+    each; every ``compile_every``-th program also gets the compiled arm."""
+    tally = tally if tally is not None else Tally()
+    names = [f"f{i}" for i in range(len(programs))]
+    source = HEADER + "\n\n".join(p.source(n) for p, n in zip(programs, names))
+    result = transform_source(source)
+    for site in result.sites:
+        tally.fired[f"{site.rule}: {site.what}"] += 1
+    for skip in result.skips:
+        tally.declined[f"{skip.rule}: {_reason_kind(skip.reason)}"] += 1
+    original = load_module(source, directory, "fuzz_orig")
+    mended = load_module(result.code, directory, "fuzz_mended")
+    torch._dynamo.reset()
+    rows = BATTERY + tuple(extra_rows)
+    for index, (program, name) in enumerate(zip(programs, names)):
+        tally.programs += 1
+        compiled = index % compile_every == 0
+        tally.compiled += compiled
+        found = _check_program(program, getattr(original, name), getattr(mended, name), rows, compiled, tally)
+        if found is not None:
+            tally.mismatches.append(found)
+    return tally
+
+
+def _check_program(program, original, mended, rows, compiled, tally) -> Mismatch | None:
+    compiled_mended = torch.compile(mended, backend=GraphCounter()) if compiled else None
+    compiled_original = None
+    for row_index, row in enumerate(rows):
+        expected = run(original, row, program.grad)
+        found = difference(expected, run(mended, row, program.grad))
+        if found is not None:
+            return Mismatch(program, "eager", row_index, found)
+        if compiled_mended is None:
+            continue
+        actual = run(compiled_mended, row, program.grad)
+        found = difference(expected, actual)
+        if found is None:
+            continue
+        # torch.compile of the original behaving the same way is Dynamo's doing.
+        if compiled_original is None:
+            compiled_original = torch.compile(original, backend=GraphCounter())
+        if difference(run(compiled_original, row, program.grad), actual, dynamo_messages=False) is None:
+            tally.dynamo_divergences += 1
+            continue
+        return Mismatch(program, "compiled", row_index, found)
+    return None
+
+
+# -- reduction --------------------------------------------------------------------
+
+
+def _variants(body: tuple[Stmt, ...]):
+    """Smaller bodies: one statement deleted, an ``if`` replaced by one of its
+    blocks, or the same done inside a block."""
+    for i, stmt in enumerate(body):
+        yield body[:i] + body[i + 1 :]
+        blocks = [stmt.body, *(b for _, b in stmt.elifs), stmt.orelse] if stmt.text.startswith("if ") else []
+        for block in blocks:
+            yield body[:i] + block + body[i + 1 :]
+        if stmt.elifs:
+            yield body[:i] + (Stmt(stmt.text, stmt.body, stmt.elifs[:-1], stmt.orelse),) + body[i + 1 :]
+        if stmt.orelse:
+            yield body[:i] + (Stmt(stmt.text, stmt.body, stmt.elifs, ()),) + body[i + 1 :]
+        for which, block in (("body", stmt.body), ("orelse", stmt.orelse)):
+            for smaller in _variants(block) if block else ():
+                fields = {"body": stmt.body, "orelse": stmt.orelse, which: smaller}
+                yield body[:i] + (Stmt(stmt.text, fields["body"], stmt.elifs, fields["orelse"]),) + body[i + 1 :]
+
+
+def reduce(mismatch: Mismatch, directory: Path, extra_rows: tuple = ()) -> Mismatch:
+    """Delete statements and flatten ``if``s while the program still
+    mismatches in the same arm (greedy, to a fixpoint)."""
+    current = mismatch
+    progress = True
+    while progress:
+        progress = False
+        for body in _variants(current.program.body):
+            if not body:
+                continue
+            candidate = current.program.with_body(body)
+            tally = check_batch([candidate], directory, extra_rows=extra_rows)
+            if tally.mismatches and tally.mismatches[0].arm == current.arm:
+                current, progress = tally.mismatches[0], True
+                break
+    return current
+
+
+# -- make fuzz -------------------------------------------------------------------
+
+FUZZ_BATCH = 8
+
+
+def worker(hypothesis_seed: int, programs: int, compile_every: int, deadline: float) -> Tally:
+    """``make fuzz``'s worker process: about ``programs`` programs from
+    Hypothesis seed ``hypothesis_seed``, mismatches recorded rather than
+    raised; no new batch starts after ``deadline`` (``time.time()``)."""
+    import time
+
+    from hypothesis import HealthCheck, Phase, given, seed, settings
+    from hypothesis import strategies as st
+
+    from fuzz.grammar import programs as program_strategy
+
+    warnings.simplefilter("ignore")
+    logging.getLogger("torch._dynamo").setLevel(logging.ERROR)  # graph-break notes, thousands of them
+    tally = Tally()
+    directory = Path(tempfile.mkdtemp(prefix="gm-fuzz-"))
+
+    @settings(
+        max_examples=max(1, programs // FUZZ_BATCH),
+        deadline=None,
+        database=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(batch=st.lists(program_strategy(), min_size=FUZZ_BATCH, max_size=FUZZ_BATCH))
+    def one_batch(batch):
+        if time.time() > deadline:
+            return
+        try:
+            check_batch(batch, directory, compile_every=compile_every, tally=tally)
+        except Exception as exc:  # the runner itself failed on a batch: count it, go on
+            tally.runner_errors[f"{type(exc).__name__}: {str(exc)[:100]}"] += 1
+
+    seed(hypothesis_seed)(one_batch)()
+    return tally

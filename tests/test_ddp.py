@@ -1,0 +1,106 @@
+"""A mended corpus model trains under DistributedDataParallel (gloo, 2 CPU
+processes started by torchrun) with the same losses and gradients, bit for
+bit, as the unmended model, and no more graphs than the unmended model (the goal, 1 graph per
+forward, is not reached yet: 6 -> 6 measured).
+
+``torch._dynamo.config.optimize_ddp`` is turned off for the count: with it
+on, Dynamo deliberately splits the graph at DDP's bucket boundaries (so
+gradient all-reduce overlaps the backward), which would count as extra
+graphs that have nothing to do with graph breaks.  Both arms run in the
+same worker on identically seeded copies of the model.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+
+import pytest
+
+WORKER = r'''
+import sys
+
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+import graphmend.patch
+from graphmend import corpus
+from graphmend.compare import first_difference
+
+torch._dynamo.config.optimize_ddp = False
+dist.init_process_group("gloo")
+rank = dist.get_rank()
+row = corpus.ROWS["biogpt"]
+args, kwargs = row.inputs()
+
+
+def train(model, compile_backend=None, steps=3):
+    model.train()
+    ddp = DDP(model)
+    step_fn = torch.compile(ddp, backend=compile_backend) if compile_backend else ddp
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    losses, grads = [], []
+    for step in range(steps):
+        torch.manual_seed(1000 * step + rank)  # same dropout masks in both arms
+        optimizer.zero_grad()
+        out = step_fn(*args, **kwargs)
+        logits = out[0] if isinstance(out, tuple) else out.logits
+        loss = logits.float().pow(2).mean() * (rank + 1)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.detach().clone())
+        grads.append([p.grad.detach().clone() for p in model.parameters() if p.grad is not None])
+    return losses, grads
+
+
+def counting(graphs):
+    def backend(gm, example_inputs):
+        graphs.append(gm)
+        return gm.forward
+
+    return backend
+
+
+expected = train(row.model())
+original_graphs, graphs = [], []
+train(row.model(), counting(original_graphs))
+torch._dynamo.reset()
+mended_model = row.model()
+graphmend.patch.mend(mended_model, modules=row.modules)
+actual = train(mended_model, counting(graphs))
+difference = first_difference(expected, actual)
+print(f"rank {rank}: graphs {len(original_graphs)} -> {len(graphs)} difference {difference}", flush=True)
+dist.destroy_process_group()
+sys.exit(0 if difference is None else 1)
+'''
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.skipif(
+    not os.environ.get("GRAPHMEND_SLOW_TESTS"), reason="about 90 s on 2 cores: runs under `make fuzz` (GRAPHMEND_SLOW_TESTS=1)"
+)
+def test_mended_corpus_model_trains_identically_under_ddp(tmp_path):
+    worker = tmp_path / "ddp_worker.py"
+    worker.write_text(WORKER)
+    env = dict(os.environ, OMP_NUM_THREADS="1", GRAPHMEND_CACHE_DIR=str(tmp_path / "cache"))
+    result = subprocess.run(
+        [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
+         "--master_addr", "127.0.0.1", "--master_port", str(_free_port()), str(worker)],
+        capture_output=True, text=True, timeout=900, env=env,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    counts = {int(r): (int(a), int(b)) for r, a, b in re.findall(r"rank (\d): graphs (\d+) -> (\d+) difference None", result.stdout)}
+    assert set(counts) == {0, 1}, result.stdout  # both ranks: losses and gradients identical
+    for before, after in counts.values():
+        # Measured on torch 2.13, transformers 4.52.4: 6 -> 6.  The issue asks
+        # for 1; what still breaks under DDP in train mode is not yet known.
+        assert after <= before, result.stdout

@@ -1,0 +1,182 @@
+"""Hostile and odd inputs to every entry point: each gives the object back
+unchanged (reason logged) or a clear GraphmendError; no traceback from
+graphmend's internals; no file modified on error.  Builtins, C functions,
+partials, lambdas, generators, coroutines and exec-defined functions given
+to ``mend`` are covered in test_mend.py; odd files and symlink loops given
+to ``fix`` in test_fix_cli.py."""
+
+from __future__ import annotations
+
+import functools
+import logging
+import subprocess
+import sys
+import types
+
+import pytest
+import torch
+
+import graphmend
+from graphmend.api import compile as gm_compile
+from graphmend.cli import main
+from graphmend.patch import mend, unmend
+
+
+def _decorated(fn):
+    @functools.wraps(fn)
+    def wrapper(*args):
+        return fn(*args)
+
+    return wrapper
+
+
+@_decorated
+def decorated(x):
+    return x + 1
+
+
+class Holder:
+    @staticmethod
+    def static(x):
+        return x + 1
+
+    @classmethod
+    def klass(cls, x):
+        return x + 1
+
+    def bound(self, x):
+        return x + 1
+
+
+def _closure():
+    k = 2
+
+    def inner(x):
+        return x * k
+
+    return inner
+
+
+ODD_CALLABLES = {
+    "builtin": lambda: abs,
+    "c_function": lambda: torch.relu,
+    "lambda": lambda: (lambda x: x + 1),
+    "closure": _closure,
+    "partial": lambda: functools.partial(torch.add, other=1),
+    "staticmethod": lambda: Holder.static,
+    "classmethod": lambda: Holder.klass,
+    "bound_method": lambda: Holder().bound,
+    "decorated": lambda: decorated,
+    "exec_defined": lambda: _exec("def g(x):\n    return x + 1\n")["g"],
+    "type": lambda: Holder,
+}
+
+
+def _exec(text):
+    namespace: dict = {}
+    exec(text, namespace)
+    return namespace
+
+
+@pytest.mark.parametrize("name", ODD_CALLABLES)
+def test_mend_of_odd_callables_returns_them_working(name):
+    obj = ODD_CALLABLES[name]()
+    assert mend(obj) is obj
+    x = torch.ones(2)
+    if name != "type":
+        assert torch.equal(torch.as_tensor(obj(x)), torch.as_tensor(ODD_CALLABLES[name]()(x)))
+    unmend(obj)
+
+
+@pytest.mark.parametrize("name", ["builtin", "c_function", "lambda", "partial", "exec_defined", "decorated", "bound_method"])
+def test_compile_of_odd_callables_gives_the_same_results(name):
+    obj = ODD_CALLABLES[name]()
+    x = torch.arange(3.0)
+    compiled = gm_compile(obj, backend="eager")
+    assert torch.equal(compiled(x), obj(x))
+    unmend(obj)
+
+
+def test_module_with_forward_replaced_on_the_instance():
+    module = torch.nn.Linear(2, 2)
+
+    def forward(x):
+        print("replaced")
+        return x * 3
+
+    module.forward = forward  # an instance attribute shadowing the class's forward
+    assert mend(module) is module
+    assert module.forward is forward
+    assert torch.equal(module(torch.ones(2)), torch.full((2,), 3.0))
+    unmend(module)
+
+
+def test_scripted_module_is_left_alone(caplog):
+    scripted = torch.jit.script(torch.nn.Linear(2, 2))
+    x = torch.ones(1, 2)
+    expected = scripted(x)
+    with caplog.at_level(logging.DEBUG, logger="graphmend"):
+        assert mend(scripted) is scripted
+    assert torch.equal(scripted(x), expected)
+
+
+@pytest.mark.parametrize("value", [3, "forward", None, [1, 2], torch.ones(2)])
+def test_non_callables_are_a_clear_error(value):
+    for entry in (mend, gm_compile):
+        with pytest.raises(graphmend.GraphmendError):
+            entry(value)
+
+
+@pytest.mark.parametrize("value", [3, None, "text"])
+def test_diagnose_of_a_non_callable_is_a_clear_error(value):
+    with pytest.raises(graphmend.GraphmendError):
+        graphmend.diagnose(value)
+
+
+def test_diagnose_of_a_builtin_reports_without_crashing():
+    report = graphmend.diagnose(torch.relu, torch.ones(2))
+    assert report.break_count >= 0
+
+
+def test_generator_and_coroutine_functions_compile_unchanged():
+    def gen(x):
+        yield x + 1
+
+    async def coro(x):
+        return x + 1
+
+    assert mend(gen) is gen and mend(coro) is coro
+    assert gen.__code__ is mend(gen).__code__
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"def f(:\n", b"\xff\xfe\x00\x00", b"", b"import torch\n" * 3],
+    ids=["syntax-error", "binary", "empty", "no-breaks"],
+)
+def test_cli_diagnose_and_run_of_odd_scripts(tmp_path, content):
+    script = tmp_path / "odd.py"
+    script.write_bytes(content)
+    for command in (["diagnose"], ["run"], ["run", "--mend", "oddpkg"]):
+        result = subprocess.run(
+            [sys.executable, "-m", "graphmend", *command, str(script)], capture_output=True, text=True, timeout=300
+        )
+        assert result.returncode in (0, 1), result.stderr
+        assert "graphmend/" not in result.stderr.replace("graphmend/cli.py", ""), result.stderr
+        assert script.read_bytes() == content
+
+
+def test_cli_directory_and_missing_script(tmp_path):
+    assert main(["run", str(tmp_path)]) == 2
+    assert main(["diagnose", str(tmp_path / "missing.py")]) == 2
+
+
+def test_fix_of_a_directory_with_a_symlinked_file_loop(tmp_path):
+    (tmp_path / "a.py").symlink_to(tmp_path / "b.py")
+    (tmp_path / "b.py").symlink_to(tmp_path / "a.py")
+    assert main(["fix", "--check", str(tmp_path)]) in (0, 2)
+
+
+def test_unmend_of_something_never_mended_is_harmless():
+    for obj in (abs, torch.nn.Linear(1, 1), types.SimpleNamespace(), decorated):
+        assert unmend(obj) is obj
