@@ -29,10 +29,6 @@ KNOWN_BUGS = {
         "instead of UnboundLocalError in Dynamo's resume function",
         lambda m: m.arm == "compiled" and "UnboundLocalError" in m.detail and "free variable" in m.detail,
     ),
-    "trap_message_evaluated_when_check_passes": (
-        "runtime.deferred_check calls make_args() while tracing even when the check passes",
-        lambda m: m.arm == "compiled" and m.detail.startswith("error: None != ('builtins.NameError'"),
-    ),
     "guard_overtaken_by_later_error": (
         "an error later in the graph (Dynamo's TorchRuntimeError) preempts a deferred guard",
         lambda m: m.arm == "compiled" and "torch._dynamo.exc.TorchRuntimeError" in m.detail,

@@ -153,11 +153,12 @@ class TrapRule(Rule):
         self._check_placement(guard)
         args = [cst.Arg(test), cst.Arg(string(name)), cst.Arg(cst.Name("__name__"))]
         if message is not None:
-            args.append(cst.Arg(self._thunk(message)))
+            args.append(cst.Arg(self._thunk(message, guard)))
         return runtime_call("deferred_check", args)
 
-    def _thunk(self, message: list[cst.Arg]) -> cst.Lambda:
+    def _thunk(self, message: list[cst.Arg], guard: cst.If) -> cst.Lambda:
         """``lambda: (args,)``: evaluated only when the check is deferred."""
+        bound = self._bound_at(guard)
         for arg in message:
             if arg.star or arg.keyword is not None:
                 raise Declined("keyword or starred exception argument")
@@ -166,10 +167,32 @@ class TrapRule(Rule):
                     f"message argument {cst.Module([]).code_for_node(arg.value)} is not a literal, "
                     "name, attribute or f-string of those (it would be evaluated when the check passes)"
                 )
+            unbound = sorted(_roots(arg.value) - bound)
+            if unbound:
+                raise Declined(
+                    f"message reads {', '.join(unbound)}, which may be unbound at the guard "
+                    "(under torch.compile the message is built even when the check passes)"
+                )
         elements = [cst.Element(deferred_text(arg.value)) for arg in message]
         if len(elements) == 1:
             elements[0] = elements[0].with_changes(comma=cst.Comma())
         return cst.Lambda(params=cst.Parameters(), body=cst.Tuple(elements))
+
+    def _bound_at(self, guard: cst.If) -> set[str]:
+        """Names surely bound when ``guard`` runs: the function's parameters
+        and the targets of plain assignments in its body before the
+        statement that holds the guard.  (A global could be missing too, so
+        a message reading one is declined.)"""
+        function = self._functions[-1]
+        holder = next(a for a in self._ancestors if a in function.body.body)
+        bound = set(parameter_names(function))
+        for statement in function.body.body[: function.body.body.index(holder)]:
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    targets = small.targets if isinstance(small, cst.Assign) else []
+                    for target in targets:
+                        bound |= {n.value for n in m.findall(target.target, m.Name())}
+        return bound
 
     def _check_placement(self, guard: cst.If) -> None:
         """Declined unless deferring the raise is invisible (see Safety)."""
@@ -217,6 +240,21 @@ def _inert(node: cst.BaseExpression) -> bool:
             if isinstance(part, cst.FormattedStringExpression)
         )
     return False
+
+
+def _roots(node: cst.BaseExpression) -> set[str]:
+    """The names an :func:`_inert` expression reads (an attribute chain's root)."""
+    if isinstance(node, cst.Name):
+        return {node.value}
+    if isinstance(node, cst.Attribute):
+        return _roots(node.value)
+    if isinstance(node, cst.ConcatenatedString):
+        return _roots(node.left) | _roots(node.right)
+    if isinstance(node, cst.FormattedString):
+        return set().union(
+            *(_roots(p.expression) for p in node.parts if isinstance(p, cst.FormattedStringExpression))
+        )
+    return set()
 
 
 def _index_uses(statement: cst.CSTNode) -> list[cst.CSTNode]:
