@@ -389,7 +389,10 @@ class BreakRecorder:
     def checkpoint(self, call: int | None) -> None:
         """Close the recompiles of the previous call; later ones belong to ``call``."""
         for code, reasons in list(guard_failures.items()):
-            new = reasons[self._failures_seen.get(code, 0) :]
+            # A cache entry made for another backend (the user's, beside a
+            # diagnosis's private one) fails its backend guard without that
+            # being a recompile of the user's code.
+            new = [r for r in reasons[self._failures_seen.get(code, 0) :] if "BACKEND_MATCH" not in r]
             if new:
                 self.recompiles.append(_recompile(code, new, self._call))
         self._failures_seen = _guard_failure_counts()

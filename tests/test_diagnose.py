@@ -262,3 +262,9 @@ def test_repeated_diagnosis_traces_afresh():
     second = graphmend.diagnose(programs.io_print, X)
     assert [b.lineno for b in first.breaks] == [b.lineno for b in second.breaks]
     assert second.graph_count == first.graph_count == 2
+
+
+def test_a_users_compiled_entry_is_not_reported_as_a_recompile():
+    torch.compile(programs.clean, backend="eager")(X)
+    report = graphmend.diagnose(programs.clean, X)
+    assert report.recompiles == []
