@@ -286,10 +286,21 @@ def environment(device: str, backend: str) -> dict[str, str]:
     return info
 
 
+def write(results: list[RowResult], env: dict[str, str], out: Path) -> None:
+    """results.json, results.md and breaks.png for the rows so far."""
+    rows = [{**asdict(r), "cold_ratio": r.cold_ratio, "warm_ratio": r.warm_ratio} for r in results]
+    (out / "results.json").write_text(json.dumps({"environment": env, "rows": rows}, indent=2))
+    (out / "results.md").write_text(markdown(results, env))
+    chart(results, out / "breaks.png")
+
+
 def run(rows: Sequence[str], *, backend: str, device: str, repeats: int, out: Path, progress: bool = True) -> list[RowResult]:
+    """Every row in turn; the results are written after each row, so a run
+    stopped early keeps what it measured."""
     from rich.progress import Progress
 
     out.mkdir(parents=True, exist_ok=True)
+    env = environment(device, backend)
     results = []
     warnings.filterwarnings("ignore")
     with Progress(disable=not progress, transient=False) as bar:
@@ -301,20 +312,6 @@ def run(rows: Sequence[str], *, backend: str, device: str, repeats: int, out: Pa
             except Exception as err:  # one failing row must not hide the others
                 row = corpus.ROWS[name]
                 results.append(RowResult(name, row.title, Arm(), Arm(), error=f"{type(err).__name__}: {err}"))
+            write(results, env, out)
             bar.advance(task)
-    env = environment(device, backend)
-    (out / "results.json").write_text(
-        json.dumps(
-            {
-                "environment": env,
-                "rows": [
-                    {**asdict(r), "cold_ratio": r.cold_ratio, "warm_ratio": r.warm_ratio}
-                    for r in results
-                ],
-            },
-            indent=2,
-        )
-    )
-    (out / "results.md").write_text(markdown(results, env))
-    chart(results, out / "breaks.png")
     return results
