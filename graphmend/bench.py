@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
+import torch._inductor.config
 
 import graphmend
 from graphmend import corpus
@@ -112,8 +113,17 @@ def _synchronize(device: str) -> None:
 
 
 def _measure_compiled(arm: Arm, model: torch.nn.Module, args: tuple, kwargs: dict, *, backend: str, device: str, repeats: int) -> Any:
-    """Cold and warm times, and recompiles on a second batch size."""
+    """Cold and warm times, and recompiles on a second batch size.
+
+    Inductor's on-disk caches are off while the arm runs: the second arm
+    would otherwise reuse kernels the first one compiled and look colder
+    than it is."""
     torch._dynamo.reset()
+    with torch._inductor.config.patch(force_disable_caches=True):
+        return _measure_uncached(arm, model, args, kwargs, backend=backend, device=device, repeats=repeats)
+
+
+def _measure_uncached(arm: Arm, model: torch.nn.Module, args: tuple, kwargs: dict, *, backend: str, device: str, repeats: int) -> Any:
     compiled = torch.compile(model, backend=backend)
 
     def call() -> Any:
