@@ -30,7 +30,11 @@ import builtins  # noqa: E402  (kept with the section that uses it)
 import functools  # noqa: E402
 import logging  # noqa: E402
 import sys  # noqa: E402
+import threading  # noqa: E402
+import types  # noqa: E402
 import warnings  # noqa: E402
+
+from graphmend.rules.base import RUNTIME_ALIAS  # noqa: E402
 
 
 def snapshot(value):
@@ -241,6 +245,8 @@ def _share_replays_with_inlined_calls() -> None:
     @functools.wraps(original)
     def __init__(self, *args, **kwargs):
         original(self, *args, **kwargs)
+        if _is_mended(self.f_code):
+            _TRACE.mended = True
         if self.output.is_root_tracer():
             self.debug_locals = self.parent.debug_locals
         else:
@@ -264,7 +270,76 @@ class _ReplaysInSubgraph(list):
         )
 
 
+def _is_mended(code) -> bool:
+    """Whether ``code`` calls this module (as rewritten code does)."""
+    return RUNTIME_ALIAS in code.co_names
+
+
+class _Trace(threading.local):
+    #: Whether the frame Dynamo is converting on this thread, or a function
+    #: it inlined, is rewritten code.
+    mended = False
+
+
+_TRACE = _Trace()
+
+
+def _run_failing_mended_frames_eagerly() -> None:
+    """When Dynamo fails to trace rewritten code because the code itself
+    fails (a shape error met on fake tensors: ``TorchRuntimeError``; or the
+    user's own exception), run that frame eagerly instead of raising.
+
+    Tracing runs no code, so the frame starts from the top: eagerly the
+    deferred messages print, the deferred checks raise and the failing
+    statement raises its own error, in program order, as the original did
+    eagerly.  Without this a graph with no break before the error loses
+    the messages recorded before it, and a deferred check is overtaken by
+    the later error.  (``torch.compile`` of the original, which broke the
+    graph before the failing statement, raises Dynamo's wrapper type
+    instead; the eager type is the original program's.)  The frame is run
+    eagerly this once and compiled again on its next call; with
+    ``fullgraph=True`` the error is raised, as asked.  Dynamo's own failures
+    (unsupported code, backend errors) are left to Dynamo.
+    """
+    from torch._dynamo import convert_frame, exc
+    from torch._dynamo.types import ConvertFrameReturn, FrameAction, FrameExecStrategy
+
+    original = convert_frame.ConvertFrame.__call__
+    if getattr(original, "_graphmend_runs_failing_frames", False):
+        return
+
+    @functools.wraps(original)
+    def __call__(self, frame, cache_entry, hooks, frame_state, skip=0):
+        outer = _TRACE.mended
+        _TRACE.mended = _is_mended(frame.f_code)
+        try:
+            return original(self, frame, cache_entry, hooks, frame_state, skip=skip + 1)
+        except Exception as error:
+            user_error = isinstance(error, exc.TorchRuntimeError) or not isinstance(error, exc.TorchDynamoException)
+            if not (user_error and _TRACE.mended) or self._inner_convert._box.error_on_graph_break:
+                raise
+            _log_eager_run(frame.f_code, error)
+            return ConvertFrameReturn(
+                frame_exec_strategy=FrameExecStrategy(FrameAction.SKIP, FrameAction.DEFAULT),
+                apply_to_code=False,
+                skip_reason="graphmend: the rewritten code fails; it runs eagerly",
+            )
+        finally:
+            _TRACE.mended = outer
+
+    __call__._graphmend_runs_failing_frames = True
+    convert_frame.ConvertFrame.__call__ = __call__
+
+
+def _log_eager_run(code, error: Exception) -> None:
+    logging.getLogger(__name__).debug(
+        "%s (%s:%d) fails while Dynamo traces it (%s: %s); running it eagerly",
+        code.co_name, code.co_filename, code.co_firstlineno, type(error).__name__, str(error).split("\n", 1)[0],
+    )
+
+
 _share_replays_with_inlined_calls()
+_run_failing_mended_frames_eagerly()
 
 
 # --- [Where] ----------------------------------------------------------------
@@ -281,8 +356,12 @@ _EXACT_EQUALITY_TYPES = (int, bool, str, type(None), torch.dtype, torch.device)
 
 
 def is_tensor(value: object) -> bool:
-    """Whether the predicated form applies; Dynamo folds this to a constant."""
-    return isinstance(value, torch.Tensor)
+    """Whether the predicated form applies: a tensor test under
+    torch.compile (Dynamo folds this to a constant).  Eager code keeps the
+    original Python branch: it computes one branch, not both, and raises
+    exactly what the original raised, a branch that would fail when not
+    taken included."""
+    return isinstance(value, torch.Tensor) and torch.compiler.is_compiling()
 
 
 def where(condition, if_true, if_false):
@@ -312,11 +391,18 @@ def where(condition, if_true, if_false):
 def select(condition, if_true, if_false):
     """``if_true() if condition else if_false()`` (a conditional expression).
 
-    With a tensor ``condition`` both thunks run (the rule proved them free of
-    effects) and :func:`where` merges them; otherwise only the chosen one runs.
+    With a tensor ``condition`` under torch.compile both thunks run (the
+    rule proved them free of effects) and :func:`where` merges them;
+    otherwise only the chosen one runs.  A thunk that raises (the branch
+    not taken may fail: ``v.clone()`` of a ``None``) makes the original
+    choice, so the error is raised only if its branch is taken.
     """
     if is_tensor(condition):
-        return where(condition, if_true(), if_false())
+        try:
+            values = if_true(), if_false()
+        except Exception:
+            return if_true() if condition else if_false()
+        return where(condition, *values)
     return if_true() if condition else if_false()
 
 
@@ -441,3 +527,31 @@ def _is_int64_exact(dtype: torch.dtype) -> bool:
     return dtype in (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
                      torch.uint16, torch.uint32)
 
+
+
+# --- Calls from eager code ----------------------------------------------------
+
+
+def _skip_frames_of_eager_calls() -> None:
+    """Run the functions above eagerly when eager code calls them.
+
+    Dynamo inlines them into the graph of the rewritten code it traces,
+    where ``torch.compiler.is_compiling()`` is True.  Rewritten code that
+    runs eagerly under torch.compile (the statement at a graph break, a
+    frame Dynamo gave up on) calls them as frames of their own instead, and
+    Dynamo would compile each of those with ``is_compiling()`` folded to
+    True: ``is_tensor`` would pick the predicated form in eager code and
+    evaluate the branch the original does not take.  Skipping these frames,
+    and the frames they call (a thunk, a helper), keeps eager calls eager;
+    inlining into a traced caller is unaffected.
+    """
+    from torch._dynamo.eval_frame import set_code_exec_strategy
+    from torch._dynamo.types import FrameAction, FrameExecStrategy
+
+    module = sys.modules[__name__]
+    for value in vars(module).values():
+        if isinstance(value, types.FunctionType) and value.__module__ == __name__:
+            set_code_exec_strategy(value.__code__, FrameExecStrategy(FrameAction.SKIP, FrameAction.SKIP))
+
+
+_skip_frames_of_eager_calls()

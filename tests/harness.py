@@ -13,6 +13,7 @@ import importlib.util
 import io
 import itertools
 import logging
+import os
 import sys
 import warnings
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from graphmend.compare import first_difference
 from graphmend.pipeline import TransformResult, transform_source
 
 _module_ids = itertools.count()
+_TORCH_DIR = os.path.dirname(torch.__file__)
 
 
 @dataclass
@@ -38,18 +40,26 @@ class Outcome:
 
 
 class _RecordingHandler(logging.Handler):
-    def __init__(self) -> None:
+    def __init__(self, prefix: str) -> None:
         super().__init__(logging.NOTSET)
+        self.prefix = prefix
         self.records: list[tuple[str, str, str]] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.records.append((record.name, record.levelname, record.getMessage()))
+        if record.name.startswith(self.prefix):
+            self.records.append((record.name, record.levelname, record.getMessage()))
 
 
-def capture(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Outcome:
-    """Call ``fn`` and record everything observable about the call."""
+def capture(
+    fn: Callable[..., Any], *args: Any, logs_from: str = "", torch_warnings: bool = True, **kwargs: Any
+) -> Outcome:
+    """Call ``fn`` and record everything observable about the call: the log
+    records of loggers named ``logs_from...``, and the warnings, torch's own
+    too unless ``torch_warnings`` is False (the filter goes by the warning's
+    file: a user's warning with a ``stacklevel`` pointing into torch's
+    ``torch.compile`` wrapper would be dropped too)."""
     outcome = Outcome()
-    handler = _RecordingHandler()
+    handler = _RecordingHandler(logs_from)
     root = logging.getLogger()
     root.addHandler(handler)
     out, err = io.StringIO(), io.StringIO()
@@ -66,8 +76,14 @@ def capture(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Outcome:
         root.removeHandler(handler)
     outcome.stdout, outcome.stderr = out.getvalue(), err.getvalue()
     outcome.logs = handler.records
-    outcome.warnings = [(w.category, str(w.message)) for w in caught]
+    outcome.warnings = [(w.category, str(w.message)) for w in caught if torch_warnings or not _torch_warning(w)]
     return outcome
+
+
+def _torch_warning(caught: warnings.WarningMessage) -> bool:
+    """Torch's own warnings: from its Python code, or from its C++ code
+    (``TORCH_WARN_ONCE``: once per process, so whichever arm runs first)."""
+    return caught.filename.startswith(_TORCH_DIR) or "(Triggered internally at " in str(caught.message)
 
 
 def assert_same_outcome(expected: Outcome, actual: Outcome, label: str) -> None:

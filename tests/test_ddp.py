@@ -1,7 +1,13 @@
 """A mended corpus model trains under DistributedDataParallel (gloo, 2 CPU
 processes started by torchrun) with the same losses and gradients, bit for
-bit, as the unmended model, and no more graphs than the unmended model (the goal, 1 graph per
-forward, is not reached yet: 6 -> 6 measured).
+bit, as the unmended model, in one graph per forward (T5: 4 graphs per
+forward before mending; the same graph serves every step).
+
+The model is T5 because its training forward has no break graphmend cannot
+remove soundly.  BioGPT, BART and the other LayerDrop models draw
+``torch.rand([]) < self.layerdrop`` per layer and ``continue`` past the
+layer: skipping a layer changes which random numbers its dropout draws, so
+no predicated form is bit-identical, and in training those breaks stay.
 
 ``torch._dynamo.config.optimize_ddp`` is turned off for the count: with it
 on, Dynamo deliberately splits the graph at DDP's bucket boundaries (so
@@ -34,11 +40,12 @@ from graphmend.compare import first_difference
 torch._dynamo.config.optimize_ddp = False
 dist.init_process_group("gloo")
 rank = dist.get_rank()
-row = corpus.ROWS["biogpt"]
+row = corpus.ROWS["t5"]
+STEPS = 3
 args, kwargs = row.inputs()
 
 
-def train(model, compile_backend=None, steps=3):
+def train(model, compile_backend=None, steps=STEPS):
     model.train()
     ddp = DDP(model)
     step_fn = torch.compile(ddp, backend=compile_backend) if compile_backend else ddp
@@ -73,7 +80,7 @@ mended_model = row.model()
 graphmend.patch.mend(mended_model, modules=row.modules)
 actual = train(mended_model, counting(graphs))
 difference = first_difference(expected, actual)
-print(f"rank {rank}: graphs {len(original_graphs)} -> {len(graphs)} difference {difference}", flush=True)
+print(f"rank {rank}: graphs {len(original_graphs)} -> {len(graphs)} over {STEPS} steps, difference {difference}", flush=True)
 dist.destroy_process_group()
 sys.exit(0 if difference is None else 1)
 '''
@@ -86,7 +93,7 @@ def _free_port() -> int:
 
 
 @pytest.mark.skipif(
-    not os.environ.get("GRAPHMEND_SLOW_TESTS"), reason="about 90 s on 2 cores: runs under `make fuzz` (GRAPHMEND_SLOW_TESTS=1)"
+    not os.environ.get("GRAPHMEND_SLOW_TESTS"), reason="about 2 minutes on 2 cores: runs under `make fuzz` (GRAPHMEND_SLOW_TESTS=1)"
 )
 def test_mended_corpus_model_trains_identically_under_ddp(tmp_path):
     worker = tmp_path / "ddp_worker.py"
@@ -98,9 +105,9 @@ def test_mended_corpus_model_trains_identically_under_ddp(tmp_path):
         capture_output=True, text=True, timeout=900, env=env,
     )  # fmt: skip
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    counts = {int(r): (int(a), int(b)) for r, a, b in re.findall(r"rank (\d): graphs (\d+) -> (\d+) difference None", result.stdout)}
+    counts = {int(r): (int(a), int(b)) for r, a, b in re.findall(r"rank (\d): graphs (\d+) -> (\d+) over \d+ steps, difference None", result.stdout)}
     assert set(counts) == {0, 1}, result.stdout  # both ranks: losses and gradients identical
     for before, after in counts.values():
-        # Measured on torch 2.13, transformers 4.52.4: 6 -> 6.  The issue asks
-        # for 1; what still breaks under DDP in train mode is not yet known.
-        assert after <= before, result.stdout
+        # One graph, compiled on the first step and reused by the others
+        # (no recompile); the unmended model compiles one per piece.
+        assert after == 1 < before, result.stdout

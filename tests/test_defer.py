@@ -329,12 +329,12 @@ def test_transformers_sources_change_only_at_sites(relative, inside):
 
     import transformers
 
-    from graphmend.analysis.source import function_at
+    from graphmend.patch import site_skeleton
 
     path = f"{transformers.__file__.rsplit('/', 1)[0]}/{relative}"
     source = open(path).read()
     if inside is not None:
-        source = function_at(path, source[: source.index(inside)].count("\n") + 2).text
+        source = site_skeleton(path, source[: source.index(inside)].count("\n") + 2)[0]
     result = transform_source(source, rules=["defer"])
     ast.parse(result.code)
     assert result.sites and not result.skips
@@ -360,7 +360,7 @@ def test_t5_compiles_to_one_graph_with_the_warning_once_deferred():
     from transformers import T5Config, T5ForConditionalGeneration
     from transformers.models.t5 import modeling_t5
 
-    from graphmend.analysis.source import function_at
+    import graphmend.patch
 
     torch.manual_seed(0)
     config = T5Config(vocab_size=100, d_model=32, d_kv=8, d_ff=64, num_layers=2, num_heads=4,
@@ -375,27 +375,14 @@ def test_t5_compiles_to_one_graph_with_the_warning_once_deferred():
             logits = torch.compile(model, backend=counter)(**inputs).logits
         return counter.graphs, logits
 
-    original_forward = modeling_t5.T5Stack.forward
-    site = function_at(modeling_t5.__file__, original_forward.__code__.co_firstlineno + 1)
-    mended = transform_source(site.text, rules=["defer"])
-    assert any(s.what == "warning_once -> deferred" for s in mended.sites)
-    # Compile at the original line numbers, in the module's own globals, as
-    # a patch would: Dynamo finds inlined code's globals by module name.
-    lines = mended.code.splitlines(keepends=True)
-    def_line = next(i for i, line in enumerate(lines) if line.startswith(("def ", "@")))
-    code = compile("\n" * (site.first_line - 1 - def_line) + mended.code, modeling_t5.__file__, "exec")
-    namespace = vars(modeling_t5)
     before_graphs, before_logits = graphs_and_logits()
+    graphmend.patch.mend(model, modules="transformers.models.t5", rules=["defer"])
     try:
-        exec(code, namespace)
-        modeling_t5.T5Stack.forward = namespace["forward"]
         logging.Logger.warning_once.cache_clear()
         # transformers' loggers do not propagate to the root logger.
         (after_graphs, after_logits), records = _records_of(graphs_and_logits, logger_name="transformers")
     finally:
-        modeling_t5.T5Stack.forward = original_forward
-        namespace.pop("forward", None)
-        namespace.pop("_graphmend", None)
+        graphmend.patch.unmend(model)
     assert (before_graphs, after_graphs) == (4, 1)
     assert torch.equal(before_logits, after_logits)
     assert [(name, level, text[:24]) for name, level, text in records] == [

@@ -24,20 +24,6 @@ REGRESSIONS = Path(__file__).parent / "fuzz" / "regressions"
 #: tolerates only these; the regression tests below are strict xfails, so
 #: fixing a bug turns its test into a failure until its entry is removed.
 KNOWN_BUGS = {
-    "unbound_local_becomes_free_variable": (
-        "where's select() lambdas make a local a cell: reading it unbound raises NameError "
-        "instead of UnboundLocalError in Dynamo's resume function",
-        lambda m: m.arm == "compiled" and "UnboundLocalError" in m.detail and "free variable" in m.detail,
-    ),
-    "guard_overtaken_by_later_error": (
-        "an error later in the graph (Dynamo's TorchRuntimeError) preempts a deferred guard",
-        lambda m: m.arm == "compiled" and "torch._dynamo.exc.TorchRuntimeError" in m.detail,
-    ),
-    "deferred_print_then_error": (
-        "without the break, a failing statement becomes Dynamo's TorchRuntimeError and the deferred print is lost",
-        # Dynamo may instead re-raise the original type with "from user code:" appended.
-        lambda m: m.arm == "compiled" and ("torch._dynamo.exc.TorchRuntimeError" in m.detail or "from user code:" in m.detail),
-    ),
 }
 
 

@@ -180,3 +180,37 @@ def f(x):
     return z + 1
 '''
     check_equivalent(source, "f", [(GOOD,), (NEGATIVE,)], tmp_path, rules=["trap", "defer"])
+
+
+_FAILS_LATER = '''
+import torch
+
+
+def f(x):
+    if (x < 0).any():
+        raise ValueError("negative")
+    print("checked")
+    return x + x[:1].repeat(3)
+'''
+
+
+def test_a_later_error_met_while_tracing_does_not_overtake_the_check(tmp_path):
+    # Without the break at the guard, Dynamo meets the shape error of the
+    # last line while tracing.  The frame then runs eagerly: the check
+    # raises first, or the print happens and the plain RuntimeError follows,
+    # exactly as in the original eagerly.
+    original, mended, _ = mend_source(_FAILS_LATER, tmp_path, rules=["trap", "defer"])
+    for x in (GOOD, NEGATIVE):
+        expected = capture(original.f, x)
+        actual, _ = compiled_outcome(mended.f, x)
+        assert expected.error[0] in (ValueError, RuntimeError)
+        assert_same_outcome(expected, actual, "compiled")
+
+
+def test_fullgraph_keeps_dynamos_error(tmp_path):
+    import pytest
+
+    _, mended, _ = mend_source(_FAILS_LATER, tmp_path, rules=["trap", "defer"])
+    torch._dynamo.reset()
+    with pytest.raises(torch._dynamo.exc.TorchRuntimeError):
+        torch.compile(mended.f, backend="eager", fullgraph=True)(GOOD)

@@ -435,11 +435,17 @@ def test_phi3_longrope() -> None:
         # guards on that aliasing, so the second call recompiles once.  The
         # original changes the same aliasing on its first call.
         assert counts[:2] == [1, 2]
-        # Once separated (any call does it, here an eager one), a second call
-        # does not recompile: the buffer is updated in place.
+        # An eager call runs the original code, which makes ``inv_freq`` the
+        # ``long_inv_freq`` tensor itself; the first compiled call cannot copy
+        # into a tensor another attribute holds and re-registers it, so the
+        # second recompiles once.  Once separated, the buffer is updated in
+        # place and nothing recompiles.
         model = _phi3()
         with torch.no_grad():
             model(long_ids)
+        assert model.rotary_emb.inv_freq is model.rotary_emb.long_inv_freq
+        _, counts = _run_compiled(model, [long_ids, long_ids])
+        assert counts == [1, 2]
         buffer = model.rotary_emb.inv_freq
         assert _run_compiled(model, [long_ids, long_ids])[1] == [1, 1]
         assert model.rotary_emb.inv_freq is buffer

@@ -22,7 +22,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import libcst as cst
-import libcst.matchers as m
 
 #: Methods that mutate a list, dict or set in place.
 CONTAINER_MUTATORS = frozenset(

@@ -76,10 +76,9 @@ import re
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.codemod.visitors import AddImportsVisitor
-from libcst.metadata import BuiltinScope, GlobalScope, QualifiedNameProvider, ScopeProvider
+from libcst.metadata import GlobalScope, QualifiedNameProvider, ScopeProvider
 
-from graphmend.rules.base import RUNTIME_ALIAS, Rule
+from graphmend.rules.base import Declined, Rule, global_name, runtime_call, runtime_function, string
 
 LOG_METHODS = frozenset(
     {"debug", "info", "warning", "warn", "error", "critical", "exception", "log"}
@@ -90,25 +89,6 @@ STREAMS = {"sys.stdout": "stdout", "sys.stderr": "stderr"}
 PRINT_KEYWORDS = frozenset({"sep", "end", "file", "flush"})
 WARN_PARAMETERS_IN_ORDER = ("message", "category", "stacklevel")
 WARN_PARAMETERS = frozenset(WARN_PARAMETERS_IN_ORDER)
-
-
-class Declined(Exception):
-    """A site a rule leaves alone; ``str()`` is the reason it records."""
-
-
-def runtime_function(name: str) -> cst.Attribute:
-    """``_graphmend.<name>``."""
-    return cst.Attribute(value=cst.Name(RUNTIME_ALIAS), attr=cst.Name(name))
-
-
-def runtime_call(name: str, args: list[cst.Arg]) -> cst.Call:
-    """``_graphmend.<name>(*args)``."""
-    return cst.Call(func=runtime_function(name), args=args)
-
-
-def string(name: str) -> cst.SimpleString:
-    """A double-quoted literal of ``name`` (a dotted identifier)."""
-    return cst.SimpleString(f'"{name}"')
 
 
 def with_comma(arg: cst.Arg) -> cst.Arg:
@@ -202,22 +182,6 @@ def _template_piece(piece: cst.BaseFormattedStringContent, values: list[cst.Base
     return "{" + conversion + spec + "}"
 
 
-def global_name(rule: Rule, node: cst.BaseExpression) -> str:
-    """``node``'s dotted text when it names a module global or builtin (so
-    :func:`graphmend.runtime.resolve` finds the same object later).
-    ``rule`` provides ``ScopeProvider`` metadata for ``node``."""
-    dotted = cst.helpers.get_full_name_for_node(node)
-    head = node
-    while isinstance(head, cst.Attribute):
-        head = head.value
-    if dotted is None or not isinstance(head, cst.Name):
-        raise Declined(f"{cst.Module([]).code_for_node(node)} is not a global name")
-    assignments = rule.get_metadata(ScopeProvider, head)[head.value]
-    if not all(isinstance(a.scope, (GlobalScope, BuiltinScope)) for a in assignments):
-        raise Declined(f"{dotted} is not a global name")
-    return dotted
-
-
 class DeferRule(Rule):
     NAME = "defer"
     METADATA_DEPENDENCIES = (*Rule.METADATA_DEPENDENCIES, ScopeProvider)
@@ -226,12 +190,6 @@ class DeferRule(Rule):
         super().__init__(*args, **kwargs)
         self._function_depth = 0
         self._except_depth = 0
-
-    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
-        # Asked once: libcst 1.9 adds an aliased import once per request.
-        if any(site.rule == self.NAME for site in self.context.scratch["sites"]):
-            AddImportsVisitor.add_needed_import(self.context, "graphmend", "runtime", asname=RUNTIME_ALIAS)
-        return updated_node
 
     # -- where we are -------------------------------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:

@@ -3,8 +3,9 @@
 What it does
     Rewrites the test of ``if T: raise E(args)`` (an ``if`` whose body only
     raises, and whose test may be a tensor: ``x is None``, shapes and
-    ``len`` are left alone) into ``_graphmend.deferred_check(T, "E", __name__, lambda:
-    (args,))``.  The ``raise`` statement stays as written.  ``E`` is a
+    ``len`` are left alone) into ``_graphmend.deferred_check(T, "E", __name__, lambda
+    n=n: (args,))`` (the names the message reads become default arguments,
+    so no local turns into a closure cell).  The ``raise`` statement stays as written.  ``E`` is a
     module-level or built-in exception class (or a dotted path to one);
     ``raise E`` without a call works too; f-string messages are split like
     [Defer]'s.
@@ -22,7 +23,7 @@ Before
 After
     ::
 
-        if _graphmend.deferred_check((input_ids < 0).any(), "ValueError", __name__, lambda: (_graphmend.fstring("negative ids in {}", name),)):
+        if _graphmend.deferred_check((input_ids < 0).any(), "ValueError", __name__, lambda name=name: (_graphmend.fstring("negative ids in {}", name),)):
             raise ValueError(f"negative ids in {name}")
 
 Safety
@@ -62,13 +63,12 @@ from __future__ import annotations
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import QualifiedNameProvider, ScopeProvider
 
 from graphmend.analysis.effects import hazards_around, local_names, parameter_names
 from graphmend.analysis.tensorness import Tensorness, classify
-from graphmend.rules.base import RUNTIME_ALIAS, Rule
-from graphmend.rules.defer import Declined, deferred_text, global_name, runtime_call, string
+from graphmend.rules.base import RUNTIME_ALIAS, Declined, Rule, global_name, runtime_call, string, thunk
+from graphmend.rules.defer import deferred_text
 
 #: Calls whose argument is used as an index (the last name of the callee).
 INDEXING_CALLS = frozenset(
@@ -108,12 +108,6 @@ class TrapRule(Rule):
 
     def leave_FunctionDef(self, original_node, updated_node):
         self._functions.pop()
-        return updated_node
-
-    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
-        # Asked once: libcst 1.9 adds an aliased import once per request.
-        if any(site.rule == self.NAME for site in self.context.scratch["sites"]):
-            AddImportsVisitor.add_needed_import(self.context, "graphmend", "runtime", asname=RUNTIME_ALIAS)
         return updated_node
 
     def leave_If(self, original_node: cst.If, updated_node: cst.If) -> cst.If:
@@ -157,7 +151,8 @@ class TrapRule(Rule):
         return runtime_call("deferred_check", args)
 
     def _thunk(self, message: list[cst.Arg], guard: cst.If) -> cst.Lambda:
-        """``lambda: (args,)``: evaluated only when the check is deferred."""
+        """``lambda a=a: (args,)``: evaluated only when the check is deferred;
+        every name it reads is bound at the guard (or it is declined)."""
         bound = self._bound_at(guard)
         for arg in message:
             if arg.star or arg.keyword is not None:
@@ -176,7 +171,8 @@ class TrapRule(Rule):
         elements = [cst.Element(deferred_text(arg.value)) for arg in message]
         if len(elements) == 1:
             elements[0] = elements[0].with_changes(comma=cst.Comma())
-        return cst.Lambda(params=cst.Parameters(), body=cst.Tuple(elements))
+        captured = sorted(set().union(*(_roots(arg.value) for arg in message)))
+        return thunk(cst.Tuple(elements), captured)
 
     def _bound_at(self, guard: cst.If) -> set[str]:
         """Names surely bound when ``guard`` runs: the function's parameters

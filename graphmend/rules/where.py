@@ -41,9 +41,15 @@ After
                 hidden_states = torch.clamp(hidden_states, min=-clamp_value, max=clamp_value)
 
 Safety
-    * Dispatch at run time: when the test is not a tensor (a Python bool)
-      the original branch code runs exactly as before; Dynamo folds the
-      ``is_tensor`` check to a constant.
+    * Dispatch at run time: when the test is not a tensor (a Python bool),
+      or the code runs eagerly, the original branch code runs exactly as
+      before; Dynamo folds the ``is_tensor`` check to a constant.
+    * A conditional expression becomes ``_graphmend.select(T, lambda a=a:
+      ..., lambda b=b: ...)``: the locals a branch reads are default
+      arguments (a closure would make them cells, which Dynamo's resume
+      functions read as free variables), so each must be bound before the
+      expression; a thunk that raises under torch.compile makes the
+      original choice.
     * Both branches must be free of effects and must not raise when not
       taken: only known-pure ``torch`` functions and tensor methods, pure
       builtins, slice indexing; no I/O, ``raise``, loops, in-place or
@@ -89,8 +95,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.codemod.visitors import AddImportsVisitor
-from libcst.metadata import QualifiedNameProvider
+from libcst.metadata import FunctionScope as ScopeOfFunction, QualifiedNameProvider, ScopeProvider
 
 from graphmend.analysis.bindings import FunctionScope, name_uses, walk
 from graphmend.analysis.purity import call_impurity, expression_impurity
@@ -100,23 +105,15 @@ from graphmend.analysis.tensorness import (
     is_bool_scalar,
     tensor_names,
 )
-from graphmend.rules.base import RUNTIME_ALIAS, Rule
-
-
-class _Decline(Exception):
-    """A site [Where] leaves alone; the message is the recorded reason."""
+from graphmend.rules.base import RUNTIME_ALIAS, Declined, Rule, runtime_call, thunk
 
 
 #: Largest integer a float64 holds exactly (a literal compared in float64).
 _EXACT_FLOAT64_INT = 2**53
 
 
-def _runtime(function: str) -> cst.Attribute:
-    return cst.Attribute(cst.Name(RUNTIME_ALIAS), cst.Name(function))
-
-
 def _call(function: str, *args: cst.BaseExpression) -> cst.Call:
-    return cst.Call(_runtime(function), [cst.Arg(a) for a in args])
+    return runtime_call(function, args)
 
 
 def _assign(target: cst.BaseAssignTargetExpression, value: cst.BaseExpression) -> cst.SimpleStatementLine:
@@ -339,6 +336,7 @@ class _Branch:
 
 class WhereRule(Rule):
     NAME = "where"
+    METADATA_DEPENDENCIES = (*Rule.METADATA_DEPENDENCIES, ScopeProvider)
 
     def __init__(self, context, options) -> None:
         super().__init__(context, options)
@@ -346,7 +344,6 @@ class WhereRule(Rule):
         self._elifs: set[int] = set()  # ids of original If nodes in elif position
         self._mended: set[int] = set()  # ids of original If nodes rewritten here
         self._return_ifs: dict[int, cst.If] = {}  # updated if -> original, ``if T: return``
-        self._imports_runtime = False
 
     # -- metadata --------------------------------------------------------------
     def _qualified_name(self, node: cst.CSTNode) -> str | None:
@@ -378,7 +375,7 @@ class WhereRule(Rule):
         mark = len(sites)
         try:
             statements = self._mend_if(original_node, updated_node)
-        except _Decline as decline:
+        except Declined as decline:
             del sites[mark:]  # an elif mended on the way is not kept either
             self.skip(original_node, str(decline))
             return updated_node
@@ -393,7 +390,7 @@ class WhereRule(Rule):
                 continue
             try:
                 mended = self._mend_return_if(original_if, body[index], original_node, body[index + 1:])
-            except _Decline as decline:
+            except Declined as decline:
                 self.skip(original_if, str(decline))
                 continue
             body[index:index + 1] = mended
@@ -407,14 +404,39 @@ class WhereRule(Rule):
         if reason is None:
             try:
                 test = self._tensor_test(original_node.test, updated_node.test)
-            except _Decline as decline:
+            except Declined as decline:
                 reason = str(decline)
         if reason:
             self.skip(original_node, reason)
             return updated_node
-        self._use_runtime()
+        try:
+            captured = [self._captured(original_node, branch) for branch in (original_node.body, original_node.orelse)]
+        except Declined as decline:
+            self.skip(original_node, str(decline))
+            return updated_node
         self.record(original_node, "conditional expression -> torch.where")
-        return _call("select", test, _thunk(updated_node.body), _thunk(updated_node.orelse))
+        return _call(
+            "select", test, thunk(updated_node.body, captured[0]), thunk(updated_node.orelse, captured[1])
+        )
+
+    def _captured(self, expression: cst.IfExp, branch: cst.BaseExpression) -> list[str]:
+        """The locals of the enclosing function that ``branch`` reads, for
+        its thunk to take as default arguments (see
+        :func:`graphmend.rules.base.thunk`); Declined when one may be
+        unbound, since the default would read it even if the branch is not
+        taken."""
+        function = self._scopes[-1][0]
+        names = set()
+        for name in name_uses(branch).loads:
+            scope = self.get_metadata(ScopeProvider, name, None)
+            if not (isinstance(scope, ScopeOfFunction) and scope.node is function.function):
+                continue  # read in a nested scope: already a free variable there
+            if any(a.scope is scope for a in scope[name.value]):
+                names.add(name.value)
+        unbound = sorted(names - function.bound_before(expression))
+        if unbound:
+            raise Declined(f"`{unbound[0]}` may be unbound here, and the branch reads it")
+        return sorted(names)
 
     # -- which ifs -------------------------------------------------------------
     def _is_site(self, original: cst.If, updated: cst.If) -> bool:
@@ -467,10 +489,10 @@ class WhereRule(Rule):
         bool 0-dim tensors as ``&``/``|`` and scalar comparisons in tensors."""
         parts = [self._tensor_operand(o, u) for o, u in zip(originals, updateds)]
         if len(parts) > 1 and not all(is_bool_scalar(o, self._qualified_name) for o in originals):
-            raise _Decline("`and` of tensors not proven to be bool scalars")
+            raise Declined("`and` of tensors not proven to be bool scalars")
         reason = next(filter(None, map(self._impurity, originals[1:])), None)
         if reason:  # ``and`` skipped these when an earlier operand was false
-            raise _Decline(reason)
+            raise Declined(reason)
         test = parts[0]
         for part in parts[1:]:
             test = cst.BinaryOperation(test, cst.BitAnd(), part)
@@ -480,10 +502,10 @@ class WhereRule(Rule):
         if m.matches(original, m.BooleanOperation(operator=m.Or())):
             sides = (original.left, original.right)
             if not all(is_bool_scalar(s, self._qualified_name) for s in sides):
-                raise _Decline("`or` of tensors not proven to be bool scalars")
+                raise Declined("`or` of tensors not proven to be bool scalars")
             reason = self._impurity(original.right)
             if reason:  # ``or`` skipped it when the left side was true
-                raise _Decline(reason)
+                raise Declined(reason)
             return cst.BinaryOperation(updated.left, cst.BitOr(), updated.right,
                                        lpar=updated.lpar, rpar=updated.rpar)
         if m.matches(original, m.UnaryOperation(operator=m.Not())) and is_bool_scalar(
@@ -491,7 +513,7 @@ class WhereRule(Rule):
         ):
             return cst.UnaryOperation(cst.BitInvert(), updated.expression, lpar=updated.lpar, rpar=updated.rpar)
         if m.matches(original, m.BooleanOperation() | m.UnaryOperation(operator=m.Not())):
-            raise _Decline(f"`{_code(original)}` calls bool() on its operands")
+            raise Declined(f"`{_code(original)}` calls bool() on its operands")
         if self._is_bool_call(original):  # ``if bool(x):`` is ``if x:``
             return self._tensor_operand(original.args[0].value, updated.args[0].value)
         scalar = self._scalar_comparison(original)
@@ -546,7 +568,7 @@ class WhereRule(Rule):
         return expression_impurity(node, self._qualified_name)
 
     def _check_branch(self, statements: Sequence[cst.CSTNode]) -> None:
-        """Raise _Decline unless ``statements`` may run when not taken."""
+        """Raise Declined unless ``statements`` may run when not taken."""
         for statement in statements:
             if isinstance(statement, cst.If):
                 self._check_nested_if(statement)
@@ -554,19 +576,19 @@ class WhereRule(Rule):
                 for small in statement.body:
                     self._check_small(small)
             else:
-                raise _Decline(f"a `{_keyword(statement)}` statement in a branch")
+                raise Declined(f"a `{_keyword(statement)}` statement in a branch")
 
     def _check_nested_if(self, node: cst.If) -> None:
         if _is_lazy_init(node):
             return
         if id(node) not in self._mended and self._classify(node.test) is not Tensorness.STATIC:
-            raise _Decline("a nested if that could not be mended")
+            raise Declined("a nested if that could not be mended")
         if id(node) in self._mended and any(m.matches(n, _REGISTER_BUFFER) for n in walk(node)):
             # Its predicated form stores the buffer through the runtime, for real.
-            raise _Decline("a nested if stores a buffer")
+            raise Declined("a nested if stores a buffer")
         reason = self._impurity(node.test)
         if reason:
-            raise _Decline(reason)
+            raise Declined(reason)
         self._check_branch(_statements(node.body))
         if isinstance(node.orelse, cst.If):
             self._check_nested_if(node.orelse)
@@ -578,11 +600,11 @@ class WhereRule(Rule):
             return
         if isinstance(small, (cst.Assign, cst.AnnAssign)):
             if small.value is None:
-                raise _Decline("an annotation without a value")
+                raise Declined("an annotation without a value")
             for target in _assigned(small):
                 for node in walk(target):
                     if isinstance(node, cst.Subscript):
-                        raise _Decline("item assignment mutates a tensor in place")
+                        raise Declined("item assignment mutates a tensor in place")
                     if isinstance(node, cst.Attribute):
                         self._check_store_owner(node)
             reason = self._impurity(small.value)
@@ -602,28 +624,28 @@ class WhereRule(Rule):
         else:
             reason = f"a `{_keyword(small)}` statement in a branch"
         if reason:
-            raise _Decline(reason)
+            raise Declined(reason)
 
     def _check_store_owner(self, target: cst.Attribute) -> None:
         """Only ``self.a = ...`` of the method's own object is merged; a store
         into another object (``x.data = ...``) could be seen through aliases."""
         receiver = self._scopes[-1][0].receiver
         if not (isinstance(target.value, cst.Name) and target.value.value == receiver):
-            raise _Decline(f"a store into `{_code(target)}`, not an attribute of the method's object")
+            raise Declined(f"a store into `{_code(target)}`, not an attribute of the method's object")
 
     def _check_function(self) -> None:
         function = self._scopes[-1][0].function
         for node in walk(function.body):
             if isinstance(node, cst.AugAssign) and not isinstance(node.target, cst.Name):
-                raise _Decline("the function updates values in place")
+                raise Declined("the function updates values in place")
             if m.matches(node, m.Call(func=m.Attribute(attr=m.Name()))):
                 method = node.func.attr.value
                 if method.endswith("_") and not method.endswith("__"):
-                    raise _Decline(f"the function updates tensors in place (.{method}())")
+                    raise Declined(f"the function updates tensors in place (.{method}())")
 
     # -- rewriting -------------------------------------------------------------
     def _mend_if(self, original: cst.If, updated: cst.If) -> list[cst.BaseStatement]:
-        """``if T: A else: B`` -> dispatch; raises _Decline."""
+        """``if T: A else: B`` -> dispatch; raises Declined."""
         self._check_function()
         if isinstance(original.orelse, cst.If):  # elif: mend it as a nested if
             self._elifs.discard(id(original.orelse))
@@ -636,7 +658,7 @@ class WhereRule(Rule):
             else_original, else_updated = [], []
         static, test = self._split_test(original.test, updated.test)
         if static is not None and original.orelse is not None:
-            raise _Decline("a static guard `and` a tensor test, with an else branch")
+            raise Declined("a static guard `and` a tensor test, with an else branch")
         then = _Branch("then", _statements(original.body), _statements(updated.body))
         otherwise = _Branch("else", else_original, else_updated)
         cond = cst.Name(f"_gm_cond_{self.line_of(original)}")
@@ -664,16 +686,16 @@ class WhereRule(Rule):
         """``if T: ...; return a`` + ``...; return b`` -> one return of where."""
         self._check_function()
         if isinstance(original.orelse, cst.If):
-            raise _Decline("an elif chain whose branches return")
+            raise Declined("an elif chain whose branches return")
         if original.orelse is not None:
             if not _ends_in_return(original.orelse.body):
-                raise _Decline("only one branch returns")
+                raise Declined("only one branch returns")
             else_original, else_updated = _statements(original.orelse.body), _statements(updated.orelse.body)
             fallback_else = updated.orelse
         else:
             following = list(block.body)[list(block.body).index(original) + 1:]
             if not following or not m.matches(following[-1], m.SimpleStatementLine([m.Return()])):
-                raise _Decline("only one branch returns")
+                raise Declined("only one branch returns")
             else_original, else_updated = following, rest
             fallback_else = None
         test = self._tensor_test(original.test, updated.test)
@@ -684,11 +706,11 @@ class WhereRule(Rule):
             *body, last = branch.original
             self._check_branch(body)
             if not m.matches(last, m.SimpleStatementLine([m.Return()])):
-                raise _Decline("a return that is not the branch's last statement")
+                raise Declined("a return that is not the branch's last statement")
             value = last.body[0].value
             reason = value is not None and self._impurity(value)
             if reason:
-                raise _Decline(reason)
+                raise Declined(reason)
             branch.original, returned = body, branch.updated[-1].body[0].value
             branch.updated = branch.updated[:-1]
             if isinstance(returned, cst.Tuple) and not returned.lpar:
@@ -706,14 +728,7 @@ class WhereRule(Rule):
 
     def _finish(self, original: cst.If, what: str) -> None:
         self._mended.add(id(original))
-        self._use_runtime()
         self.record(original, what)
-
-    def _use_runtime(self) -> None:
-        # Once per pass: libcst would add an aliased import once per request.
-        if not self._imports_runtime:
-            AddImportsVisitor.add_needed_import(self.context, "graphmend", "runtime", asname=RUNTIME_ALIAS)
-            self._imports_runtime = True
 
     def _shared_call(self, then: _Branch, otherwise: _Branch):
         """Both branches are one ``target = f(args)`` differing only in
@@ -739,7 +754,7 @@ class WhereRule(Rule):
             return None  # torch.where cannot select Python constants
         reason = next(filter(None, (self._impurity(v) for pair in differing for v in pair)), None)
         if reason:
-            raise _Decline(reason)
+            raise Declined(reason)
 
         def build(cond: cst.Name) -> list[cst.BaseStatement]:
             args = [
@@ -765,16 +780,16 @@ class WhereRule(Rule):
         augmented = {node.target.value for node in walk(scope.function.body)
                      if m.matches(node, m.AugAssign(target=m.Name()))}
         for name in sorted(live & augmented):
-            raise _Decline(f"`{name}` is updated with an augmented assignment, maybe in place")
+            raise Declined(f"`{name}` is updated with an augmented assignment, maybe in place")
         declared = {alias.name.value for node in walk(scope.function.body)
                     if isinstance(node, (cst.Global, cst.Nonlocal)) for alias in node.names}
         for name in sorted(declared.intersection(names)):
-            raise _Decline(f"`{name}` is not a local of the function")
+            raise Declined(f"`{name}` is not a local of the function")
         attributes = {**targets["then"].attributes, **targets["else"].attributes}
         for key in attributes:
             persistence = {t.attributes[key] for t in targets.values() if key in t.attributes}
             if len(persistence) > 1:
-                raise _Decline(f"`{key[0]}.{key[1]}` is stored both as a buffer and otherwise")
+                raise Declined(f"`{key[0]}.{key[1]}` is stored both as a buffer and otherwise")
         body: list[cst.BaseStatement] = []
         values: dict[str, dict[str, cst.BaseExpression]] = {"then": {}, "else": {}}
         for index, branch in enumerate((then, otherwise)):
@@ -786,7 +801,7 @@ class WhereRule(Rule):
                     name in live and name not in _definitely_bound(branch.updated)
                 ):
                     if name not in bound_before:
-                        raise _Decline(f"`{name}` may be unbound before the if")
+                        raise Declined(f"`{name}` may be unbound before the if")
                     body.append(_assign(cst.Name(renamed_names[name]), cst.Name(name)))
             for obj, attr in bound.attributes:
                 if _attribute_read_before_stored(branch.updated, obj, attr):
@@ -809,7 +824,7 @@ class WhereRule(Rule):
                 continue
             for suffix in ("then", "else"):
                 if name not in targets[suffix].names and name not in bound_before:
-                    raise _Decline(f"`{name}` is bound in one branch only and maybe not before the if")
+                    raise Declined(f"`{name}` is bound in one branch only and maybe not before the if")
             body.append(_assign(cst.Name(name), _call("where", cond, values["then"][name], values["else"][name])))
         merged = []
         for (obj, attr), persistence in attributes.items():
@@ -839,16 +854,12 @@ class WhereRule(Rule):
                     if isinstance(small, cst.Assign) and self._classify(small.value) is Tensorness.STATIC:
                         for target in _assigned(small):
                             if isinstance(target, cst.Name) and target.value in live:
-                                raise _Decline(f"`{target.value}` is not a tensor")
+                                raise Declined(f"`{target.value}` is not a tensor")
 
 
 def _keyword(statement: cst.CSTNode) -> str:
     """``for``, ``while``, ``del``... for a reason text."""
     return type(statement).__name__.lower()
-
-
-def _thunk(value: cst.BaseExpression) -> cst.Lambda:
-    return cst.Lambda(cst.Parameters(), value)
 
 
 def _and_operands(test: cst.BaseExpression) -> list[cst.BaseExpression]:

@@ -24,10 +24,8 @@ reported as a mismatch.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import logging
-import os
+import sys
 import tempfile
 import warnings
 from collections import Counter
@@ -40,9 +38,8 @@ import torch
 from fuzz.grammar import HEADER, Program, Stmt
 from graphmend.compare import first_difference
 from graphmend.pipeline import transform_source
-from harness import GraphCounter, load_module
+from harness import GraphCounter, capture, load_module
 
-_TORCH_DIR = os.path.dirname(torch.__file__)
 # Dynamo logs the errors of fake-tensor propagation (a program that fails
 # eagerly fails while tracing too) at ERROR level, to the real stderr.
 logging.getLogger("torch._subclasses.fake_tensor").setLevel(logging.CRITICAL)
@@ -72,14 +69,10 @@ class Outcome:
     grads: Any = None
 
 
-class _Records(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.NOTSET)
-        self.records: list[tuple[str, str, str]] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if record.name.startswith("gm."):  # the program's own, not Dynamo's
-            self.records.append((record.name, record.levelname, record.getMessage()))
+class Namespace:
+    """What a program's ``ns`` is: one class for every call, so that a
+    compiled program is reused from row to row (Dynamo guards the class),
+    and replaying a cached graph's deferred calls is tested too."""
 
 
 def _inputs(row: tuple[list[float], list[float]], grad: bool) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
@@ -90,38 +83,23 @@ def _inputs(row: tuple[list[float], list[float]], grad: bool) -> tuple[list[torc
 
 
 def run(fn: Callable[..., Any], row: tuple[list[float], list[float]], grad: bool) -> Outcome:
-    """Call ``fn(x, y, acc, ns)`` and record everything observable."""
-    outcome = Outcome()
+    """Call ``fn(x, y, acc, ns)`` (and take gradients) and record everything observable."""
     leaves, (x, y) = _inputs(row, grad)
     acc: list = []
-    ns = type("NS", (), {})()
-    handler = _Records()
-    logging.getLogger().addHandler(handler)
-    out, err = io.StringIO(), io.StringIO()
-    try:
-        with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stdout(
-            out
-        ), contextlib.redirect_stderr(err):
-            warnings.simplefilter("always")
-            try:
-                outcome.value = fn(x, y, acc, ns)
-                if grad:
-                    outcome.grads = _gradients(outcome.value, leaves)
-            except Exception as exc:  # the exception is part of the outcome
-                outcome.error = (f"{type(exc).__module__}.{type(exc).__qualname__}", str(exc))
-    finally:
-        logging.getLogger().removeHandler(handler)
-    outcome.inputs, outcome.acc, outcome.ns = (x, y), acc, dict(vars(ns))
-    outcome.stdout, outcome.stderr = out.getvalue(), err.getvalue()
-    outcome.logs = handler.records
-    outcome.warnings = [(w.category.__name__, str(w.message)) for w in caught if not _torch_warning(w)]
-    return outcome
+    ns = Namespace()
 
+    def call():
+        value = fn(x, y, acc, ns)
+        return value, _gradients(value, leaves) if grad else None
 
-def _torch_warning(caught: warnings.WarningMessage) -> bool:
-    """Torch's own warnings: from its Python code, or from its C++ code
-    (``TORCH_WARN_ONCE``: once per process, so whichever arm runs first)."""
-    return caught.filename.startswith(_TORCH_DIR) or "(Triggered internally at " in str(caught.message)
+    seen = capture(call, logs_from="gm.", torch_warnings=False)  # the program's logs and warnings
+    value, grads = (None, None) if seen.error is not None else seen.value
+    error = None if seen.error is None else (f"{seen.error[0].__module__}.{seen.error[0].__qualname__}", seen.error[1])
+    return Outcome(
+        value=value, inputs=(x, y), acc=acc, ns=dict(vars(ns)), stdout=seen.stdout, stderr=seen.stderr,
+        logs=seen.logs, warnings=[(category.__name__, message) for category, message in seen.warnings],
+        error=error, grads=grads,
+    )
 
 
 def _gradients(value: Any, leaves: list[torch.Tensor]) -> Any:
@@ -332,6 +310,9 @@ def worker(hypothesis_seed: int, programs: int, compile_every: int, deadline: fl
             check_batch(batch, directory, compile_every=compile_every, tally=tally)
         except Exception as exc:  # the runner itself failed on a batch: count it, go on
             tally.runner_errors[f"{type(exc).__name__}: {str(exc)[:100]}"] += 1
+        if tally.programs % (25 * FUZZ_BATCH) == 0:  # a sign of life on long runs
+            print(f"seed {hypothesis_seed}: {tally.programs} programs, {len(tally.mismatches)} mismatches",
+                  file=sys.stderr, flush=True)
 
     seed(hypothesis_seed)(one_batch)()
     return tally

@@ -3,6 +3,8 @@
 # shape mismatch, reported by Dynamo while tracing as TorchRuntimeError) the
 # user sees that error instead of ValueError("bad input"); the original
 # raises ValueError (eagerly and compiled).
+# Fixed: a frame of rewritten code that fails while Dynamo traces it runs
+# eagerly, where the check raises first (runtime._run_failing_mended_frames_eagerly).
 GRAD = False
 
 

@@ -5,6 +5,9 @@
 # torch.compile, NameError("cannot access free variable 'v0' ...") from
 # Dynamo's resume function after the .item() graph break, where the cell is
 # a free variable.  The original compiled raises UnboundLocalError.
+# Fixed: the thunks take the locals they read as default arguments
+# (rules.base.thunk), so v0 stays a plain local; a local that may be unbound
+# there makes [Where] decline the expression.
 GRAD = False
 
 
