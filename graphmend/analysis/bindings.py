@@ -95,15 +95,10 @@ class FunctionScope:
 
     @classmethod
     def of(cls, function: cst.FunctionDef) -> FunctionScope:
-        params = function.params
-        names = [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
-        for star in (params.star_arg, params.star_kwarg):
-            if isinstance(star, cst.Param):
-                names.append(star.name.value)
-        positional = [*params.posonly_params, *params.params]
+        positional = [*function.params.posonly_params, *function.params.params]
         receiver = positional[0].name.value if positional else None
         reads = read_names(function.body)
-        return cls(function, frozenset(names), receiver, bool(reads & DYNAMIC_SCOPE_CALLS))
+        return cls(function, parameter_names(function), receiver, bool(reads & DYNAMIC_SCOPE_CALLS))
 
     def live_after(self, statement: cst.CSTNode, names: Sequence[str]) -> set[str]:
         """Those of ``names`` that code other than ``statement`` may read.
@@ -132,7 +127,7 @@ class FunctionScope:
         path = _path_to(self.function.body, statement) or []
         for parent, child in zip(path, path[1:]):
             if isinstance(parent, cst.For) and child is parent.body:
-                bound.update(_target_names(parent.target))
+                bound.update(target_names(parent.target))
             body = getattr(parent, "body", None)
             if not isinstance(body, (list, tuple)):
                 continue
@@ -144,7 +139,15 @@ class FunctionScope:
         return bound
 
 
-def _target_names(target: cst.BaseExpression) -> list[str]:
+def parameter_names(function: cst.FunctionDef) -> frozenset[str]:
+    params = function.params
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    every += [star for star in (params.star_arg, params.star_kwarg) if isinstance(star, cst.Param)]
+    return frozenset(p.name.value for p in every)
+
+
+def target_names(target: cst.BaseExpression) -> list[str]:
+    """The names an assignment target binds (``a``, ``a, *b``, ``[a, b]``)."""
     uses = _NameUses()
     uses._store(target)
     return uses.stores

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from graphmend.analysis.bindings import parameter_names, target_names
+
 #: Methods that mutate a list, dict or set in place.
 CONTAINER_MUTATORS = frozenset(
     {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault",
@@ -61,13 +63,6 @@ def root_name(node: cst.BaseExpression) -> str | None:
     return node.value if isinstance(node, cst.Name) else None
 
 
-def parameter_names(function: cst.FunctionDef) -> frozenset[str]:
-    params = function.params
-    every = [*params.posonly_params, *params.params, *params.kwonly_params]
-    every += [star for star in (params.star_arg, params.star_kwarg) if isinstance(star, cst.Param)]
-    return frozenset(p.name.value for p in every)
-
-
 class _BoundNames(cst.CSTVisitor):
     """Names a function body binds: assignment, loop and ``with`` targets."""
 
@@ -75,13 +70,7 @@ class _BoundNames(cst.CSTVisitor):
         self.names: set[str] = set()
 
     def _bind(self, target: cst.BaseExpression) -> None:
-        if isinstance(target, cst.Name):
-            self.names.add(target.value)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._bind(element.value)
-        elif isinstance(target, cst.StarredElement):
-            self._bind(target.value)
+        self.names.update(target_names(target))
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         self._bind(node.target)

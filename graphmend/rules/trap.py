@@ -65,7 +65,8 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import QualifiedNameProvider, ScopeProvider
 
-from graphmend.analysis.effects import hazards_around, local_names, parameter_names
+from graphmend.analysis.bindings import parameter_names
+from graphmend.analysis.effects import hazards_around, local_names
 from graphmend.analysis.tensorness import Tensorness, classify
 from graphmend.rules.base import RUNTIME_ALIAS, Declined, Rule, global_name, runtime_call, string, thunk
 from graphmend.rules.defer import deferred_text

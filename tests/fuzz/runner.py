@@ -306,8 +306,11 @@ def worker(hypothesis_seed: int, programs: int, compile_every: int, deadline: fl
     def one_batch(batch):
         if time.time() > deadline:
             return
+        found = len(tally.mismatches)
         try:
             check_batch(batch, directory, compile_every=compile_every, tally=tally)
+            for mismatch in tally.mismatches[found:]:  # as found: a long run shows them before it ends
+                print(f"seed {hypothesis_seed}: mismatch: {mismatch.report()}", file=sys.stderr, flush=True)
         except Exception as exc:  # the runner itself failed on a batch: count it, go on
             tally.runner_errors[f"{type(exc).__name__}: {str(exc)[:100]}"] += 1
         if tally.programs % (25 * FUZZ_BATCH) == 0:  # a sign of life on long runs
