@@ -1,6 +1,6 @@
 """A mended corpus model trains under DistributedDataParallel (gloo, 2 CPU
 processes started by torchrun) with the same losses and gradients, bit for
-bit, as the unmended model, in one graph per forward (T5: 4 graphs per
+bit, as the unmended model compiled the same way, in one graph per forward (T5: 4 graphs per
 forward before mending; the same graph serves every step).
 
 The model is T5 because its training forward has no break graphmend cannot
@@ -13,7 +13,11 @@ no predicated form is bit-identical, and in training those breaks stay.
 on, Dynamo deliberately splits the graph at DDP's bucket boundaries (so
 gradient all-reduce overlaps the backward), which would count as extra
 graphs that have nothing to do with graph breaks.  Both arms run in the
-same worker on identically seeded copies of the model.
+same worker on identically seeded copies of the model.  The reference is the
+unmended model under ``torch.compile``, not eagerly: for T5, compiling alone
+changes the gradient of the shared ``relative_attention_bias`` in the last
+bit (26 of 128 elements; measured on torch 2.13, with or without graphmend),
+while mended and unmended compiled models agree bit for bit.
 """
 
 from __future__ import annotations
@@ -72,9 +76,8 @@ def counting(graphs):
     return backend
 
 
-expected = train(row.model())
 original_graphs, graphs = [], []
-train(row.model(), counting(original_graphs))
+expected = train(row.model(), counting(original_graphs))
 torch._dynamo.reset()
 mended_model = row.model()
 graphmend.patch.mend(mended_model, modules=row.modules)
@@ -93,7 +96,7 @@ def _free_port() -> int:
 
 
 @pytest.mark.skipif(
-    not os.environ.get("GRAPHMEND_SLOW_TESTS"), reason="about 2 minutes on 2 cores: runs under `make fuzz` (GRAPHMEND_SLOW_TESTS=1)"
+    not os.environ.get("GRAPHMEND_SLOW_TESTS"), reason="about a minute on 2 cores: runs under `make fuzz` (GRAPHMEND_SLOW_TESTS=1)"
 )
 def test_mended_corpus_model_trains_identically_under_ddp(tmp_path):
     worker = tmp_path / "ddp_worker.py"
