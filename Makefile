@@ -21,11 +21,9 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 # Differential fuzzing at scale: GRAPHMEND_FUZZ_PROGRAMS programs (default
-# 10000) on every core, then a summary; see tests/fuzz/__main__.py.  Then
-# the slow tests: DDP training of a mended corpus model.
+# 10000) on every core, then a summary; see tests/fuzz/__main__.py.
 fuzz: $(STAMP)
 	PYTHONPATH=tests $(BIN)/python -m fuzz
-	GRAPHMEND_SLOW_TESTS=1 $(BIN)/python -m pytest -q tests/test_ddp.py
 
 bench: $(STAMP)
 	$(BIN)/graphmend bench --out bench-results

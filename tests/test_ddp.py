@@ -28,8 +28,6 @@ import socket
 import subprocess
 import sys
 
-import pytest
-
 WORKER = r'''
 import sys
 
@@ -95,9 +93,6 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.mark.skipif(
-    not os.environ.get("GRAPHMEND_SLOW_TESTS"), reason="about a minute on 2 cores: runs under `make fuzz` (GRAPHMEND_SLOW_TESTS=1)"
-)
 def test_mended_corpus_model_trains_identically_under_ddp(tmp_path):
     worker = tmp_path / "ddp_worker.py"
     worker.write_text(WORKER)
