@@ -83,9 +83,10 @@ Safety
     * Buffers are updated in place (``copy_``) when no other attribute of
       the module is the same tensor (Phi-3's ``original_inv_freq`` starts as
       ``inv_freq``); otherwise they are re-registered, as before.
-    * Functions that update tensors in place anywhere (``x.add_()``,
-      ``x[i] += y``, or ``x += y`` on a merged name) are left alone: a merged
-      value is a new tensor, so an alias the original had would be lost.
+    * Functions that may update tensors in place anywhere (``x.add_()``,
+      ``x[i] = y``, ``x += y``) are left alone: a merged value is a new
+      tensor, so an alias the original had (``v = x if T else y`` followed
+      by ``v.mul_(2)`` updates ``y`` when ``T`` is false) would be lost.
 """
 
 from __future__ import annotations
@@ -400,6 +401,11 @@ class WhereRule(Rule):
         if not (self._scopes and self.wanted(original_node) and self._worth_trying(original_node.test)):
             return updated_node
         reason = self._impurity(original_node.body) or self._impurity(original_node.orelse)
+        if reason is None:
+            try:
+                self._check_function()
+            except Declined as decline:
+                reason = str(decline)
         test = None
         if reason is None:
             try:
@@ -601,15 +607,11 @@ class WhereRule(Rule):
         if isinstance(small, (cst.Assign, cst.AnnAssign)):
             if small.value is None:
                 raise Declined("an annotation without a value")
-            for target in _assigned(small):
+            for target in _assigned(small):  # item stores: see _check_function
                 for node in walk(target):
-                    if isinstance(node, cst.Subscript):
-                        raise Declined("item assignment mutates a tensor in place")
                     if isinstance(node, cst.Attribute):
                         self._check_store_owner(node)
             reason = self._impurity(small.value)
-        elif isinstance(small, cst.AugAssign):
-            reason = "augmented assignment may update a tensor in place"
         elif m.matches(small, _REGISTER_BUFFER):
             self._check_store_owner(small.value.func)
             reason = next(filter(None, (self._impurity(a.value) for a in small.value.args)), None)
@@ -634,10 +636,16 @@ class WhereRule(Rule):
             raise Declined(f"a store into `{_code(target)}`, not an attribute of the method's object")
 
     def _check_function(self) -> None:
+        """Declined when the function may update a tensor in place anywhere:
+        a merged value is a new tensor, so an alias the original had (an
+        input, another local) would no longer see the update.  ``n += e``
+        updates a tensor ``n`` in place, and ``n`` may alias a merged value."""
         function = self._scopes[-1][0].function
         for node in walk(function.body):
-            if isinstance(node, cst.AugAssign) and not isinstance(node.target, cst.Name):
-                raise Declined("the function updates values in place")
+            if isinstance(node, cst.AugAssign):
+                raise Declined("the function uses augmented assignment, which may update a tensor in place")
+            if isinstance(node, (cst.AssignTarget, cst.AnnAssign)) and m.findall(node.target, m.Subscript()):
+                raise Declined("the function stores into items, which may update a tensor in place")
             if m.matches(node, m.Call(func=m.Attribute(attr=m.Name()))):
                 method = node.func.attr.value
                 if method.endswith("_") and not method.endswith("__"):
@@ -777,10 +785,6 @@ class WhereRule(Rule):
             _collect_targets(branch.updated, targets[branch.suffix])
         names = list(dict.fromkeys([*targets["then"].names, *targets["else"].names]))
         live = set() if returns is not None else scope.live_after(original, names)
-        augmented = {node.target.value for node in walk(scope.function.body)
-                     if m.matches(node, m.AugAssign(target=m.Name()))}
-        for name in sorted(live & augmented):
-            raise Declined(f"`{name}` is updated with an augmented assignment, maybe in place")
         declared = {alias.name.value for node in walk(scope.function.body)
                     if isinstance(node, (cst.Global, cst.Nonlocal)) for alias in node.names}
         for name in sorted(declared.intersection(names)):
