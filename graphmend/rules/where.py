@@ -98,7 +98,7 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import FunctionScope as ScopeOfFunction, QualifiedNameProvider, ScopeProvider
 
-from graphmend.analysis.bindings import FunctionScope, name_uses, walk
+from graphmend.analysis.bindings import FunctionScope, name_uses, target_names, walk
 from graphmend.analysis.purity import call_impurity, expression_impurity
 from graphmend.analysis.tensorness import (
     Tensorness,
@@ -639,10 +639,15 @@ class WhereRule(Rule):
         """Declined when the function may update a tensor in place anywhere:
         a merged value is a new tensor, so an alias the original had (an
         input, another local) would no longer see the update.  ``n += e``
-        updates a tensor ``n`` in place, and ``n`` may alias a merged value."""
-        function = self._scopes[-1][0].function
-        for node in walk(function.body):
-            if isinstance(node, cst.AugAssign):
+        updates a tensor ``n`` in place, and ``n`` may alias a merged value,
+        unless every binding of ``n`` is a tuple, list or literal
+        (``outputs += (attn_weights,)`` rebinds a tuple)."""
+        scope = self._scopes[-1][0]
+        containers = _literal_container_names(scope)
+        for node in walk(scope.function.body):
+            if isinstance(node, cst.AugAssign) and not (
+                isinstance(node.target, cst.Name) and node.target.value in containers
+            ):
                 raise Declined("the function uses augmented assignment, which may update a tensor in place")
             if isinstance(node, (cst.AssignTarget, cst.AnnAssign)) and m.findall(node.target, m.Subscript()):
                 raise Declined("the function stores into items, which may update a tensor in place")
@@ -859,6 +864,27 @@ class WhereRule(Rule):
                         for target in _assigned(small):
                             if isinstance(target, cst.Name) and target.value in live:
                                 raise Declined(f"`{target.value}` is not a tensor")
+
+
+_LITERAL_CONTAINERS = (cst.Tuple, cst.List, cst.Integer, cst.Float, cst.SimpleString)
+
+
+def _literal_container_names(scope: FunctionScope) -> set[str]:
+    """Locals whose every binding is ``n = <tuple, list or literal>`` (or
+    ``n += ...`` of one): names that never hold a tensor."""
+    literal: set[str] = set()
+    other: set[str] = set(scope.parameters)
+    for node in walk(scope.function.body):
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name) and isinstance(node.value, _LITERAL_CONTAINERS):
+                    literal.add(target.target.value)
+                else:
+                    other.update(name_uses(target).stores)
+        elif isinstance(node, (cst.AnnAssign, cst.For, cst.AsName, cst.NamedExpr)):
+            target = node.name if isinstance(node, cst.AsName) else node.target
+            other.update(target_names(target))
+    return literal - other
 
 
 def _keyword(statement: cst.CSTNode) -> str:
