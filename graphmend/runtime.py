@@ -544,6 +544,11 @@ def _skip_frames_of_eager_calls() -> None:
     evaluate the branch the original does not take.  Skipping these frames,
     and the frames they call (a thunk, a helper), keeps eager calls eager;
     inlining into a traced caller is unaffected.
+
+    Every module-level function of this module is covered, not a list, so a
+    helper added later cannot be forgotten; the Dynamo patches defined
+    inside the functions above are not module-level and are not needed
+    here (rewritten code never calls them).
     """
     from torch._dynamo.eval_frame import set_code_exec_strategy
     from torch._dynamo.types import FrameAction, FrameExecStrategy

@@ -345,6 +345,9 @@ class WhereRule(Rule):
         self._elifs: set[int] = set()  # ids of original If nodes in elif position
         self._mended: set[int] = set()  # ids of original If nodes rewritten here
         self._return_ifs: dict[int, cst.If] = {}  # updated if -> original, ``if T: return``
+        # id(function) -> why it may update a tensor in place (None: it never does);
+        # one walk per function, however many sites it holds.
+        self._in_place_reasons: dict[int, str | None] = {}
 
     # -- metadata --------------------------------------------------------------
     def _qualified_name(self, node: cst.CSTNode) -> str | None:
@@ -636,25 +639,15 @@ class WhereRule(Rule):
             raise Declined(f"a store into `{_code(target)}`, not an attribute of the method's object")
 
     def _check_function(self) -> None:
-        """Declined when the function may update a tensor in place anywhere:
-        a merged value is a new tensor, so an alias the original had (an
-        input, another local) would no longer see the update.  ``n += e``
-        updates a tensor ``n`` in place, and ``n`` may alias a merged value,
-        unless every binding of ``n`` is a tuple, list or literal
-        (``outputs += (attn_weights,)`` rebinds a tuple)."""
-        scope = self._scopes[-1][0]
-        containers = _literal_container_names(scope)
-        for node in walk(scope.function.body):
-            if isinstance(node, cst.AugAssign) and not (
-                isinstance(node.target, cst.Name) and node.target.value in containers
-            ):
-                raise Declined("the function uses augmented assignment, which may update a tensor in place")
-            if isinstance(node, (cst.AssignTarget, cst.AnnAssign)) and m.findall(node.target, m.Subscript()):
-                raise Declined("the function stores into items, which may update a tensor in place")
-            if m.matches(node, m.Call(func=m.Attribute(attr=m.Name()))):
-                method = node.func.attr.value
-                if method.endswith("_") and not method.endswith("__"):
-                    raise Declined(f"the function updates tensors in place (.{method}())")
+        """Declined when the function may update a tensor in place anywhere
+        (see :func:`_in_place_update`)."""
+        function = self._scopes[-1][0]
+        key = id(function.function)
+        if key not in self._in_place_reasons:
+            self._in_place_reasons[key] = _in_place_update(function)
+        reason = self._in_place_reasons[key]
+        if reason:
+            raise Declined(reason)
 
     # -- rewriting -------------------------------------------------------------
     def _mend_if(self, original: cst.If, updated: cst.If) -> list[cst.BaseStatement]:
@@ -864,6 +857,28 @@ class WhereRule(Rule):
                         for target in _assigned(small):
                             if isinstance(target, cst.Name) and target.value in live:
                                 raise Declined(f"`{target.value}` is not a tensor")
+
+
+def _in_place_update(scope: FunctionScope) -> str | None:
+    """Why the function may update a tensor in place, or None.  A merged
+    value is a new tensor, so an alias the original had (an input, another
+    local) would no longer see the update.  ``n += e`` updates a tensor
+    ``n`` in place, and ``n`` may alias a merged value, unless every binding
+    of ``n`` is a tuple, list or literal (``outputs += (attn_weights,)``
+    rebinds a tuple)."""
+    containers = _literal_container_names(scope)
+    for node in walk(scope.function.body):
+        if isinstance(node, cst.AugAssign) and not (
+            isinstance(node.target, cst.Name) and node.target.value in containers
+        ):
+            return "the function uses augmented assignment, which may update a tensor in place"
+        if isinstance(node, (cst.AssignTarget, cst.AnnAssign)) and m.findall(node.target, m.Subscript()):
+            return "the function stores into items, which may update a tensor in place"
+        if m.matches(node, m.Call(func=m.Attribute(attr=m.Name()))):
+            method = node.func.attr.value
+            if method.endswith("_") and not method.endswith("__"):
+                return f"the function updates tensors in place (.{method}())"
+    return None
 
 
 _LITERAL_CONTAINERS = (cst.Tuple, cst.List, cst.Integer, cst.Float, cst.SimpleString)
