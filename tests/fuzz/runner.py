@@ -25,6 +25,7 @@ reported as a mismatch.
 from __future__ import annotations
 
 import logging
+import re
 import sys
 import tempfile
 import warnings
@@ -173,10 +174,12 @@ class Tally:
 
 
 def _reason_kind(reason: str) -> str:
-    """A skip reason without the code it quotes, to count reasons by kind."""
-    for stop in ('"', "`", "'", "("):
+    """A skip reason with the code it quotes blanked, to count reasons by
+    kind (a reason may start with a quote: "`v0` may be unbound here")."""
+    reason = re.sub(r"`[^`]*`", "`_`", reason)
+    for stop in ('"', "'", "("):
         reason = reason.split(stop, 1)[0]
-    return reason.strip()[:70]
+    return reason.strip()[:80]
 
 
 def check_batch(
