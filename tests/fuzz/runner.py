@@ -128,6 +128,8 @@ def difference(expected: Outcome, actual: Outcome, *, dynamo_messages: bool = Tr
     ``dynamo_messages=False`` compares only the types of errors Dynamo
     raised itself: their messages quote the file and line of the code Dynamo
     was tracing, which differ between the original and the mended module.
+    Other errors Dynamo met while tracing (an IndexError of a fake tensor)
+    carry that quote as a "from user code:" suffix, compared without it.
     """
     if not dynamo_messages and _dynamo_error(expected.error) and _dynamo_error(actual.error):
         if expected.error[0] != actual.error[0]:
@@ -135,8 +137,6 @@ def difference(expected: Outcome, actual: Outcome, *, dynamo_messages: bool = Tr
         expected = replace(expected, error=None)
         actual = replace(actual, error=None)
     elif not dynamo_messages:
-        # Dynamo appends the traced file and line to other errors it meets
-        # while tracing too (an IndexError of a fake tensor).
         expected = replace(expected, error=_without_traced_code(expected.error))
         actual = replace(actual, error=_without_traced_code(actual.error))
     for name in ("error", "stdout", "stderr", "logs", "warnings"):
