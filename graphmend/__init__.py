@@ -2,29 +2,47 @@
 
     graphmend.diagnose(fn, *args)   every break: site, category, reason, fix
     graphmend.mend(model)           rewrite in memory, in place
-    graphmend.compile(model)        diagnose on the first call, mend, torch.compile
+    graphmend.compile(model)        mend, then torch.compile
+
+The public names are imported on first use, so ``import graphmend`` is
+cheap and the runtime that rewritten code imports (``graphmend.runtime``)
+needs torch alone.
 """
 
-from graphmend.api import compile
-from graphmend.diagnose import Break, Recompile, Report, call, diagnose, diagnose_calls
-from graphmend.errors import GraphmendError, SourceError, VerificationError
-from graphmend.patch import mend, show, unmend
+from __future__ import annotations
 
-__version__ = "0.1.0"
+import importlib
 
-__all__ = [
-    "Break",
-    "GraphmendError",
-    "Recompile",
-    "Report",
-    "SourceError",
-    "VerificationError",
-    "__version__",
-    "call",
-    "compile",
-    "diagnose",
-    "diagnose_calls",
-    "mend",
-    "show",
-    "unmend",
-]
+__version__ = "0.2.0"
+
+#: public name -> the module that defines it
+_EXPORTS = {
+    "compile": "graphmend.api",
+    "Break": "graphmend.diagnosis",
+    "Recompile": "graphmend.diagnosis",
+    "Report": "graphmend.diagnosis",
+    "call": "graphmend.diagnosis",
+    "diagnose": "graphmend.diagnosis",
+    "diagnose_calls": "graphmend.diagnosis",
+    "GraphmendError": "graphmend.errors",
+    "SourceError": "graphmend.errors",
+    "VerificationError": "graphmend.errors",
+    "mend": "graphmend.patch",
+    "show": "graphmend.patch",
+    "unmend": "graphmend.patch",
+}
+
+__all__ = ["__version__", *sorted(_EXPORTS)]
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'graphmend' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -1,6 +1,6 @@
 """``graphmend.compile``: a drop-in for ``torch.compile`` that mends first.
 
-The first call runs one diagnosis (:func:`graphmend.diagnose.diagnose_calls`,
+The first call runs one diagnosis (:func:`graphmend.diagnosis.diagnose_calls`,
 one Dynamo trace on a private backend) with the real arguments, mends exactly the
 functions where it reported fixable breaks, wherever they live, and then
 compiles with the user's keyword arguments; the user's backend sees only the
@@ -36,9 +36,10 @@ import torch
 import torch.utils._pytree as pytree
 
 from graphmend.compare import first_difference
-from graphmend.diagnose import call, diagnose_calls
+from graphmend.diagnosis import call, diagnose_calls
 from graphmend.errors import GraphmendError, VerificationError
-from graphmend.patch import mend_sites, model_functions, unmend
+from graphmend.discover import model_functions
+from graphmend.patch import mend_sites, unmend
 
 logger = logging.getLogger("graphmend")
 

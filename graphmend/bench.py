@@ -31,7 +31,7 @@ import torch._inductor.config
 import graphmend
 from graphmend import corpus
 from graphmend.compare import first_difference
-from graphmend.diagnose import BreakRecorder, Report
+from graphmend.diagnosis import BreakRecorder, Report
 from graphmend.api import mend_report
 from graphmend.patch import unmend
 

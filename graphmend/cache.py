@@ -25,11 +25,10 @@ import hashlib
 import json
 import logging
 import os
+import sys
 import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
-
-import torch
 
 import graphmend
 
@@ -38,7 +37,7 @@ logger = logging.getLogger("graphmend")
 _FORMAT = "graphmend-cache/1"
 _PACKAGE_DIR = Path(__file__).resolve().parent
 # The code that decides what a transform outputs.
-_RULE_CODE = ("pipeline.py", "rules", "analysis")
+_RULE_CODE = ("pipeline.py", "rules", "analysis", "conventions.py")
 
 
 def cache_dir() -> Path:
@@ -62,7 +61,7 @@ def _rule_code_digest() -> str:
     return digest.hexdigest()
 
 
-def cache_key(source: str, *, rules: Iterable[str], lines: Iterable[int] | None) -> str:
+def cache_key(source: str, *, rules: Iterable[str], lines: Iterable[int] | None, extra: Iterable[str] = ()) -> str:
     """The entry name for transforming ``source`` with these settings."""
     fields = {
         "format": _FORMAT,
@@ -71,9 +70,22 @@ def cache_key(source: str, *, rules: Iterable[str], lines: Iterable[int] | None)
         "rule_code": _rule_code_digest(),
         "rules": list(rules),
         "lines": None if lines is None else sorted(lines),
-        "torch": torch.__version__,
+        "extra": list(extra),
+        "torch": _torch_version(),
     }
     return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
+
+
+def _torch_version() -> str:
+    """torch's version, without importing torch (``graphmend fix`` runs without it)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    if "torch" in sys.modules:
+        return sys.modules["torch"].__version__
+    try:
+        return version("torch")
+    except PackageNotFoundError:
+        return "none"
 
 
 def _entry_path(key: str) -> Path:
@@ -131,9 +143,11 @@ def cached(
     rules: Iterable[str],
     lines: Iterable[int] | None,
     build: Callable[[], str],
+    extra: Iterable[str] = (),
 ) -> str:
-    """The cached transform of ``source``, calling ``build()`` on a miss."""
-    key = cache_key(source, rules=rules, lines=lines)
+    """The cached transform of ``source``, calling ``build()`` on a miss.
+    ``extra`` holds anything else the transform depends on (effect helpers)."""
+    key = cache_key(source, rules=rules, lines=lines, extra=extra)
     body = load(key)
     if body is None:
         body = build()

@@ -48,7 +48,7 @@ def run_script(path: str, argv: list[str]) -> int:
 
 
 def _cmd_diagnose(args: argparse.Namespace) -> int:
-    from graphmend.diagnose import BreakRecorder
+    from graphmend.diagnosis import BreakRecorder
 
     script_args, trailing_format = _split_trailing_format(list(args.script_args))
     fmt = trailing_format or args.format

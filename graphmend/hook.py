@@ -36,7 +36,9 @@ from types import CodeType
 
 from graphmend import cache
 from graphmend.errors import GraphmendError
-from graphmend.patch import _line_map, _matches, _move_to_file_lines
+from graphmend.analysis.source import line_map
+from graphmend.discover import matches
+from graphmend.scope import move_to_file_lines
 from graphmend.pipeline import select_rules, transform_source
 
 logger = logging.getLogger("graphmend")
@@ -88,8 +90,8 @@ class MendingLoader(importlib.machinery.SourceFileLoader):
             )
             if mended != source:
                 tree = ast.parse(mended, path)
-                mapping = _line_map(source.splitlines(keepends=True), mended.splitlines(keepends=True), 1)
-                _move_to_file_lines(tree, mapping, 1)
+                mapping = line_map(source.splitlines(keepends=True), mended.splitlines(keepends=True), 1)
+                move_to_file_lines(tree, mapping, 1)
                 logger.debug("graphmend: mended %s on import", self.name)
         except Exception:  # a bug in a rule must not stop the user's import
             logger.warning("graphmend: mending %s on import failed; loaded unchanged", path, exc_info=True)
@@ -101,10 +103,10 @@ class MendingFinder(importlib.abc.MetaPathFinder):
 
     def __init__(self, prefixes: Sequence[str], rules: Iterable[str] | None = None) -> None:
         self.prefixes = check_prefixes(prefixes)
-        self.rule_names = tuple(rule.NAME for rule in select_rules(rules))
+        self.rule_names = select_rules(rules)
 
     def find_spec(self, fullname, path, target=None):
-        if not _matches(fullname, self.prefixes):
+        if not matches(fullname, self.prefixes):
             return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         if spec is None or not isinstance(spec.loader, importlib.machinery.SourceFileLoader):
@@ -116,7 +118,7 @@ class MendingFinder(importlib.abc.MetaPathFinder):
 def install(modules: str | Iterable[str], *, rules: Iterable[str] | None = None) -> MendingFinder:
     """Mend the named modules (name prefixes) as they are imported from now on."""
     finder = MendingFinder([modules] if isinstance(modules, str) else list(modules), rules)
-    already = sorted(name for name in sys.modules if _matches(name, finder.prefixes))
+    already = sorted(name for name in sys.modules if matches(name, finder.prefixes))
     if already:
         logger.warning("graphmend: already imported, so not mended: %s", ", ".join(already))
     sys.meta_path.insert(0, finder)

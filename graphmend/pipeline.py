@@ -1,40 +1,49 @@
-"""parse -> rules in a fixed order -> code.
+"""parse -> scan -> skeleton -> facts -> converters (one pass) -> code.
 
-The order matters and lives only here:
+The order lives only here:
 
-1. ``trap``  -- ``if T: raise E(...)`` first, so that a validation guard is
-   lowered to a deferred check rather than being seen by [Where] as a branch
-   that raises (which [Where] declines).
-2. ``where`` -- data-dependent control flow next; its branches must be free of
-   side effects, so it runs before [Defer] turns ``print``/logger calls into
-   runtime calls that would look like ordinary calls to it.
-3. ``defer`` -- finally, the remaining ``print``/logging/``warnings.warn``
-   calls become replayable runtime calls.
+1. A cheap ``ast`` scan (:mod:`graphmend.analysis.scan`) picks the
+   functions that might hold a site; only they, inside a skeleton of their
+   file (:mod:`graphmend.analysis.source`), ever reach libcst.
+2. LibCST's metadata (positions, scopes, qualified names) is resolved once
+   per skeleton.
+3. Early returns are lowered first, as AutoGraph does, in the functions
+   where a tensor ``if`` returns (:mod:`graphmend.rules.where.returns`): the
+   ``if`` converter then sees arms that return on every path.
+4. One bottom-up pass runs every converter.  Inner code is rewritten
+   before the code around it, so each rule applies inside the others'
+   results: a ``print`` in a tensor arm is already a deferred call when
+   its ``if`` is predicated (which gates it), a guard there already a
+   deferred check.  On one node the converters are tried in rule order:
 
-Each rule runs as its own libcst codemod over the previous rule's output, so a
-rule sees the code exactly as earlier rules left it; libcst's
-``CodemodCommand`` applies the ``AddImportsVisitor`` requests after each rule,
-and an import that is already there is not added twice.
+   * ``if``: [Trap] for a guard (``if T: raise``), else [Where];
+   * ``assert``: [Trap];
+   * conditional expression: [Where];
+   * expression statement: [Defer] (print, logging, warnings, helpers).
+
+Functions whose lowered returns no ``if`` then merged are converted again
+from their original text, so restructuring never shows without a reason.
+Sites and skips are reported in the numbering of the source given.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-import difflib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import libcst as cst
-from libcst.codemod import CodemodContext
 
+from graphmend.analysis.bindings import iter_children, path_to
+from graphmend.analysis.facts import FunctionFacts, Metadata
+from graphmend.analysis.scan import candidate_units
+from graphmend.analysis.source import Skeleton, parse_text
+from graphmend.conventions import RUNTIME_ALIAS
 from graphmend.errors import SourceError
-from graphmend.rules.base import Rule, RuleOptions, Site, Skip
-from graphmend.rules.defer import DeferRule
-from graphmend.rules.trap import TrapRule
-from graphmend.rules.where import WhereRule
+from graphmend.rules import defer, trap, where
+from graphmend.rules.base import RULE_NAMES, Context, Converter, RuleOptions, Site, Skip
 
-#: Every rule, in the order the pipeline applies them.
-RULES: tuple[type[Rule], ...] = (TrapRule, WhereRule, DeferRule)
-RULE_NAMES: tuple[str, ...] = tuple(rule.NAME for rule in RULES)
+__all__ = ["CONVERTERS", "RULE_NAMES", "SkeletonResult", "TransformResult", "select_rules",
+           "transform_skeleton", "transform_source"]
 
 
 @dataclass(frozen=True)
@@ -45,15 +54,196 @@ class TransformResult:
     skips: tuple[Skip, ...]
 
 
-def select_rules(names: Iterable[str] | None) -> tuple[type[Rule], ...]:
-    """The rule classes named (all when ``None``), in pipeline order."""
+@dataclass(frozen=True)
+class SkeletonResult:
+    """The rules' output for one skeleton: its text after the rules, each
+    unit's lines in it, and what was rewritten or declined (skeleton lines)."""
+
+    code: str
+    unit_lines: tuple[tuple[str, ...], ...]
+    sites: tuple[Site, ...] = ()
+    skips: tuple[Skip, ...] = ()
+
+    @property
+    def needs_runtime(self) -> bool:
+        return bool(self.sites)
+
+
+def select_rules(names: Iterable[str] | None) -> tuple[str, ...]:
+    """The rule names selected (all when ``None``), in rule order."""
     if names is None:
-        return RULES
+        return RULE_NAMES
     wanted = set(names)
     unknown = wanted - set(RULE_NAMES)
     if unknown:
         raise ValueError(f"unknown rule(s) {sorted(unknown)}; known: {list(RULE_NAMES)}")
-    return tuple(rule for rule in RULES if rule.NAME in wanted)
+    return tuple(rule for rule in RULE_NAMES if rule in wanted)
+
+
+def _if_statement(ctx: Context, original: cst.If, updated: cst.If):
+    """A guard is [Trap]'s alone; any other ``if`` is [Where]'s."""
+    if trap.is_guard(original) and ctx.enabled("trap"):
+        return trap.convert_guard(ctx, original, updated)
+    return where.convert_if(ctx, original, updated)
+
+
+#: The converters, by the node type they leave, in the order they are
+#: tried; each returns the replacement, or ``updated`` to pass the node on.
+CONVERTERS: dict[type[cst.CSTNode], tuple[Converter, ...]] = {
+    cst.If: (_if_statement,),
+    cst.Assert: (trap.convert_assert,),
+    cst.IfExp: (where.convert_ifexp,),
+    cst.Expr: (defer.convert_effect_call,),
+}
+
+
+class _Engine(cst.CSTTransformer):
+    """The one pass: every converter, bottom-up (see the module docstring)."""
+
+    def __init__(self, ctx: Context) -> None:
+        super().__init__()
+        self.ctx = ctx
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.ctx.ancestors.append(node)
+        if isinstance(node, cst.FunctionDef):
+            self.ctx.facts_stack.append(
+                FunctionFacts(node, self.ctx.metadata, self.ctx.options.effect_helpers, self.ctx.facts))
+        elif isinstance(node, cst.If) and isinstance(node.orelse, cst.If):
+            self.ctx.elifs.add(id(node.orelse))
+        return True
+
+    def on_leave(self, original_node, updated_node):
+        self.ctx.ancestors.pop()
+        if isinstance(original_node, cst.FunctionDef):
+            self.ctx.facts_stack.pop()
+        result = updated_node
+        for converter in CONVERTERS.get(type(original_node), ()):
+            self.ctx.ancestors.append(original_node)
+            try:
+                result = converter(self.ctx, original_node, updated_node)
+            finally:
+                self.ctx.ancestors.pop()
+            if result is not updated_node:
+                break
+        if isinstance(result, cst.CSTNode):
+            self.ctx.origins[result] = original_node
+        return result
+
+
+class _Replace(cst.CSTTransformer):
+    """Swaps the lowered functions in, keeping every other node itself (so
+    its metadata still answers)."""
+
+    def __init__(self, module: cst.Module, replacements: dict[cst.FunctionDef, cst.FunctionDef],
+                 metadata: Metadata) -> None:
+        super().__init__()
+        self.replacements = replacements
+        self.metadata = metadata
+        # Only the nodes on the way to a replaced function are rebuilt.
+        self.on_path: set[cst.CSTNode] = set()
+        for function in replacements:
+            self.on_path.update(path_to(module, function) or ())
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return node in self.on_path and node not in self.replacements
+
+    def on_leave(self, original_node, updated_node):
+        if original_node in self.replacements:
+            return self.replacements[original_node]
+        if original_node not in self.on_path:
+            return original_node
+        self.metadata._origin[updated_node] = self.metadata.original(original_node)
+        return updated_node
+
+
+def _lower_returns(ctx: Context, module: cst.Module) -> dict:
+    """The lowered form of every function that needs it (see where.returns)."""
+    replacements = {}
+    for node in _functions(module):
+        facts = FunctionFacts(node, ctx.metadata, ctx.options.effect_helpers)
+        ctx.facts_stack.append(facts)
+        try:
+            lowered = where.lower_returns(ctx, facts, lambda i: ctx.wanted(i, "where") and where.worth_trying(ctx, i.test))
+        finally:
+            ctx.facts_stack.pop()
+        if lowered is not None:
+            replacements[node] = lowered
+    return replacements
+
+
+def _functions(node: cst.CSTNode):
+    """The outermost function definitions under ``node``."""
+    for child in iter_children(node):
+        if isinstance(child, cst.FunctionDef):
+            yield child
+        else:
+            yield from _functions(child)
+
+
+def _convert(metadata: Metadata, options: RuleOptions, lower: bool) -> tuple[cst.Module, Context, dict]:
+    ctx = Context(options, metadata)
+    module = metadata.module
+    replacements = _lower_returns(ctx, module) if lower and "where" in options.rules else {}
+    if replacements:
+        module = module.visit(_Replace(module, replacements, metadata))
+    return module.visit(_Engine(ctx)), ctx, replacements
+
+
+def _rewrite(skeleton: Skeleton, options: RuleOptions, filename: str, lower: bool):
+    try:
+        module = cst.parse_module(skeleton.text)
+    except cst.ParserSyntaxError as err:
+        raise SourceError(filename, skeleton.kept[min(err.raw_line, len(skeleton.kept)) - 1], err.message) from None
+    metadata = Metadata(module, skeleton.kept, skeleton.module_names)
+    converted, ctx, replacements = _convert(metadata, options, lower)
+    # Returns lowered for nothing: that restructuring must not show.
+    undone = {
+        skeleton.unit_at(start)
+        for start, end in (_source_span(metadata, function) for function in replacements)
+        if not any(s.what.startswith("if/return") and start <= s.lineno <= end for s in ctx.sites)
+    }
+    return converted.code, ctx, undone
+
+
+def transform_skeleton(skeleton: Skeleton, options: RuleOptions, filename: str = "<string>") -> SkeletonResult:
+    """Apply the rules to ``skeleton`` (lines, sites and skips in source lines)."""
+    code, ctx, undone = _rewrite(skeleton, options, filename, lower=True)
+    units = skeleton.unit_texts(code)
+    sites, skips = list(ctx.sites), list(ctx.skips)
+    if undone:
+        again = skeleton.subset(undone)
+        again_code, again_ctx, _ = _rewrite(again, options, filename, lower=False)
+        spans = [(unit.start, unit.end) for unit in undone]
+        inside = lambda item: any(start <= item.lineno <= end for start, end in spans)  # noqa: E731
+        sites = [s for s in sites if not inside(s)] + again_ctx.sites
+        skips = [s for s in skips if not inside(s)] + again_ctx.skips
+        redone = dict(zip(again.units, again.unit_texts(again_code)))
+        units = [redone.get(unit, text) for unit, text in zip(skeleton.units, units)]
+        code = _splice(skeleton, units)
+    return SkeletonResult(code, tuple(tuple(u) for u in units), tuple(dict.fromkeys(sites)), tuple(skips))
+
+
+def _splice(skeleton: Skeleton, units: list[list[str]]) -> str:
+    """The skeleton's text with each unit's lines replaced."""
+    lines = skeleton.text.splitlines(keepends=True)
+    out: list[str] = []
+    starts = {unit.start: (unit, text) for unit, text in zip(skeleton.units, units)}
+    position = 0
+    while position < len(skeleton.kept):
+        found = starts.get(skeleton.kept[position])
+        if found is None:
+            out.append(lines[position])
+            position += 1
+        else:
+            unit, text = found
+            out.extend(text)
+            position += unit.end - unit.start + 1
+    return "".join(out)
+
+
+def _source_span(metadata: Metadata, function: cst.FunctionDef) -> tuple[int, int]:
+    return metadata.source_line(function), metadata.source_line(function, metadata.end_line(function))
 
 
 def transform_source(
@@ -62,54 +252,68 @@ def transform_source(
     rules: Iterable[str] | None = None,
     lines: frozenset[int] | None = None,
     filename: str = "<string>",
+    effect_helpers: frozenset[str] = frozenset(),
 ) -> TransformResult:
-    """Apply the selected rules to ``source``.
+    """Apply the selected rules to the module ``source``.
 
     ``lines`` limits every rule to statements starting on those lines (the
     sites a diagnosis reported); ``None`` lets each rule match statically.
-    Lines are ``source``'s throughout: each rule sees the previous rule's
-    output, so ``lines`` is translated into its numbering and the sites and
-    skips it records are translated back.  Raises :class:`SourceError` when
-    ``source`` does not parse.
+    Raises :class:`SourceError` when ``source`` does not parse.
     """
     try:
-        module = cst.parse_module(source)
-    except cst.ParserSyntaxError as err:
-        raise SourceError(filename, err.raw_line, err.message) from None
-    sites: list[Site] = []
-    skips: list[Skip] = []
-    # to_source[i] is the line of ``source`` that line i + 1 of the current
-    # code comes from (for rewritten code: the first line it replaced).
-    to_source = list(range(1, source.count("\n") + 2))
-    for rule_class in select_rules(rules):
-        # A context per rule: libcst's AddImportsVisitor re-adds an aliased
-        # import that an earlier pass on the same context asked for.
-        context = CodemodContext(filename=filename)
-        current = None if lines is None else frozenset(
-            i + 1 for i, line in enumerate(to_source) if line in lines
-        )
-        before = module.code
-        module = rule_class(context, RuleOptions(lines=current)).transform_module(module)
-        sites += [replace(s, lineno=to_source[s.lineno - 1]) for s in context.scratch["sites"]]
-        skips += [replace(s, lineno=to_source[s.lineno - 1]) for s in context.scratch["skips"]]
-        if module.code != before:
-            to_source = _carry_line_map(before, module.code, to_source)
-    code = module.code
-    return TransformResult(code=code, changed=code != source, sites=tuple(sites), skips=tuple(skips))
+        parsed = parse_text(filename, source)
+    except (SyntaxError, ValueError) as err:
+        raise SourceError(filename, getattr(err, "lineno", None) or 1, getattr(err, "msg", str(err))) from None
+    helpers = effect_helpers | file_effect_helpers(parsed)
+    units = candidate_units(parsed, helpers, lines)
+    if not units:
+        return TransformResult(source, False, (), ())
+    skeleton = parsed.skeleton(units)
+    options = RuleOptions(rules=frozenset(select_rules(rules)), lines=lines, effect_helpers=helpers)
+    result = transform_skeleton(skeleton, options, filename)
+    out = list(parsed.lines)
+    for unit, new in sorted(zip(skeleton.units, result.unit_lines), key=lambda pair: -pair[0].start):
+        if new and unit.end == len(out) and not out[-1].endswith("\n"):
+            new = (*new[:-1], new[-1].removesuffix("\n"))
+        out[unit.start - 1 : unit.end] = new
+    code = "".join(out)
+    if result.needs_runtime:
+        code = add_runtime_import(code, filename)
+    return TransformResult(code, code != source, result.sites, result.skips)
 
 
-def _carry_line_map(before: str, after: str, to_source: list[int]) -> list[int]:
-    """``to_source`` for ``after``, given it for ``before``: unchanged lines
-    keep their origin; rewritten or inserted ones take the origin of the
-    first line they replace, or of the line they are inserted before."""
-    old, new = before.splitlines(), after.splitlines()
-    mapped = [0] * (len(new) + 1)
-    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        for offset, j in enumerate(range(j1, j2)):
-            if tag == "equal":
-                mapped[j] = to_source[i1 + offset]
-            else:
-                mapped[j] = to_source[min(i1, len(to_source) - 1)]
-    mapped[len(new)] = to_source[-1]
-    return mapped
+def file_effect_helpers(parsed) -> frozenset[str]:
+    """Module-level functions of the file whose only effect is a message."""
+    from graphmend.analysis.scan import effect_helpers
+
+    return effect_helpers(parsed.tree)
+
+
+def add_runtime_import(code: str, filename: str = "<string>") -> str:
+    """``code`` importing graphmend's runtime, through ``AddImportsVisitor``
+    run on the file's head (docstring, ``__future__`` and the imports at the
+    top), so the rest of the file never reaches libcst again."""
+    import ast
+
+    from libcst.codemod import CodemodContext
+    from libcst.codemod.visitors import AddImportsVisitor
+
+    lines = code.splitlines(keepends=True)
+    head_end = 0
+    for index, statement in enumerate(ast.parse(code, filename).body):
+        docstring = index == 0 and isinstance(statement, ast.Expr) and isinstance(
+            getattr(statement, "value", None), ast.Constant) and isinstance(statement.value.value, str)
+        if not (docstring or isinstance(statement, (ast.Import, ast.ImportFrom))):
+            break
+        head_end = statement.end_lineno
+    rest = lines[head_end:]
+    leading = 0
+    while leading < len(rest) and (not rest[leading].strip() or rest[leading].lstrip().startswith("#")):
+        leading += 1
+    # A placeholder stands for the rest, so the visitor lays out the lines
+    # around the new import as it would in the whole file.
+    head = "".join(lines[:head_end] + rest[:leading]) + "pass\n"
+    context = CodemodContext(filename=filename)
+    AddImportsVisitor.add_needed_import(context, "graphmend", "runtime", asname=RUNTIME_ALIAS)
+    new_head = AddImportsVisitor(context).transform_module(cst.parse_module(head)).code
+    return new_head.removesuffix("pass\n") + "".join(rest[leading:])

@@ -1,80 +1,196 @@
-"""What rewritten code calls at run time.
+"""What rewritten code calls at run time.  It needs torch alone.
 
 Rewritten code reaches this module as ``_graphmend`` (see
-``graphmend.rules.base.RUNTIME_ALIAS``).  In eager mode every function here
-does exactly what the original statement did, at the same point.  Under
+:mod:`graphmend.conventions`).  In eager mode every function here does
+exactly what the original statement did, at the same point.  Under
 ``torch.compile`` the functions registered in Dynamo's
-``torch._dynamo.config.reorderable_logging_functions`` are recorded during
-tracing and replayed after the graph, in program order, which is how [Defer]
-and [Trap] avoid graph breaks without a home-made global queue.
+``torch._dynamo.config.reorderable_logging_functions`` (through
+:mod:`graphmend.compat`) are recorded during tracing and replayed after the
+graph, in program order, which is how [Defer] and [Trap] avoid graph breaks
+without a home-made global queue.
 
 Decisions that cannot be made statically (is this value a tensor?) are made
 here, at run time, as TensorFlow AutoGraph's operators do; Dynamo folds an
 ``isinstance(x, torch.Tensor)`` test to a constant while tracing.
+
+Gates: code that [Where] runs unconditionally for a tensor test (both arms
+of an ``if``) passes ``gate=``, a one-element bool tensor (or a Python
+bool) saying whether its arm was taken; a gated call is replayed, and a
+gated check raises, only when its gate is true.
 """
 
 from __future__ import annotations
 
+import builtins
+import enum
+import importlib
+import logging
+import sys
+import types
+import warnings
+
 import torch
+import torch.utils._pytree as _pytree
 
-# --- [Defer] and [Trap] -----------------------------------------------------
-# Rewritten code calls the ``deferred_*`` functions below.  Eagerly they do
-# what the original statement did, where it did it.  Under torch.compile they
-# hand tensors and constants to a ``_replay_*`` function registered in
-# Dynamo's ``reorderable_logging_functions``: Dynamo records the call and
-# makes it after the graph, in program order.  Objects Dynamo cannot pass
-# (loggers, streams, classes) travel as names or ids and are looked up when
-# the call is replayed.
+from graphmend import compat
 
-import builtins  # noqa: E402  (kept with the section that uses it)
-import functools  # noqa: E402
-import logging  # noqa: E402
-import sys  # noqa: E402
-import threading  # noqa: E402
-import types  # noqa: E402
-import warnings  # noqa: E402
-
-from graphmend.rules.base import RUNTIME_ALIAS  # noqa: E402
+compiling = torch.compiler.is_compiling
 
 
-def snapshot(value):
+# --- values that travel to a replay ---------------------------------------------------
+# Dynamo replays a call only when every argument is a tensor or a constant
+# (a fresh one: a value read from a local arrives wrapped, and is refused).
+# Shapes, dtypes, devices, enums and containers of these are flattened to
+# such tokens while tracing and rebuilt when the call is replayed.
+
+
+def snapshot(value, keep_grad: bool = False):
     """``value``, or under torch.compile a copy of a tensor ``value``.
 
     A tensor handed to a replayed call is the graph's final value of that
-    tensor: an in-place update later in the graph would show in the message.
-    The copy keeps the value at the call site; eager code is untouched.  A
-    tensor that requires grad is not copied: the graph breaks there instead.
+    tensor: an in-place update later in the graph would show in the
+    message.  The copy keeps the value at the call site.  A tensor that
+    requires grad is not copied, since its text shows its ``grad_fn``, which
+    a copy would change (``CloneBackward0``): with ``keep_grad`` (the rule
+    proved nothing updates it in place later) it travels as it is;
+    otherwise the graph breaks there, so that the call is made eagerly
+    with the tensor itself, as the original was.
     """
-    if isinstance(value, torch.Tensor) and torch.compiler.is_compiling():
+    if isinstance(value, torch.Tensor) and compiling():
         if value.requires_grad:
-            # Its text shows its grad_fn, which a copy would change
-            # (CloneBackward0): end the graph, so that the call is made
-            # eagerly with the tensor itself, as the original was.
-            torch._dynamo.graph_break()
+            if not keep_grad:
+                compat.graph_break()
             return value
         return value.clone()
     return value
 
 
-def fstring(template: str, *values) -> str:
+def _encode(value, tokens: list, keep_grad: bool) -> None:
+    if isinstance(value, torch.Tensor):
+        tokens.append("t")
+        tokens.append(snapshot(value, keep_grad))
+    elif isinstance(value, torch.Size):
+        tokens.append("size")
+        tokens.append(len(value))
+        for size in value:
+            tokens.append(int(size))
+    elif isinstance(value, torch.dtype):
+        tokens.append("dtype")
+        tokens.append(str(value))
+    elif isinstance(value, torch.device):
+        tokens.append("device")
+        tokens.append(str(value))
+    elif isinstance(value, enum.Enum):
+        tokens.append("enum")
+        tokens.append(str(type(value).__module__))
+        tokens.append(str(type(value).__qualname__))
+        tokens.append(str(value.name))
+    elif isinstance(value, (tuple, list)) and type(value) in (tuple, list):
+        tokens.append("tuple" if isinstance(value, tuple) else "list")
+        tokens.append(len(value))
+        for item in value:
+            _encode(item, tokens, keep_grad)
+    elif type(value) is dict:
+        tokens.append("dict")
+        tokens.append(len(value))
+        for key, item in value.items():
+            _encode(key, tokens, keep_grad)
+            _encode(item, tokens, keep_grad)
+    elif type(value) is bool:
+        tokens.append("c")
+        tokens.append(bool(value))
+    elif type(value) is int:
+        tokens.append("c")
+        tokens.append(int(value))
+    elif type(value) is float:
+        tokens.append("c")
+        tokens.append(float(value))
+    elif type(value) is str:
+        # "{}".format() of a constant is a fresh constant; of a string
+        # formatter (an f-string's fstring()), a formatter over it.
+        tokens.append("c")
+        tokens.append("{}".format(value))
+    else:  # None, a string formatter, or what Dynamo will refuse (a graph break)
+        tokens.append("c")
+        tokens.append(value)
+
+
+def encode(values, keep_grad: bool = False) -> list:
+    """``values`` as a flat list of tokens Dynamo can replay."""
+    tokens: list = []
+    for value in values:
+        _encode(value, tokens, keep_grad)
+    return tokens
+
+
+def decode(tokens) -> list:
+    """The values :func:`encode` flattened."""
+    values = []
+    position = 0
+
+    def one():
+        nonlocal position
+        kind, position = tokens[position], position + 1
+        if kind in ("t", "c"):
+            position += 1
+            return tokens[position - 1]
+        if kind == "size":
+            count = tokens[position]
+            position += 1 + count
+            return torch.Size(tokens[position - count : position])
+        if kind == "dtype":
+            position += 1
+            return getattr(torch, tokens[position - 1].removeprefix("torch."))
+        if kind == "device":
+            position += 1
+            return torch.device(tokens[position - 1])
+        if kind == "enum":
+            module, qualname, name = tokens[position : position + 3]
+            position += 3
+            owner = importlib.import_module(module)
+            for part in qualname.split("."):
+                owner = getattr(owner, part)
+            return owner[name]
+        count = tokens[position]
+        position += 1
+        if kind == "dict":
+            return dict((one(), one()) for _ in range(count))
+        items = [one() for _ in range(count)]
+        return tuple(items) if kind == "tuple" else items
+
+    while position < len(tokens):
+        values.append(one())
+    return values
+
+
+def fstring(template: str, *values, keep_grad: bool = True) -> str:
     """An f-string split into ``template`` and the ``values`` it embeds.
 
     ``template.format(*values)`` formats exactly as the f-string did.  Under
     torch.compile Dynamo keeps the call as a string formatter over the
-    snapshots and formats it only when the message is replayed.
+    snapshots and formats it only when the message is replayed
+    (``keep_grad``: see :func:`snapshot`).
     """
-    return template.format(*map(snapshot, values))
+    return template.format(*(snapshot(value, keep_grad) for value in values))
 
 
-def deferred_print(*values, sep=" ", end="\n", stream="stdout", flush=False) -> None:
+def _open(gate) -> bool:
+    """Whether a gated call happens (eagerly: its arm was taken)."""
+    return gate is None or bool(gate)
+
+
+# --- [Defer] ---------------------------------------------------------------------------
+
+
+def deferred_print(*values, sep=" ", end="\n", stream="stdout", flush=False, gate=None, keep_grad=True) -> None:
     """``print(*values, sep=sep, end=end, file=getattr(sys, stream), flush=flush)``."""
-    if torch.compiler.is_compiling():
-        _replay_print(stream, sep, end, flush, *map(snapshot, values))
-    else:
+    if compiling():
+        _replay_print(gate, stream, sep, end, flush, *encode(values, keep_grad))
+    elif _open(gate):
         _print(stream, sep, end, flush, *values)
 
 
-def deferred_log(logger, method: str, *args) -> None:
+def deferred_log(logger, method: str, *args, gate=None, keep_grad=True) -> None:
     """``getattr(logger, method)(*args)`` for a :class:`logging.Logger`.
 
     The record names the caller's line (``stacklevel``), as the original
@@ -86,13 +202,14 @@ def deferred_log(logger, method: str, *args) -> None:
     the call as written).  Anything that is not a ``Logger`` is called as
     written.
     """
-    if not isinstance(logger, logging.Logger):
-        getattr(logger, method)(*args)
-    elif torch.compiler.is_compiling() and not _cached_by_identity(method, args):
+    if not compat.is_logger(logger):
+        if _open(gate):
+            getattr(logger, method)(*args)
+    elif compiling() and not _cached_by_identity(method, args):
         # id(logger) is a constant guarded by identity; the Logger is found
         # again among the registered loggers when the call is replayed.
-        _replay_log(id(logger), method, *map(snapshot, args))
-    else:
+        _replay_log(gate, id(logger), method, *encode(args, keep_grad))
+    elif _open(gate):
         _log(logger, method, *args)
 
 
@@ -103,7 +220,8 @@ def _cached_by_identity(method: str, args: tuple) -> bool:
     return method.endswith("_once") and any(isinstance(arg, torch.Tensor) for arg in args)
 
 
-def deferred_warn(message, category: str | None = None, module: str | None = None, stacklevel: int = 1) -> None:
+def deferred_warn(message, category: str | None = None, module: str | None = None, stacklevel: int = 1,
+                  gate=None, keep_grad=True) -> None:
     """``warnings.warn(message, <category>, stacklevel)``.
 
     ``category`` is the category's name as written at the call site (e.g.
@@ -111,13 +229,28 @@ def deferred_warn(message, category: str | None = None, module: str | None = Non
     of ``module`` (then builtins) as the original expression was; ``None``
     is the default (``UserWarning``, or the class of a Warning ``message``).
     """
-    if torch.compiler.is_compiling():
-        _replay_warn(message, category, module, stacklevel)
-    else:
-        _warn(message, category, module, stacklevel)
+    if compiling():
+        _replay_warn(gate, category, module, stacklevel, *encode([message], keep_grad))
+    elif _open(gate):
+        _warn(category, module, stacklevel, message)
 
 
-def deferred_check(test, exception: str, module: str, make_args=None):
+def deferred_call(function: str, module: str, *args, gate=None, keep_grad=True, **kwargs) -> None:
+    """``<function>(*args, **kwargs)``, where ``function`` (a dotted name in
+    ``module``'s globals) is a function whose only effect is a message: a
+    print, a log record or a warning (a library's warning helper)."""
+    if compiling():
+        names = tuple(kwargs)
+        _replay_call(gate, module, function, len(names), *names,
+                     *encode([*args, *kwargs.values()], keep_grad))
+    elif _open(gate):
+        resolve(module, function)(*args, **kwargs)
+
+
+# --- [Trap] ----------------------------------------------------------------------------
+
+
+def deferred_check(test, exception: str, module: str, make_args=None, gate=None):
     """The truth test of ``if test: raise <exception>(*make_args())``.
 
     Returns ``test`` itself, for the ``if`` to test exactly as before, unless
@@ -126,13 +259,41 @@ def deferred_check(test, exception: str, module: str, make_args=None):
     <exception>`` when ``make_args`` is None) and the ``if`` sees False.
     ``exception`` is resolved like :func:`deferred_warn`'s category.
     ``make_args`` is a thunk so that eager code evaluates the message only
-    when it raises, as before.
+    when it raises, as before.  A ``gate`` (an arm of a rewritten ``if``)
+    makes the check count only when its arm was taken.
     """
-    if isinstance(test, torch.Tensor) and torch.compiler.is_compiling():
+    if isinstance(test, torch.Tensor) and compiling():
         called = make_args is not None
-        _replay_check(snapshot(test), exception, module, called, *(make_args() if called else ()))
+        _replay_check(gate, snapshot(test), exception, module, called, *encode(make_args() if called else ()))
+        return False
+    if gate is not None and not bool(gate):
         return False
     return test
+
+
+def deferred_assert(test, module: str, make_args=None, gate=None):
+    """The test of ``assert test, message``: ``test`` itself, unless it is a
+    tensor under torch.compile; then ``not test`` is checked after the
+    graph (raising ``AssertionError(*make_args())``) and the assert passes."""
+    if isinstance(test, torch.Tensor) and compiling():
+        called = make_args is not None
+        _replay_assert(gate, snapshot(test), module, called, *encode(make_args() if called else ()))
+        return True
+    if gate is not None and not bool(gate):
+        return True
+    return test
+
+
+def deferred_raise(exception: str, module: str, make_args=None, gate=None) -> None:
+    """``raise <exception>(*make_args())`` in an arm of a rewritten ``if``
+    that runs unconditionally: raised after the graph when ``gate`` (the
+    arm was taken) is true."""
+    called = make_args is not None
+    if compiling():
+        _replay_check(gate, True, exception, module, called, *encode(make_args() if called else ()))
+    elif _open(gate):
+        raised = resolve(module, exception)
+        raise raised(*make_args()) if called else raised
 
 
 def resolve(module: str | None, dotted: str | None):
@@ -158,7 +319,7 @@ def _log(logger: logging.Logger, method: str, *args) -> None:
         getattr(logger, method)(*args, stacklevel=_stacklevel_past_runtime(1))
 
 
-def _warn(message, category: str | None, module: str | None, stacklevel: int) -> None:
+def _warn(category: str | None, module: str | None, stacklevel: int, message) -> None:
     warnings.warn(message, resolve(module, category), _stacklevel_past_runtime(stacklevel))
 
 
@@ -173,8 +334,7 @@ def _stacklevel_past_runtime(stacklevel: int) -> int:
 
     Counting frames is right on every path: eager (through the dispatcher),
     replayed after a graph (from the compiled frame, through the disable
-    wrapper) and the eager fallback after a graph break (where Dynamo has
-    compiled the dispatcher as a frame of its own).
+    wrapper) and the eager fallback after a graph break.
     """
     frame, level = sys._getframe(1), 1
     while frame is not None and frame.f_code.co_filename in _RUNTIME_FILES:
@@ -193,162 +353,50 @@ def _logger_with_id(key: int) -> logging.Logger:
     )
 
 
-def _replay(function):
-    """Register ``function`` with Dynamo as a call to replay after the graph.
-
-    Dynamo passes only positional arguments.  ``torch.compiler.disable``
-    keeps Dynamo from compiling the replay itself when it runs.
-    """
-    replayed = torch.compiler.disable(function)
-    torch._dynamo.config.reorderable_logging_functions.add(replayed)
-    return replayed
+@compat.register_replay
+def _replay_print(gate, stream, sep, end, flush, *tokens) -> None:
+    if _open(gate):
+        _print(stream, sep, end, flush, *decode(tokens))
 
 
-_replay_print = _replay(_print)
-_replay_warn = _replay(_warn)
+@compat.register_replay
+def _replay_warn(gate, category, module, stacklevel, *tokens) -> None:
+    if _open(gate):
+        _warn(category, module, stacklevel, *decode(tokens))
 
 
-@_replay
-def _replay_log(key: int, method: str, *args) -> None:
-    _log(_logger_with_id(key), method, *args)
+@compat.register_replay
+def _replay_log(gate, key: int, method: str, *tokens) -> None:
+    if _open(gate):
+        _log(_logger_with_id(key), method, *decode(tokens))
 
 
-@_replay
-def _replay_check(test, exception: str, module: str, called: bool, *args) -> None:
-    if test:
+@compat.register_replay
+def _replay_call(gate, module: str, function: str, keyword_count: int, *rest) -> None:
+    if _open(gate):
+        names, values = rest[:keyword_count], decode(rest[keyword_count:])
+        positional = values[: len(values) - keyword_count]
+        resolve(module, function)(*positional, **dict(zip(names, values[len(positional):])))
+
+
+@compat.register_replay
+def _replay_check(gate, test, exception: str, module: str, called: bool, *tokens) -> None:
+    if _open(gate) and test:
         raised = resolve(module, exception)
-        raise raised(*args) if called else raised
+        raise raised(*decode(tokens)) if called else raised
 
 
-def _share_replays_with_inlined_calls() -> None:
-    """Make replayable calls inside inlined functions count (torch 2.13).
-
-    Dynamo records a replayable call in the ``debug_locals`` of the
-    translator tracing it, but only the outermost frame's list is replayed:
-    a call made in an inlined function (a helper, a submodule's forward, the
-    ``deferred_*`` functions themselves) is silently dropped.  Sharing the
-    parent's list keeps every call, in program order.  On a graph break
-    Dynamo restarts tracing with fresh translators, so nothing recorded by
-    an abandoned attempt survives.
-
-    Inside a higher-order op's subgraph (``checkpoint``, ``torch.cond``)
-    a replayed tensor would be a value of the subgraph, not of the graph,
-    and compilation would fail; such a call is a graph break instead, as
-    ``print`` there is.
-    """
-    from torch._dynamo.symbolic_convert import InliningInstructionTranslator
-
-    original = InliningInstructionTranslator.__init__
-    if getattr(original, "_graphmend_shares_replays", False):
-        return
-
-    @functools.wraps(original)
-    def __init__(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        if _is_mended(self.f_code):
-            _TRACE.mended = True
-        if self.output.is_root_tracer():
-            self.debug_locals = self.parent.debug_locals
-        else:
-            self.debug_locals = _ReplaysInSubgraph()
-
-    __init__._graphmend_shares_replays = True
-    InliningInstructionTranslator.__init__ = __init__
+@compat.register_replay
+def _replay_assert(gate, test, module: str, called: bool, *tokens) -> None:
+    if _open(gate) and not test:
+        raise AssertionError(*decode(tokens)) if called else AssertionError
 
 
-class _ReplaysInSubgraph(list):
-    """``debug_locals`` of code traced in a higher-order op's subgraph."""
-
-    def append(self, call) -> None:
-        from torch._dynamo.exc import unimplemented
-
-        unimplemented(
-            gb_type="graphmend: deferred call inside a higher-order op",
-            context=str(call[0]),
-            explanation="A call replayed after the graph cannot take values of a subgraph.",
-            hints=["Move the print/log/warning/check out of the checkpointed or conditional code."],
-        )
-
-
-def _is_mended(code) -> bool:
-    """Whether ``code`` calls this module (as rewritten code does)."""
-    return RUNTIME_ALIAS in code.co_names
-
-
-class _Trace(threading.local):
-    #: Whether the frame Dynamo is converting on this thread, or a function
-    #: it inlined, is rewritten code.
-    mended = False
-
-
-_TRACE = _Trace()
-
-
-def _run_failing_mended_frames_eagerly() -> None:
-    """When Dynamo fails to trace rewritten code because the code itself
-    fails (a shape error met on fake tensors: ``TorchRuntimeError``; or the
-    user's own exception), run that frame eagerly instead of raising.
-
-    Tracing runs no code, so the frame starts from the top: eagerly the
-    deferred messages print, the deferred checks raise and the failing
-    statement raises its own error, in program order, as the original did
-    eagerly.  Without this a graph with no break before the error loses
-    the messages recorded before it, and a deferred check is overtaken by
-    the later error.  (``torch.compile`` of the original, which broke the
-    graph before the failing statement, raises Dynamo's wrapper type
-    instead; the eager type is the original program's.)  The frame is run
-    eagerly this once and compiled again on its next call; with
-    ``fullgraph=True`` the error is raised, as asked.  Dynamo's own failures
-    (unsupported code, backend errors) are left to Dynamo.
-    """
-    from torch._dynamo import convert_frame, exc
-    from torch._dynamo.types import ConvertFrameReturn, FrameAction, FrameExecStrategy
-
-    original = convert_frame.ConvertFrame.__call__
-    if getattr(original, "_graphmend_runs_failing_frames", False):
-        return
-
-    @functools.wraps(original)
-    def __call__(self, frame, cache_entry, hooks, frame_state, skip=0):
-        outer = _TRACE.mended
-        _TRACE.mended = _is_mended(frame.f_code)
-        try:
-            return original(self, frame, cache_entry, hooks, frame_state, skip=skip + 1)
-        except Exception as error:
-            user_error = isinstance(error, exc.TorchRuntimeError) or not isinstance(error, exc.TorchDynamoException)
-            if not (user_error and _TRACE.mended) or self._inner_convert._box.error_on_graph_break:
-                raise
-            _log_eager_run(frame.f_code, error)
-            return ConvertFrameReturn(
-                frame_exec_strategy=FrameExecStrategy(FrameAction.SKIP, FrameAction.DEFAULT),
-                apply_to_code=False,
-                skip_reason="graphmend: the rewritten code fails; it runs eagerly",
-            )
-        finally:
-            _TRACE.mended = outer
-
-    __call__._graphmend_runs_failing_frames = True
-    convert_frame.ConvertFrame.__call__ = __call__
-
-
-def _log_eager_run(code, error: Exception) -> None:
-    logging.getLogger(__name__).debug(
-        "%s (%s:%d) fails while Dynamo traces it (%s: %s); running it eagerly",
-        code.co_name, code.co_filename, code.co_firstlineno, type(error).__name__, str(error).split("\n", 1)[0],
-    )
-
-
-_share_replays_with_inlined_calls()
-_run_failing_mended_frames_eagerly()
-
-
-# --- [Where] ----------------------------------------------------------------
-# Rewritten ``if T:`` statements read ``if is_tensor(c): <both branches,
-# merged by where()> elif c: <original branch> else: <original branch>``.
+# --- [Where] ---------------------------------------------------------------------------
+# Rewritten ``if T:`` statements read ``if is_tensor(c): <both arms,
+# merged by where()> elif c: <original arm> else: <original arm>``.
 # Every helper below falls back to exactly what the original statement did
 # whenever it cannot prove that the predicated form selects the same bits.
-
-import torch.utils._pytree as _pytree  # noqa: E402  (kept with the section that uses it)
 
 #: Non-tensor leaf types whose ``==`` means "the same value" (floats are
 #: excluded: 0.0 == -0.0 and nan != nan).
@@ -361,24 +409,79 @@ def is_tensor(value: object) -> bool:
     original Python branch: it computes one branch, not both, and raises
     exactly what the original raised, a branch that would fail when not
     taken included."""
-    return isinstance(value, torch.Tensor) and torch.compiler.is_compiling()
+    return isinstance(value, torch.Tensor) and compiling()
 
 
-def where(condition, if_true, if_false):
+def arm(condition, taken: bool, outer=None):
+    """The gate of one arm of a rewritten ``if``: whether ``bool(condition)
+    is taken``, and-ed with the gate of the arm around it (``outer``).  A
+    one-element bool tensor for a one-element tensor ``condition``; the
+    Python answer otherwise (``bool()`` of a larger tensor raises, as the
+    original ``if`` did)."""
+    predicate = _scalar_predicate(condition)
+    if predicate is None:
+        here = bool(condition) is taken
+    else:
+        here = predicate if taken else predicate.logical_not()
+    if outer is None:
+        return here
+    if isinstance(outer, torch.Tensor) or isinstance(here, torch.Tensor):
+        return torch.logical_and(torch.as_tensor(outer), torch.as_tensor(here))
+    return outer and here
+
+
+def not_(value):
+    """``not value``; a one-element tensor under torch.compile gives a
+    tensor with that truth value instead of a graph break."""
+    if is_tensor(value):
+        predicate = _scalar_predicate(value)
+        if predicate is not None:
+            return predicate.logical_not()
+    return not value
+
+
+def and_(left, right):
+    """The truth value of ``left and right`` (both already evaluated: the
+    rule proved ``right`` safe to evaluate); a tensor under torch.compile
+    when both are one-element tensors or bools."""
+    combined = _combine(left, right, torch.logical_and)
+    return (left and right) if combined is None else combined
+
+
+def or_(left, right):
+    """The truth value of ``left or right`` (see :func:`and_`)."""
+    combined = _combine(left, right, torch.logical_or)
+    return (left or right) if combined is None else combined
+
+
+def _combine(left, right, operation):
+    if not (compiling() and (isinstance(left, torch.Tensor) or isinstance(right, torch.Tensor))):
+        return None
+    sides = []
+    for side in (left, right):
+        predicate = _scalar_predicate(side) if isinstance(side, torch.Tensor) else None
+        if predicate is None and type(side) is not bool:
+            return None
+        sides.append(side if predicate is None else predicate)
+    return operation(torch.as_tensor(sides[0]), torch.as_tensor(sides[1]))
+
+
+def where(condition, if_true, if_false, grad: bool = False):
     """``if_true if condition else if_false``, computed as ``torch.where``.
 
     Applied leaf by leaf to equal pytrees when ``condition`` is a
     one-element tensor and every pair of tensor leaves has the same dtype,
     shape, device and layout, so ``torch.where`` neither promotes nor
     broadcasts and copies exactly the selected bits.  Under autograd (grad
-    enabled and a leaf requiring grad) it does not apply: the unselected
-    branch would receive zero gradients (``None`` before) and ``0 * inf``
-    would turn into NaN.  Where it does not apply, the original Python
-    choice runs, ``bool(condition)`` included, with its graph break and
-    its error for a multi-element tensor.
+    enabled and a leaf requiring grad) it applies only with ``grad``: the
+    rule proved every operation of both arms has a derivative that does not
+    depend on values, so the unselected arm's zero gradient stays zero
+    instead of turning ``0 * inf`` into NaN.  Where it does not apply, the
+    original Python choice runs, ``bool(condition)`` included, with its
+    graph break and its error for a multi-element tensor.
     """
     predicate = _scalar_predicate(condition)
-    if predicate is None or not _selectable(if_true, if_false):
+    if predicate is None or not _selectable(if_true, if_false, grad):
         return if_true if condition else if_false
     # The predicate moves to each leaf's device (a 0-dim bool copies exactly).
     return _pytree.tree_map(
@@ -388,7 +491,7 @@ def where(condition, if_true, if_false):
     )
 
 
-def select(condition, if_true, if_false):
+def select(condition, if_true, if_false, grad: bool = False):
     """``if_true() if condition else if_false()`` (a conditional expression).
 
     With a tensor ``condition`` under torch.compile both thunks run (the
@@ -402,7 +505,7 @@ def select(condition, if_true, if_false):
             values = if_true(), if_false()
         except Exception:
             return if_true() if condition else if_false()
-        return where(condition, *values)
+        return where(condition, *values, grad=grad)
     return if_true() if condition else if_false()
 
 
@@ -416,12 +519,12 @@ def _scalar_predicate(condition):
     return scalar if scalar.dtype == torch.bool else scalar != 0
 
 
-def _selectable(if_true, if_false) -> bool:
+def _selectable(if_true, if_false, grad: bool) -> bool:
     true_leaves, true_spec = _pytree.tree_flatten(if_true)
     false_leaves, false_spec = _pytree.tree_flatten(if_false)
     if true_spec != false_spec:
         return False
-    grad_enabled = torch.is_grad_enabled()
+    under_autograd = torch.is_grad_enabled() and not grad
     for a, b in zip(true_leaves, false_leaves):
         if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
             if (
@@ -431,7 +534,7 @@ def _selectable(if_true, if_false) -> bool:
                 or a.layout != torch.strided
                 or b.layout != torch.strided
                 or a.is_quantized
-                or (grad_enabled and (a.requires_grad or b.requires_grad))
+                or (under_autograd and (a.requires_grad or b.requires_grad))
             ):
                 return False
         elif not (a is b or (type(a) is type(b) and isinstance(a, _EXACT_EQUALITY_TYPES) and a == b)):
@@ -528,35 +631,18 @@ def _is_int64_exact(dtype: torch.dtype) -> bool:
                      torch.uint16, torch.uint32)
 
 
-
 # --- Calls from eager code ----------------------------------------------------
+# Dynamo inlines the functions above into the graph of the rewritten code it
+# traces, where ``torch.compiler.is_compiling()`` is True.  Rewritten code
+# that runs eagerly under torch.compile (the statement at a graph break, a
+# frame Dynamo gave up on) calls them as frames of their own instead, and
+# Dynamo would compile each of those with ``is_compiling()`` folded to True:
+# ``is_tensor`` would pick the predicated form in eager code.  Every
+# module-level function here is skipped as a frame of its own (not a list,
+# so a helper added later cannot be forgotten); inlining is unaffected.
 
-
-def _skip_frames_of_eager_calls() -> None:
-    """Run the functions above eagerly when eager code calls them.
-
-    Dynamo inlines them into the graph of the rewritten code it traces,
-    where ``torch.compiler.is_compiling()`` is True.  Rewritten code that
-    runs eagerly under torch.compile (the statement at a graph break, a
-    frame Dynamo gave up on) calls them as frames of their own instead, and
-    Dynamo would compile each of those with ``is_compiling()`` folded to
-    True: ``is_tensor`` would pick the predicated form in eager code and
-    evaluate the branch the original does not take.  Skipping these frames,
-    and the frames they call (a thunk, a helper), keeps eager calls eager;
-    inlining into a traced caller is unaffected.
-
-    Every module-level function of this module is covered, not a list, so a
-    helper added later cannot be forgotten; the Dynamo patches defined
-    inside the functions above are not module-level and are not needed
-    here (rewritten code never calls them).
-    """
-    from torch._dynamo.eval_frame import set_code_exec_strategy
-    from torch._dynamo.types import FrameAction, FrameExecStrategy
-
-    module = sys.modules[__name__]
-    for value in vars(module).values():
-        if isinstance(value, types.FunctionType) and value.__module__ == __name__:
-            set_code_exec_strategy(value.__code__, FrameExecStrategy(FrameAction.SKIP, FrameAction.SKIP))
-
-
-_skip_frames_of_eager_calls()
+compat.skip_frames(
+    value for value in list(vars(sys.modules[__name__]).values())
+    if isinstance(value, types.FunctionType) and value.__code__.co_filename == __file__
+)
+compat.install()

@@ -11,6 +11,7 @@ import torch
 
 import graphmend
 from graphmend import cache, patch
+from graphmend.analysis.source import parse_text
 from graphmend.patch import mend, unmend
 from harness import load_module
 from test_mend import MARK, PLAIN, fake_rules, isolated_cache  # noqa: F401  (fixtures)
@@ -127,12 +128,12 @@ def test_unwritable_cache_only_costs_speed(monkeypatch, tmp_path):
 def test_mend_reuses_the_cached_transform(tmp_path, fake_rules, monkeypatch):
     module = load_module(PLAIN, tmp_path, "cached")
     transforms = []
-    real = patch.transform_source
-    monkeypatch.setattr(patch, "transform_source", lambda *a, **k: transforms.append(1) or real(*a, **k))
+    real = patch.transform_skeleton
+    monkeypatch.setattr(patch, "transform_skeleton", lambda *a, **k: transforms.append(1) or real(*a, **k))
 
     mend(module.plain, rules=MARK)
     unmend(module.plain)
-    patch._parse.cache_clear()  # as in a new process
+    parse_text.cache_clear()  # as in a new process
     mend(module.plain, rules=MARK)
 
     assert len(transforms) == 1

@@ -113,13 +113,13 @@ def test_verify_passes_on_a_correct_rewrite(module, fake_rules):
 
 
 def test_verify_raises_on_a_wrong_rewrite_and_undoes_it(module, fake_rules, monkeypatch):
-    real = patch.transform_source
+    real = patch.transform_skeleton
 
     def wrong(*args, **kwargs):
         result = real(*args, **kwargs)
         return type(result)(result.code.replace("y + 1", "y + 2"), *list(vars(result).values())[1:])
 
-    monkeypatch.setattr(patch, "transform_source", wrong)
+    monkeypatch.setattr(patch, "transform_skeleton", wrong)
     code = module.step.__code__
 
     with pytest.raises(graphmend.VerificationError, match=r"output.*differ.*9\.0 != 12\.0"):

@@ -23,55 +23,47 @@ import libcst as cst
 import libcst.matchers as m
 import pytest
 import torch
-from libcst.codemod.visitors import AddImportsVisitor
 
 import graphmend
 from graphmend import pipeline
 from graphmend.patch import mend, mend_sites, show, unmend
-from graphmend.rules.base import RUNTIME_ALIAS, Rule
+from graphmend.conventions import RUNTIME_ALIAS
+from graphmend.rules.base import Context
 from harness import load_module
 
 
-class MarkRule(Rule):
-    NAME = "mark"
-
-    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-        self._marking = self.wanted(node)
-
-    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
-        if not (self._marking and m.matches(updated_node, m.Call(func=m.Name("original")))):
-            return updated_node
-        AddImportsVisitor.add_needed_import(self.context, "graphmend", "runtime", asname=RUNTIME_ALIAS)
-        return cst.parse_expression(f"{RUNTIME_ALIAS}.__name__")
-
-    def leave_SimpleStatementLine(
-        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
-    ) -> cst.SimpleStatementLine | cst.FlattenSentinel:
-        if updated_node.deep_equals(original_node):
-            return updated_node
-        self.record(original_node, "marked")
-        return cst.FlattenSentinel([updated_node, cst.parse_statement("pass\n")])
+def mark_call(ctx: Context, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+    """``original(...)`` on a wanted line -> ``_graphmend.__name__``."""
+    line = next((a for a in reversed(ctx.ancestors) if isinstance(a, cst.SimpleStatementLine)), None)
+    if line is None or not ctx.wanted(line, "mark") or not m.matches(updated, m.Call(func=m.Name("original"))):
+        return updated
+    return cst.parse_expression(f"{RUNTIME_ALIAS}.__name__")
 
 
-class FakeWhereRule(Rule):
-    NAME = "fakewhere"
+def mark_line(ctx: Context, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
+    """A statement line ``mark`` changed gets a ``pass`` after it."""
+    if not ctx.enabled("mark") or updated.deep_equals(original):
+        return updated
+    ctx.record(original, "mark", "marked")
+    return cst.FlattenSentinel([updated, cst.parse_statement("pass\n")])
 
-    def leave_If(self, original_node: cst.If, updated_node: cst.If) -> cst.BaseStatement:
-        assign = m.SimpleStatementLine(body=[m.Assign(targets=[m.AssignTarget(target=m.Name())])])
-        if not (
-            self.wanted(original_node)
-            and updated_node.orelse is None
-            and m.matches(updated_node.body, m.IndentedBlock(body=[assign]))
-        ):
-            return updated_node
-        statement = updated_node.body.body[0].body[0]
-        name = statement.targets[0].target
-        self.record(original_node, "if -> torch.where")
-        AddImportsVisitor.add_needed_import(self.context, "torch")
-        where = cst.parse_expression("torch.where(T, E, V)").with_changes(
-            args=[cst.Arg(updated_node.test), cst.Arg(statement.value), cst.Arg(name)]
-        )
-        return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(name)], where)])
+
+def fake_where(ctx: Context, original: cst.If, updated: cst.If) -> cst.BaseStatement:
+    """``if T: v = E`` -> ``v = torch.where(T, E, v)``."""
+    assign = m.SimpleStatementLine(body=[m.Assign(targets=[m.AssignTarget(target=m.Name())])])
+    if not (
+        ctx.wanted(original, "fakewhere")
+        and updated.orelse is None
+        and m.matches(updated.body, m.IndentedBlock(body=[assign]))
+    ):
+        return updated
+    statement = updated.body.body[0].body[0]
+    name = statement.targets[0].target
+    ctx.record(original, "fakewhere", "if -> torch.where")
+    where = cst.parse_expression("torch.where(T, E, V)").with_changes(
+        args=[cst.Arg(updated.test), cst.Arg(statement.value), cst.Arg(name)]
+    )
+    return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(name)], where)])
 
 
 @pytest.fixture(autouse=True)
@@ -81,9 +73,12 @@ def isolated_cache(tmp_path, monkeypatch):
 
 @pytest.fixture
 def fake_rules(monkeypatch):
-    rules = (*pipeline.RULES, MarkRule, FakeWhereRule)
-    monkeypatch.setattr(pipeline, "RULES", rules)
-    monkeypatch.setattr(pipeline, "RULE_NAMES", tuple(rule.NAME for rule in rules))
+    converters = dict(pipeline.CONVERTERS)
+    converters[cst.Call] = (mark_call,)
+    converters[cst.SimpleStatementLine] = (mark_line,)
+    converters[cst.If] = (fake_where, *converters[cst.If])
+    monkeypatch.setattr(pipeline, "CONVERTERS", converters)
+    monkeypatch.setattr(pipeline, "RULE_NAMES", (*pipeline.RULE_NAMES, "mark", "fakewhere"))
 
 
 def load(source: str, tmp_path):

@@ -1,77 +1,137 @@
-"""Which names a piece of code reads and binds, and which are bound before a
-statement or read after it.  Read-only facts for [Where]; conservative in the
-direction that makes a rule decline (a name is "maybe live", "maybe unbound").
+"""Which names code reads and binds, and which are surely bound where.
+
+Read-only facts over libcst trees, conservative in the direction that
+makes a rule decline: a name is "maybe unbound" unless every path binds it.
+
+* :func:`name_uses` -- the names an expression or statement reads and binds.
+* :func:`definitely_bound` / :func:`read_before_bound` -- facts about a
+  list of statements (an arm of an ``if``).
+* :class:`DefiniteAssignment` -- for every statement of a function, the
+  names surely bound when it starts (a forward must-analysis over the
+  structured code: both arms of an ``if`` must bind a name, a loop body may
+  not run, a statement after ``return``/``raise`` is never reached).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 
 import libcst as cst
 
-#: Calls that can read any local by name: with these every local is live.
-DYNAMIC_SCOPE_CALLS = frozenset({"locals", "vars", "eval", "exec"})
+
+#: Fields that hold layout, not code (whitespace, parentheses, commas).
+_LAYOUT_FIELDS = frozenset(
+    "lpar rpar comma semicolon leading_lines lines_after_decorators header footer newline equal "
+    "star colon dot asynchronous".split()
+)
 
 
-class _NameUses(cst.CSTVisitor):
-    """Names read (``loads``) and bound (``stores``) in the visited code."""
+@functools.cache
+def _code_fields(cls: type) -> tuple[str, ...]:
+    return tuple(
+        f.name for f in dataclasses.fields(cls)
+        if f.name not in _LAYOUT_FIELDS and not f.name.startswith("whitespace")
+    )
+
+
+@functools.cache
+def _is_node_type(cls: type) -> bool:
+    return issubclass(cls, cst.CSTNode)
+
+
+def iter_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The children of ``node`` that hold code (no whitespace or commas):
+    a cheaper ``node.children`` for read-only walks."""
+    for name in _code_fields(type(node)):
+        value = getattr(node, name)
+        if _is_node_type(type(value)):
+            yield value
+        elif type(value) in (list, tuple):
+            for item in value:
+                if _is_node_type(type(item)):
+                    yield item
+
+
+class _NameUses:
+    """Names read (``loads``) and bound (``stores``) in some code.  Nested
+    function and class bodies are scopes of their own: their names are not
+    this code's, but the names they read from outside are reads."""
 
     def __init__(self) -> None:
         self.loads: list[cst.Name] = []
         self.stores: list[str] = []
 
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)  # ``.attr`` is not a variable
-        return False
+    def visit(self, node: cst.CSTNode) -> None:
+        kind = type(node)
+        if kind is cst.Name:
+            self.loads.append(node)
+        elif kind is cst.Attribute:
+            self.visit(node.value)  # ``.attr`` is not a variable
+        elif kind is cst.Arg:
+            self.visit(node.value)  # ``keyword=`` is not a variable
+        elif kind is cst.Param:
+            if node.default is not None:
+                self.visit(node.default)  # ``lambda a=a:`` reads the outer ``a``
+        elif kind is cst.AssignTarget:
+            self.store(node.target)
+        elif kind is cst.AnnAssign:
+            if node.value is not None:
+                self.visit(node.value)
+            self.store(node.target)
+        elif kind is cst.AugAssign:
+            self.visit(node.value)
+            self.visit(node.target)  # read, then written
+            self.store(node.target)
+        elif kind is cst.For:
+            self.visit(node.iter)
+            self.store(node.target)
+            self.visit(node.body)
+            if node.orelse is not None:
+                self.visit(node.orelse)
+        elif kind is cst.AsName:
+            self.store(node.name)
+        elif kind is cst.NamedExpr:
+            self.visit(node.value)
+            self.store(node.target)
+        elif kind is cst.FunctionDef:
+            for decorator in node.decorators:
+                self.visit(decorator)
+            self.visit(node.params)
+            self.stores.append(node.name.value)
+            inner = name_uses(node.body)
+            own = set(inner.stores) | parameter_names(node)
+            self.loads.extend(n for n in inner.loads if n.value not in own)
+        elif kind is cst.Lambda:
+            self.visit(node.params)
+            own = parameter_names(node)
+            self.loads.extend(n for n in name_uses(node.body).loads if n.value not in own)
+        elif kind is cst.ClassDef:
+            for part in (*node.decorators, *node.bases, *node.keywords):
+                self.visit(part)
+            self.stores.append(node.name.value)
+            inner = name_uses(node.body)
+            self.loads.extend(n for n in inner.loads if n.value not in inner.stores)
+        else:
+            for child in iter_children(node):
+                self.visit(child)
 
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)  # ``keyword=`` is not a variable
-        return False
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
-        self._store(node.target)
-        return False
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
-        if node.value is not None:
-            node.value.visit(self)
-        self._store(node.target)
-        return False
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> bool:
-        node.value.visit(self)
-        node.target.visit(self)  # read, then written
-        self._store(node.target)
-        return False
-
-    def visit_For(self, node: cst.For) -> bool:
-        node.iter.visit(self)
-        self._store(node.target)
-        node.body.visit(self)
-        if node.orelse is not None:
-            node.orelse.visit(self)
-        return False
-
-    def visit_Name(self, node: cst.Name) -> bool:
-        self.loads.append(node)
-        return False
-
-    def _store(self, target: cst.BaseExpression) -> None:
+    def store(self, target: cst.BaseExpression) -> None:
         if isinstance(target, cst.Name):
             self.stores.append(target.value)
         elif isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
-                self._store(element.value)
+                self.store(element.value)
         elif isinstance(target, cst.StarredElement):
-            self._store(target.value)
+            self.store(target.value)
         else:  # attribute or subscript store: its object is read
-            target.visit(self)
+            self.visit(target)
 
 
 def name_uses(node: cst.CSTNode) -> _NameUses:
     uses = _NameUses()
-    node.visit(uses)
+    uses.visit(node)
     return uses
 
 
@@ -84,88 +144,204 @@ def stored_names(node: cst.CSTNode) -> list[str]:
     return list(dict.fromkeys(name_uses(node).stores))
 
 
-@dataclass(frozen=True)
-class FunctionScope:
-    """Facts about one (original) function definition."""
-
-    function: cst.FunctionDef
-    parameters: frozenset[str]
-    receiver: str | None  # the first positional parameter (``self`` of a method)
-    reads_everything: bool  # calls locals()/vars()/eval()/exec()
-
-    @classmethod
-    def of(cls, function: cst.FunctionDef) -> FunctionScope:
-        positional = [*function.params.posonly_params, *function.params.params]
-        receiver = positional[0].name.value if positional else None
-        reads = read_names(function.body)
-        return cls(function, parameter_names(function), receiver, bool(reads & DYNAMIC_SCOPE_CALLS))
-
-    def live_after(self, statement: cst.CSTNode, names: Sequence[str]) -> set[str]:
-        """Those of ``names`` that code other than ``statement`` may read.
-
-        Conservative: any read elsewhere in the function counts, and when
-        ``statement`` sits in a loop, reads inside it count too (the next
-        iteration sees the value).
-        """
-        if self.reads_everything:
-            return set(names)
-        path = _path_to(self.function.body, statement)
-        in_loop = any(isinstance(node, (cst.For, cst.While)) for node in path or ())
-        reads = [n.value for n in name_uses(self.function.body).loads]
-        inside = [] if in_loop else [n.value for n in name_uses(statement).loads]
-        outside = set(reads)
-        for name in set(inside):
-            if reads.count(name) == inside.count(name):
-                outside.discard(name)
-        return {name for name in names if name in outside}
-
-    def bound_before(self, statement: cst.CSTNode) -> set[str]:
-        """Names certainly bound when ``statement`` starts: parameters, and
-        names bound by simple statements that precede it in its own block and
-        in every enclosing block of the function (loop targets included)."""
-        bound = set(self.parameters)
-        path = _path_to(self.function.body, statement) or []
-        for parent, child in zip(path, path[1:]):
-            if isinstance(parent, cst.For) and child is parent.body:
-                bound.update(target_names(parent.target))
-            body = getattr(parent, "body", None)
-            if not isinstance(body, (list, tuple)):
-                continue
-            for sibling in body:
-                if sibling is child:
-                    break
-                if isinstance(sibling, cst.SimpleStatementLine):
-                    bound.update(stored_names(sibling))
-        return bound
+def target_names(target: cst.BaseExpression) -> list[str]:
+    """The names an assignment target binds (``a``, ``a, *b``, ``[a, b]``)."""
+    uses = _NameUses()
+    uses.store(target)
+    return uses.stores
 
 
-def parameter_names(function: cst.FunctionDef) -> frozenset[str]:
+def parameter_names(function: cst.FunctionDef | cst.Lambda) -> frozenset[str]:
     params = function.params
     every = [*params.posonly_params, *params.params, *params.kwonly_params]
     every += [star for star in (params.star_arg, params.star_kwarg) if isinstance(star, cst.Param)]
     return frozenset(p.name.value for p in every)
 
 
-def target_names(target: cst.BaseExpression) -> list[str]:
-    """The names an assignment target binds (``a``, ``a, *b``, ``[a, b]``)."""
-    uses = _NameUses()
-    uses._store(target)
-    return uses.stores
-
-
-def _path_to(root: cst.CSTNode, target: cst.CSTNode) -> list[cst.CSTNode] | None:
-    """Nodes from ``root`` down to ``target`` (both included), or None."""
-    if root is target:
-        return [root]
-    for child in root.children:
-        rest = _path_to(child, target)
-        if rest is not None:
-            return [root, *rest]
-    return None
+def local_names(function: cst.FunctionDef) -> frozenset[str]:
+    """Names the function binds itself (not its parameters)."""
+    return frozenset(name_uses(function.body).stores) - parameter_names(function)
 
 
 def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """``node`` and every node below it, parents first."""
     yield node
-    for child in node.children:
+    for child in iter_children(node):
         yield from walk(child)
+
+
+def path_to(root: cst.CSTNode, target: cst.CSTNode) -> list[cst.CSTNode] | None:
+    """Nodes from ``root`` down to ``target`` (both included), or None."""
+    if root is target:
+        return [root]
+    for child in iter_children(root):
+        rest = path_to(child, target)
+        if rest is not None:
+            return [root, *rest]
+    return None
+
+
+def walk_own(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Like :func:`walk`, without descending into nested functions, lambdas
+    and classes (code that does not run where ``node`` runs)."""
+    yield node
+    for child in iter_children(node):
+        if type(child) in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
+            continue
+        yield from walk_own(child)
+
+
+# -- statement lists ----------------------------------------------------------------
+
+
+def statements(body: cst.BaseSuite) -> list[cst.BaseStatement]:
+    """The statements of a suite (``if t: x = 1`` on one line is one line)."""
+    if isinstance(body, cst.IndentedBlock):
+        return list(body.body)
+    return [cst.SimpleStatementLine(list(body.body))]
+
+
+def else_statements(node: cst.If) -> list[cst.BaseStatement]:
+    """An ``if``'s else arm: ``[elif-if]``, the else block, or ``[]``."""
+    if isinstance(node.orelse, cst.If):
+        return [node.orelse]
+    return statements(node.orelse.body) if node.orelse is not None else []
+
+
+def assigned_targets(small: cst.BaseSmallStatement) -> list[cst.BaseExpression]:
+    if isinstance(small, cst.Assign):
+        return [t.target for t in small.targets]
+    if isinstance(small, cst.AnnAssign) and small.value is not None:
+        return [small.target]
+    return []
+
+
+def ends_abruptly(body: Sequence[cst.CSTNode]) -> bool:
+    """Whether every path through ``body`` ends in ``return``, ``raise``,
+    ``break`` or ``continue`` (control never reaches the next statement)."""
+    for statement in body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            if any(isinstance(s, (cst.Return, cst.Raise, cst.Break, cst.Continue)) for s in statement.body):
+                return True
+        elif isinstance(statement, cst.If):
+            if ends_abruptly(statements(statement.body)) and statement.orelse is not None and \
+                    ends_abruptly(else_statements(statement)):
+                return True
+    return False
+
+
+def definitely_bound(body: Sequence[cst.CSTNode]) -> set[str]:
+    """Names ``body`` binds on every path that reaches its end."""
+    names: set[str] = set()
+    for statement in body:
+        if isinstance(statement, cst.If):
+            arms = [statements(statement.body), else_statements(statement)]
+            completing = [arm for arm in arms if not ends_abruptly(arm)]
+            if completing:
+                names |= set.intersection(*(definitely_bound(arm) for arm in completing))
+        elif isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                for target in assigned_targets(small):
+                    names.update(target_names(target))
+        elif isinstance(statement, cst.With):
+            names.update(stored_names(statement))
+    return names
+
+
+def read_before_bound(body: Sequence[cst.CSTNode], name: str) -> bool:
+    """Whether some path through ``body`` reads ``name`` before binding it."""
+    for statement in body:
+        if isinstance(statement, cst.If):
+            if name in read_names(statement.test):
+                return True
+            if read_before_bound(statements(statement.body), name) or \
+                    read_before_bound(else_statements(statement), name):
+                return True
+        elif name in read_names(statement):
+            return True
+        if name in definitely_bound([statement]):
+            return False
+    return False
+
+
+class DefiniteAssignment:
+    """For every statement of a function: the names surely bound when it
+    starts (``before``).  Parameters are bound at the start; a ``for``
+    target inside its body; a loop body or an ``except`` handler may not
+    run, so what they bind is not surely bound after them."""
+
+    def __init__(self, function: cst.FunctionDef) -> None:
+        self.before: dict[int, frozenset[str]] = {}
+        self._block(statements(function.body), frozenset(parameter_names(function)))
+
+    def at(self, statement: cst.CSTNode) -> frozenset[str]:
+        return self.before.get(id(statement), frozenset())
+
+    def _block(self, body: Sequence[cst.CSTNode], bound: frozenset[str]) -> frozenset[str] | None:
+        """Names bound after ``body``, or None when control never gets there."""
+        current: frozenset[str] | None = bound
+        for statement in body:
+            if current is None:  # unreachable: bind nothing, claim nothing
+                self._record_unreachable(statement)
+                continue
+            self.before[id(statement)] = current
+            current = self._statement(statement, current)
+        return current
+
+    def _record_unreachable(self, statement: cst.CSTNode) -> None:
+        for node in walk_own(statement):
+            if isinstance(node, (cst.BaseStatement, cst.BaseSmallStatement)):
+                self.before.setdefault(id(node), frozenset())
+
+    def _statement(self, statement: cst.CSTNode, bound: frozenset[str]) -> frozenset[str] | None:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                self.before[id(small)] = bound
+                if isinstance(small, (cst.Return, cst.Raise, cst.Break, cst.Continue)):
+                    return None
+                bound = bound | set(target_names_of(small))
+            return bound
+        if isinstance(statement, cst.If):
+            then = self._block(statements(statement.body), bound)
+            otherwise = self._block(else_statements(statement), bound) if statement.orelse is not None else bound
+            if isinstance(statement.orelse, cst.If):
+                self.before[id(statement.orelse)] = bound
+            arms = [arm for arm in (then, otherwise) if arm is not None]
+            return frozenset.intersection(*arms) if arms else None
+        if isinstance(statement, (cst.For, cst.While)):
+            inside = bound | set(target_names(statement.target)) if isinstance(statement, cst.For) else bound
+            self._block(statements(statement.body), frozenset(inside))
+            if statement.orelse is not None:
+                self._block(statements(statement.orelse.body), bound)
+            return bound
+        if isinstance(statement, cst.With):
+            inside = bound | {n for item in statement.items if item.asname for n in target_names(item.asname.name)}
+            after = self._block(statements(statement.body), frozenset(inside))
+            return bound if after is None else after  # a context manager may swallow the exception
+        if isinstance(statement, (cst.Try, cst.TryStar)):
+            self._block(statements(statement.body), bound)
+            for handler in statement.handlers:
+                named = {handler.name.name.value} if handler.name and isinstance(handler.name.name, cst.Name) else set()
+                self._block(statements(handler.body), bound | named)
+            if statement.orelse is not None:
+                self._block(statements(statement.orelse.body), bound)
+            if statement.finalbody is not None:
+                self._block(statements(statement.finalbody.body), bound)
+            return bound
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            return bound | {statement.name.value}
+        # match and anything else: whatever may run inside binds nothing surely
+        for node in walk_own(statement):
+            if node is not statement and isinstance(node, (cst.BaseStatement, cst.BaseSmallStatement)):
+                self.before.setdefault(id(node), bound)
+        return bound
+
+
+def target_names_of(small: cst.BaseSmallStatement) -> list[str]:
+    """Names a simple statement binds: assignment targets, imports, ``x := ...``."""
+    if isinstance(small, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+        return stored_names(small)
+    if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+        return [(a.asname.name.value if a.asname else cst.helpers.get_full_name_for_node(a.name).split(".")[0])
+                for a in small.names]
+    return [n for n in stored_names(small)]

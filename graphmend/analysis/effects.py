@@ -1,35 +1,165 @@
-"""Which statements of a function have effects a deferred check must not outrun.
+"""What running a piece of code does besides computing values.
 
-Read-only: :func:`hazards_around` lists, for one statement of a function
-(a validation guard), the code that makes deferring its ``raise`` visible:
+Read-only facts, one module for every rule:
 
-* after the guard (to the end of the function; the whole body of a loop
-  around it): anything that mutates in place -- ``x.add_()`` and other
-  ``*_`` tensor methods, ``out=``, item or attribute stores, augmented
-  assignment (``x += 1`` is in place for a tensor that may be the
-  caller's), container mutators (``.append``, ``.update`` ...);
-* anywhere in the function: a Python-level effect on state the function
-  does not own -- stores into attributes, ``global``/``nonlocal``, item
-  stores, augmented assignment or container mutators on a parameter or a
-  free name.  Under torch.compile Dynamo applies such effects after the
-  deferred checks, so a check that raises would lose one made before it.
+* :func:`expression_impurity` -- why evaluating an expression when its
+  branch is not taken may be observable (I/O, random numbers, writes,
+  calls of unknown functions, indexing that may raise), or None;
+* :func:`in_place_update` -- why a function may update a tensor in place
+  anywhere (a merged value is a new tensor, so an alias would miss it);
+* :func:`hazards_around` -- the effects that deferring a guard's ``raise``
+  to the end of the graph would make visible or lose;
+* :func:`message_impurity` -- why a message expression cannot be built
+  while tracing (it would read a tensor's value, fail, or have effects).
 
-Calls into other functions are not analysed (documented by the rules).
+Effect *calls* (print, logger methods, ``warnings.warn``, a library's
+warning helper) are recognised by :mod:`graphmend.analysis.facts`, which
+knows the scope.  Calls into other functions are not analysed (documented
+by the rules).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import libcst as cst
+import libcst.matchers as m
 
-from graphmend.analysis.bindings import parameter_names, target_names
+from graphmend.analysis import api
+from graphmend.analysis.bindings import local_names, name_uses, parameter_names, target_names, walk, walk_own
 
-#: Methods that mutate a list, dict or set in place.
-CONTAINER_MUTATORS = frozenset(
-    {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault",
-     "popitem", "add", "discard", "sort", "reverse", "__setitem__", "__delitem__"}
-)
+QualifiedName = Callable[[cst.CSTNode], "str | None"]
+
+
+def code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+# -- evaluating code unconditionally ------------------------------------------------
+
+
+def call_impurity(call: cst.Call, qualified_name: QualifiedName) -> str | None:
+    """Why calling ``call`` when its branch is not taken may be observable."""
+    name = qualified_name(call.func) or ""
+    shown = code(call.func)
+    if name == "builtins.print":
+        return "print() in a branch (I/O)"
+    if api.builtin(name) is not None:
+        return None if api.builtin(name) in api.PURE_BUILTINS else f"calls {shown}()"
+    if name.startswith("graphmend.runtime."):
+        return None
+    function = api.torch_function(name)
+    if function is not None:
+        if function.endswith("_") or function in api.IMPURE_FUNCTIONS:
+            return f"calls {shown}(), which has effects"
+        if any(m.matches(arg, m.Arg(keyword=m.Name("out"))) for arg in call.args):
+            return f"calls {shown}(out=...), which writes its argument"
+        return None
+    if isinstance(call.func, cst.Attribute) and call.func.attr.value in api.PURE_METHODS:
+        return None
+    return f"calls {shown}(), which may have effects"
+
+
+def expression_impurity(expr: cst.CSTNode, qualified_name: QualifiedName) -> str | None:
+    """Why evaluating ``expr`` unconditionally may be observable, or None."""
+    for node in walk(expr):
+        if isinstance(node, cst.Call):
+            reason = call_impurity(node, qualified_name)
+        elif isinstance(node, cst.Subscript):
+            reason = None if all(map(_cannot_raise, node.slice)) else "indexing may raise IndexError"
+        elif isinstance(node, cst.Lambda):
+            reason = "a lambda with parameters" if _has_params(node) else None
+        elif isinstance(node, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+            reason = "a comprehension"
+        elif isinstance(node, (cst.Yield, cst.Await, cst.NamedExpr)):
+            reason = f"a {type(node).__name__} expression"
+        else:
+            reason = None
+        if reason:
+            return reason
+    return None
+
+
+def _cannot_raise(element: cst.SubscriptElement) -> bool:
+    """Slices clamp instead of raising; None and ... add or keep dimensions."""
+    if isinstance(element.slice, cst.Slice):
+        return True
+    return m.matches(element.slice.value, m.Name("None") | m.Ellipsis())
+
+
+def _has_params(node: cst.Lambda) -> bool:
+    return bool(parameter_names(node))
+
+
+def linear_impurity(expr: cst.CSTNode, qualified_name: QualifiedName) -> str | None:
+    """Why a zero gradient through ``expr`` might not stay zero (its
+    derivative depends on the values it sees), or None.  Products and
+    quotients count only with a numeric literal on one side."""
+    for node in walk(expr):
+        if isinstance(node, cst.Call):
+            name = api.torch_function(qualified_name(node.func))
+            method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
+            if (name or method) not in api.LINEAR_CALLS and not (qualified_name(node.func) or "").startswith(
+                "graphmend.runtime."
+            ):
+                return f"{code(node.func)}() has a derivative that depends on its input"
+        elif isinstance(node, cst.BinaryOperation):
+            if isinstance(node.operator, (cst.Multiply, cst.Divide)):
+                literal = (cst.Integer, cst.Float)
+                if not (isinstance(node.right, literal) or (
+                        isinstance(node.operator, cst.Multiply) and isinstance(node.left, literal))):
+                    return f"`{code(node)}` has a derivative that depends on its operands"
+            elif not isinstance(node.operator, (cst.Add, cst.Subtract)):
+                return f"`{code(node)}` has a derivative that depends on its operands"
+        elif isinstance(node, cst.UnaryOperation) and not isinstance(node.operator, (cst.Minus, cst.Plus)):
+            return f"`{code(node)}` is not differentiable"
+    return None
+
+
+# -- in-place updates anywhere in a function ---------------------------------------------
+
+_LITERAL_CONTAINERS = (cst.Tuple, cst.List, cst.Integer, cst.Float, cst.SimpleString)
+
+
+def in_place_update(function: cst.FunctionDef) -> str | None:
+    """Why ``function`` may update a tensor in place, or None.  ``n += e``
+    updates a tensor ``n`` in place, unless every binding of ``n`` is a
+    tuple, list or literal (``outputs += (attn_weights,)`` rebinds a tuple)."""
+    containers = _literal_container_names(function)
+    for node in walk(function.body):
+        if isinstance(node, cst.AugAssign) and not (
+            isinstance(node.target, cst.Name) and node.target.value in containers
+        ):
+            return "the function uses augmented assignment, which may update a tensor in place"
+        if isinstance(node, (cst.AssignTarget, cst.AnnAssign)) and m.findall(node.target, m.Subscript()):
+            return "the function stores into items, which may update a tensor in place"
+        if m.matches(node, m.Call(func=m.Attribute(attr=m.Name()))):
+            method = node.func.attr.value
+            if method.endswith("_") and not method.endswith("__"):
+                return f"the function updates tensors in place (.{method}())"
+    return None
+
+
+def _literal_container_names(function: cst.FunctionDef) -> set[str]:
+    """Locals whose every binding is ``n = <tuple, list or literal>`` (or
+    ``n += ...`` of one): names that never hold a tensor."""
+    literal: set[str] = set()
+    other: set[str] = set(parameter_names(function))
+    for node in walk(function.body):
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name) and isinstance(node.value, _LITERAL_CONTAINERS):
+                    literal.add(target.target.value)
+                else:
+                    other.update(name_uses(target).stores)
+        elif isinstance(node, (cst.AnnAssign, cst.For, cst.AsName, cst.NamedExpr)):
+            target = node.name if isinstance(node, cst.AsName) else node.target
+            other.update(target_names(target))
+    return literal - other
+
+
+# -- what a deferred raise must not outrun -----------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -51,48 +181,11 @@ class _Effect:
     owned: bool
 
 
-def in_place_method(name: str) -> bool:
-    """``add_``, ``masked_fill_``: PyTorch's in-place naming (not dunders)."""
-    return name.endswith("_") and not name.endswith("__") and name != "_"
-
-
 def root_name(node: cst.BaseExpression) -> str | None:
     """``x`` for ``x``, ``x.a.b``, ``x[i].a``; None for anything else."""
     while isinstance(node, (cst.Attribute, cst.Subscript)):
         node = node.value
     return node.value if isinstance(node, cst.Name) else None
-
-
-class _BoundNames(cst.CSTVisitor):
-    """Names a function body binds: assignment, loop and ``with`` targets."""
-
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-
-    def _bind(self, target: cst.BaseExpression) -> None:
-        self.names.update(target_names(target))
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._bind(node.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._bind(node.target)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._bind(node.target)
-
-    def visit_AsName(self, node: cst.AsName) -> None:
-        self._bind(node.name)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._bind(node.target)
-
-
-def local_names(function: cst.FunctionDef) -> frozenset[str]:
-    """Names the function binds itself (not its parameters)."""
-    finder = _BoundNames()
-    function.body.visit(finder)
-    return frozenset(finder.names) - parameter_names(function)
 
 
 class _EffectFinder(cst.CSTVisitor):
@@ -112,9 +205,9 @@ class _EffectFinder(cst.CSTVisitor):
                 self._store(node, element.value, verb)
         elif isinstance(target, cst.Attribute):
             # Whoever owns the object (``m = self``), it is a Python effect.
-            self._add(node, f"{verb} {_text(target)}", "python", None)
+            self._add(node, f"{verb} {code(target)}", "python", None)
         elif isinstance(target, cst.Subscript):
-            self._add(node, f"{verb} {_text(target)}", "either", target)
+            self._add(node, f"{verb} {code(target)}", "either", target)
 
     def visit_Global(self, node: cst.Global) -> None:
         self._add(node, "declares global", "python", None)
@@ -132,44 +225,29 @@ class _EffectFinder(cst.CSTVisitor):
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.target, cst.Attribute):
-            self._add(node, f"updates {_text(node.target)}", "python", None)
+            self._add(node, f"updates {code(node.target)}", "python", None)
         else:
-            self._add(node, f"updates {_text(node.target)} in place", "either", node.target)
+            self._add(node, f"updates {code(node.target)} in place", "either", node.target)
 
     def visit_Del(self, node: cst.Del) -> None:
         self._store(node, node.target, "deletes")
 
     def visit_Call(self, node: cst.Call) -> None:
         if any(arg.keyword is not None and arg.keyword.value == "out" for arg in node.args):
-            self._add(node, f"writes through out= in {_text(node.func)}()", "tensor", None)
+            self._add(node, f"writes through out= in {code(node.func)}()", "tensor", None)
         if isinstance(node.func, cst.Attribute):
             method, receiver = node.func.attr.value, node.func.value
-            if in_place_method(method):
-                self._add(node, f"calls {_text(node.func)}()", "tensor", receiver)
-            elif method in CONTAINER_MUTATORS:
-                self._add(node, f"calls {_text(node.func)}()", "python", receiver)
-
-
-def _text(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
+            if api.in_place_method(method):
+                self._add(node, f"calls {code(node.func)}()", "tensor", receiver)
+            elif method in api.CONTAINER_MUTATORS:
+                self._add(node, f"calls {code(node.func)}()", "python", receiver)
 
 
 def _node_ids(nodes) -> set[int]:
-    found: set[int] = set()
-
-    class _Collect(cst.CSTVisitor):
-        def on_visit(self, child: cst.CSTNode) -> bool:
-            found.add(id(child))
-            return True
-
-    for node in nodes:
-        node.visit(_Collect())
-    return found
+    return {id(node) for root in nodes for node in walk(root)}
 
 
-def hazards_around(
-    function: cst.FunctionDef, guard: cst.CSTNode, after: list[cst.CSTNode]
-) -> list[Hazard]:
+def hazards_around(function: cst.FunctionDef, guard: cst.CSTNode, after: list[cst.CSTNode]) -> list[Hazard]:
     """The effects in ``function`` that deferring ``guard``'s raise would
     make visible or lose.  ``after`` holds the statements that can run
     after the guard (the caller knows where the guard sits).
@@ -192,3 +270,51 @@ def hazards_around(
         elif effect.kind != "tensor" and not effect.owned:
             hazards.append(Hazard(effect.node, f"before the guard, {effect.what}"))
     return hazards
+
+
+def index_uses(statement: cst.CSTNode) -> list[cst.CSTNode]:
+    """Subscript indices and arguments of indexing calls in ``statement``."""
+    uses: list[cst.CSTNode] = [element for sub in m.findall(statement, m.Subscript()) for element in sub.slice]
+    for call in m.findall(statement, m.Call()):
+        callee = cst.helpers.get_full_name_for_node(call.func) or ""
+        last = callee.rsplit(".", 1)[-1]
+        if last in api.INDEXING_CALLS or "embed" in last.lower():
+            uses.extend(call.args)
+    return uses
+
+
+# -- messages built while tracing -----------------------------------------------------
+
+
+def message_impurity(expr: cst.CSTNode, qualified_name: QualifiedName, static: Callable[[cst.CSTNode], bool]) -> str | None:
+    """Why ``expr`` (an exception's or a deferred call's argument) cannot
+    be evaluated while tracing whether or not it is needed: it reads a
+    tensor's value into Python (``.item()``, ``int(t)``), calls something
+    that may fail or have effects, or indexes with a tensor.  ``static``
+    tells whether an expression is never a tensor."""
+    for node in walk_own(expr):
+        if isinstance(node, cst.Call):
+            name = qualified_name(node.func)
+            if api.builtin(name) is not None:
+                builtin = api.builtin(name)
+                if builtin not in api.MESSAGE_BUILTINS:
+                    return f"calls {code(node.func)}()"
+                if builtin in api.SCALAR_BUILTINS | {"str", "repr"} and not all(static(a.value) for a in node.args):
+                    return f"{code(node)} reads a tensor's value"
+                continue
+            if isinstance(node.func, cst.Attribute):
+                method = node.func.attr.value
+                if method in api.SCALAR_METHODS:
+                    return f"{code(node)} reads a tensor's value"
+                if method in api.STATIC_METHODS or (method in api.PURE_METHODS and api.torch_function(name) is None):
+                    continue
+            function = api.torch_function(name)
+            if function is not None and function not in api.IMPURE_FUNCTIONS and not function.endswith("_"):
+                continue
+            return f"calls {code(node.func)}(), which may fail or have effects"
+        if isinstance(node, cst.Subscript) and not static(node.value):
+            return f"indexes {code(node.value)}"
+        if isinstance(node, (cst.Lambda, cst.Yield, cst.Await, cst.NamedExpr, cst.ListComp, cst.SetComp,
+                             cst.DictComp, cst.GeneratorExp)):
+            return f"a {type(node).__name__} in the message"
+    return None

@@ -1,30 +1,274 @@
-"""Where things are in source files: the statement at a line.
+"""Source files as graphmend reads them: one parse cache, skeletons, one line map.
 
-Read-only: these helpers map a (file, line) that Dynamo reports to the
-statement there, using :mod:`ast` over the text that
-:mod:`linecache` holds (so files that changed on disk after import are seen
-as Python saw them).
+Read-only.  Everything that maps between a file and the code the rules see
+goes through here: diagnose (the statement at a line Dynamo reports), mend
+(the functions to rewrite and the file lines of their rewritten code), fix
+and the import hook (whole files).
+
+* :func:`parse_file` / :func:`parse_text` -- a file's :class:`ParsedFile`
+  (its ``ast`` tree, defs, prelude), cached by text.
+* :meth:`ParsedFile.skeleton` -- what the rules see of a file: its prelude
+  (imports, simple assignments: so ``import torch as t`` and
+  ``logger = logging.getLogger(...)`` mean what they mean in the module),
+  and a few *units* (top-level statements holding the functions to
+  rewrite, inside the headers of the classes around them).  libcst costs
+  time in proportion to the text it is given, so the rest is left out.
+* :func:`line_map` -- for rewritten lines, the original lines they come from.
 """
 
 from __future__ import annotations
 
 import ast
+import difflib
 import functools
 import linecache
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
-@functools.lru_cache(maxsize=256)
-def _parse(filename: str, text: str) -> ast.Module | None:
+def first_line(node: ast.AST) -> int:
+    """A def's or class's first line, decorators included."""
+    decorators = getattr(node, "decorator_list", ())
+    return min([node.lineno, *(d.lineno for d in decorators)])
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A top-level statement (or one inside class bodies) that the rules
+    see whole: a def, or a compound statement holding defs."""
+
+    node: ast.stmt
+    header_lines: tuple[int, ...]  # the enclosing classes' header lines
+    scope_class: str | None  # the innermost enclosing class
+
+    @property
+    def start(self) -> int:
+        return first_line(self.node)
+
+    @property
+    def end(self) -> int:
+        return self.node.end_lineno
+
+
+@dataclass(frozen=True)
+class Skeleton:
+    """The text the rules see, and where each part of it comes from."""
+
+    text: str
+    kept: tuple[int, ...]  # file line of each skeleton line
+    units: tuple[Unit, ...]
+    module_names: ModuleNames = None  # what the file's top-level names are
+    prelude: frozenset[int] = frozenset()  # the prelude's file lines
+
+    def subset(self, units: Iterable[Unit]) -> Skeleton:
+        """The same skeleton with only ``units`` (a prefix of nothing new)."""
+        chosen = sorted(units, key=lambda u: u.start)
+        wanted = set(self.prelude)
+        for unit in chosen:
+            wanted.update(unit.header_lines)
+            wanted.update(range(unit.start, unit.end + 1))
+        lines = self.text.splitlines(keepends=True)
+        kept = tuple(line for line in self.kept if line in wanted)
+        text = "".join(line for file_line, line in zip(self.kept, lines) if file_line in wanted)
+        return Skeleton(text, kept, tuple(chosen), self.module_names, self.prelude)
+
+    def unit_at(self, line: int) -> Unit | None:
+        """The unit holding file line ``line``."""
+        return next((u for u in self.units if u.start <= line <= u.end), None)
+
+    def to_skeleton(self) -> dict[int, int]:
+        return {line: index + 1 for index, line in enumerate(self.kept)}
+
+    def unit_texts(self, rewritten: str) -> list[list[str]]:
+        """The lines of each unit in ``rewritten``: the skeleton after rules
+        that change nothing outside functions, so every unit sits where it
+        sat, at the same place among the statements around it."""
+        before, after = ast.parse(self.text), ast.parse(rewritten)
+        lines = rewritten.splitlines(keepends=True)
+        to_skeleton = self.to_skeleton()
+        out = []
+        for unit in self.units:
+            node = _follow(after, _path_to_line(before, to_skeleton[unit.start]))
+            out.append(lines[first_line(node) - 1 : node.end_lineno])
+        return out
+
+
+def _path_to_line(tree: ast.AST, line: int) -> list[int]:
+    """Indices through module and class bodies to the statement starting on ``line``."""
+    for index, statement in enumerate(tree.body):
+        if first_line(statement) == line:
+            return [index]
+        if isinstance(statement, ast.ClassDef) and first_line(statement) < line <= statement.end_lineno:
+            return [index, *_path_to_line(statement, line)]
+    raise LookupError(f"no statement starts on line {line}")
+
+
+def _follow(tree: ast.AST, path: list[int]) -> ast.stmt:
+    for index in path:
+        tree = tree.body[index]
+    return tree
+
+
+class ParsedFile:
+    """A module's ``ast`` tree and what graphmend reads from it."""
+
+    def __init__(self, filename: str, text: str) -> None:
+        self.filename = filename
+        self.text = text
+        self.lines = text.splitlines(keepends=True)
+        self.tree = ast.parse(text, filename)
+        self.parents = {child: node for node in ast.walk(self.tree) for child in ast.iter_child_nodes(node)}
+        self.defs = {(n.name, first_line(n)): n for n in ast.walk(self.tree) if isinstance(n, DEFS)}
+        self.imported = _imported_names(self.tree)
+        self.module_names = ModuleNames.of(self.tree)
+        self.prelude = frozenset(
+            line for s in self.tree.body if _is_prelude(s) for line in range(s.lineno, s.end_lineno + 1)
+        )
+
+    def def_of(self, code) -> ast.AST | None:
+        """The def that compiled to ``code`` (by name and first line)."""
+        return self.defs.get((code.co_name, code.co_firstlineno))
+
+    def defs_around(self, lineno: int) -> list[ast.AST]:
+        return [n for n in self.defs.values() if first_line(n) <= lineno <= n.end_lineno]
+
+    def statement_at(self, lineno: int) -> ast.stmt | None:
+        return innermost(self.tree, lineno, (ast.stmt,))
+
+    def unit_of(self, node: ast.AST) -> Unit:
+        """The unit holding ``node`` (a def or a statement)."""
+        chain = [node]
+        while chain[-1] in self.parents and not isinstance(self.parents[chain[-1]], ast.Module):
+            chain.append(self.parents[chain[-1]])
+        chain.reverse()  # outermost first
+        headers: list[int] = []
+        unit = chain[-1]
+        for ancestor in chain:
+            if not isinstance(ancestor, ast.ClassDef) or ancestor is node:
+                unit = ancestor
+                break
+            body_start = first_line(ancestor.body[0])  # its decorators are not the header's
+            if body_start == ancestor.lineno:  # ``class A: ...`` on one line
+                unit = ancestor
+                break
+            headers.extend(range(ancestor.lineno, body_start))
+        classes = [a for a in chain[:-1] if isinstance(a, ast.ClassDef)]
+        return Unit(unit, tuple(headers), classes[-1].name if classes else None)
+
+    def skeleton(self, units: Iterable[Unit]) -> Skeleton:
+        """The prelude and ``units`` (overlapping units merged into the outer one)."""
+        chosen: dict[int, Unit] = {}
+        for unit in sorted(units, key=lambda u: (u.start, -u.end)):
+            if any(u.start <= unit.start and unit.end <= u.end for u in chosen.values()):
+                continue
+            chosen[unit.start] = unit
+        kept = set(self.prelude)
+        for unit in chosen.values():
+            kept.update(unit.header_lines)
+            kept.update(range(unit.start, unit.end + 1))
+        ordered = tuple(sorted(kept))
+        text = "".join(self.lines[line - 1] for line in ordered)
+        if text and not text.endswith("\n"):
+            text += "\n"
+        return Skeleton(text, ordered, tuple(sorted(chosen.values(), key=lambda u: u.start)), self.module_names,
+                        self.prelude)
+
+
+@functools.lru_cache(maxsize=64)
+def parse_text(filename: str, text: str) -> ParsedFile:
+    """``text`` parsed; raises ``SyntaxError``."""
+    return ParsedFile(filename, text)
+
+
+def parse_file(filename: str, module_globals: dict | None = None) -> ParsedFile | None:
+    """The module's source as Python last loaded it (:mod:`linecache`), parsed;
+    None without source or when it does not parse."""
+    lines = linecache.getlines(filename, module_globals)
+    if not lines:
+        return None
     try:
-        return ast.parse(text, filename)
+        return parse_text(filename, "".join(lines))
     except (SyntaxError, ValueError):
         return None
 
 
-def parse_file(filename: str) -> ast.Module | None:
-    """The module's AST as Python last loaded it, or None."""
-    lines = linecache.getlines(filename)
-    return _parse(filename, "".join(lines)) if lines else None
+def _is_prelude(statement: ast.stmt) -> bool:
+    """Top-level statements that tell the rules what names mean."""
+    if isinstance(statement, (ast.Import, ast.ImportFrom)):
+        return True
+    if isinstance(statement, (ast.Assign, ast.AnnAssign)):
+        return isinstance(statement.value, (ast.Call, ast.Name, ast.Attribute))
+    if isinstance(statement, (ast.If, ast.Try)):  # guarded imports
+        inner = list(ast.walk(statement))
+        return any(isinstance(n, (ast.Import, ast.ImportFrom)) for n in inner) and not any(
+            isinstance(n, (*DEFS, ast.ClassDef)) for n in inner
+        )
+    return False
+
+
+def _imported_names(tree: ast.Module) -> frozenset[str]:
+    """Names the module binds by import statements at module scope."""
+    names: set[str] = set()
+    pending = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names if a.name != "*")
+        elif not isinstance(node, (*DEFS, ast.ClassDef, ast.Lambda)):
+            pending.extend(ast.iter_child_nodes(node))
+    return frozenset(names)
+
+
+@dataclass(frozen=True)
+class ModuleNames:
+    """What a module's top-level names are, read from its whole ``ast``
+    (a skeleton leaves most definitions out): the dotted targets of its
+    imports (``t`` -> ``torch``, ``warn`` -> ``warnings.warn``), and the names
+    plain assignments and other statements bind."""
+
+    imports: dict[str, str]
+    assigned: frozenset[str]  # by ``name = ...`` alone
+    other: frozenset[str]  # by def, class, for, with, or an assignment beside an import
+
+    @classmethod
+    def of(cls, tree: ast.Module) -> ModuleNames:
+        imports: dict[str, str] = {}
+        assigned: set[str] = set()
+        other: set[str] = set()
+        pending = list(tree.body)
+        while pending:
+            node = pending.pop()
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        imports[alias.asname] = alias.name
+                    else:
+                        head = alias.name.split(".")[0]
+                        imports[head] = head
+            elif isinstance(node, ast.ImportFrom):
+                module = "." * node.level + (node.module or "")
+                for alias in node.names:
+                    if alias.name != "*":
+                        target = f"{module}.{alias.name}" if module and not module.endswith(".") else module + alias.name
+                        imports[alias.asname or alias.name] = target
+            elif isinstance(node, (*DEFS, ast.ClassDef)):
+                other.add(node.name)
+            elif isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in node.targets):
+                assigned.update(t.id for t in node.targets)
+            else:
+                for child in ast.walk(node) if not isinstance(node, (ast.If, ast.Try, ast.With)) else ():
+                    if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
+                        other.add(child.id)
+                if isinstance(node, (ast.If, ast.Try, ast.With)):
+                    pending.extend(ast.iter_child_nodes(node))
+        imports_only = {name: target for name, target in imports.items() if name not in assigned | other}
+        return cls(imports_only, frozenset(assigned - other - imports.keys()),
+                   frozenset(other | (assigned & imports.keys())))
+
+    def __hash__(self) -> int:
+        return id(self)
 
 
 def _spans(node: ast.AST, lineno: int) -> bool:
@@ -43,5 +287,18 @@ def innermost(tree: ast.AST, lineno: int, kinds: tuple[type, ...]) -> ast.AST | 
 
 
 def statement_at(filename: str, lineno: int) -> ast.stmt | None:
-    tree = parse_file(filename)
-    return innermost(tree, lineno, (ast.stmt,)) if tree else None
+    parsed = parse_file(filename)
+    return parsed.statement_at(lineno) if parsed else None
+
+
+def line_map(before: Sequence[str], after: Sequence[str], first: int) -> list[int]:
+    """For each line of ``after``: the line of ``before`` it came from
+    (numbered from ``first``), or, inside a rewritten region, the first line
+    of what it replaced."""
+    mapping = [first] * len(after)
+    matcher = difflib.SequenceMatcher(a=list(before), b=list(after), autojunk=False)
+    for tag, i1, _i2, j1, j2 in matcher.get_opcodes():
+        for j in range(j1, j2):
+            i = i1 + (j - j1) if tag == "equal" else min(i1, len(before) - 1)
+            mapping[j] = first + i
+    return mapping

@@ -1,14 +1,19 @@
-"""Is an expression a tensor?  A three-valued, purely syntactic guess.
+"""Is an expression a tensor?  A three-valued, purely syntactic guess, and
+a proof for the cases where a rule must be sure.
 
-[Where] uses the answer only to decide whether a site is worth rewriting:
-rewritten code still asks ``isinstance(value, torch.Tensor)`` at run time, so
-a wrong guess costs a pointless rewrite, never a wrong result.
+Rules use the guess only to decide whether a site is worth rewriting:
+rewritten code still asks ``isinstance(value, torch.Tensor)`` at run time,
+so a wrong guess costs a pointless rewrite, never a wrong result.
 
 * ``STATIC``  -- never a tensor: constants, ``is`` tests, ``isinstance``,
   ``.dtype``/``.shape`` and friends.  Dynamo evaluates these while tracing.
 * ``TENSOR``  -- a tensor: a ``torch`` function that returns one, a tensor
   method, a comparison or arithmetic with a tensor, a local name assigned one.
 * ``UNKNOWN`` -- anything else.
+
+:func:`is_bool_scalar` is a proof, not a guess: a rule that writes ``~t``
+for ``not t`` (or ``a & b`` for ``a and b``) relies on ``t`` being a 0-dim
+``torch.bool`` tensor, since ``~True`` is ``-2``.
 """
 
 from __future__ import annotations
@@ -19,7 +24,8 @@ from collections.abc import Callable
 import libcst as cst
 import libcst.matchers as m
 
-from graphmend.analysis.bindings import walk
+from graphmend.analysis import api
+from graphmend.analysis.bindings import walk_own
 
 
 class Tensorness(enum.Enum):
@@ -28,28 +34,7 @@ class Tensorness(enum.Enum):
     UNKNOWN = "unknown"
 
 
-#: ``torch.<name>(...)`` that returns a tensor.
-TENSOR_FUNCTIONS = frozenset(
-    """abs all amax amin any argmax argmin clamp count_nonzero eq ge greater gt isfinite
-    isinf isnan isneginf isposinf le less logical_and logical_not logical_or logical_xor
-    lt max mean min ne norm prod sum tensor where""".split()
-)
-#: ``t.<name>(...)`` that returns a tensor when ``t`` is one.
-TENSOR_METHODS = frozenset(
-    """abs all amax amin any argmax argmin bool clamp count_nonzero double eq float ge gt
-    half isfinite isinf isnan le logical_not lt max mean min ne norm prod sum to""".split()
-)
-#: Attributes of a tensor that are static under Dynamo.
-STATIC_ATTRIBUTES = frozenset(
-    "dtype shape ndim device is_cuda is_floating_point requires_grad training layout".split()
-)
-#: Builtins whose result is never a tensor.
-STATIC_BUILTINS = frozenset("isinstance hasattr callable len type".split())
-#: ``torch.<name>`` attributes that are constants (dtypes).
-TORCH_CONSTANT_PREFIXES = ("torch.float", "torch.int", "torch.bool", "torch.uint", "torch.bfloat",
-                           "torch.half", "torch.double", "torch.long", "torch.complex")
-
-QualifiedName = Callable[[cst.CSTNode], str | None]
+QualifiedName = Callable[[cst.CSTNode], "str | None"]
 _COMPARISON_OPS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
                    cst.Equal, cst.NotEqual)
 
@@ -67,7 +52,7 @@ def classify(
     def go(node: cst.BaseExpression) -> Tensorness:
         return classify(node, qualified_name, tensor_names)
 
-    if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)):
+    if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
         return Tensorness.STATIC
     if m.matches(expr, m.Name("None") | m.Name("True") | m.Name("False")):
         return Tensorness.STATIC
@@ -75,20 +60,18 @@ def classify(
         return Tensorness.TENSOR if expr.value in tensor_names else Tensorness.UNKNOWN
     if isinstance(expr, cst.Attribute):
         name = qualified_name(expr) or ""
-        if expr.attr.value in STATIC_ATTRIBUTES or name.startswith(TORCH_CONSTANT_PREFIXES):
+        if expr.attr.value in api.STATIC_ATTRIBUTES or name.startswith(api.CONSTANT_PREFIXES):
             return Tensorness.STATIC
         return Tensorness.UNKNOWN
     if isinstance(expr, cst.UnaryOperation):
         # ``not t`` is a Python bool, but it reads a tensor's value: callers
         # ask "does this test depend on a tensor?", so it stays TENSOR.
         return go(expr.expression)
-    if isinstance(expr, cst.BooleanOperation):
-        return _join(go(expr.left), go(expr.right))
-    if isinstance(expr, cst.BinaryOperation):
+    if isinstance(expr, (cst.BooleanOperation, cst.BinaryOperation)):
         return _join(go(expr.left), go(expr.right))
     if isinstance(expr, cst.Comparison):
         ops = [target.operator for target in expr.comparisons]
-        if all(isinstance(op, (cst.Is, cst.IsNot)) for op in ops):
+        if all(isinstance(op, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for op in ops):
             return Tensorness.STATIC
         if not all(isinstance(op, _COMPARISON_OPS) for op in ops):
             return Tensorness.UNKNOWN
@@ -114,38 +97,122 @@ def _classify_call(
     call: cst.Call, qualified_name: QualifiedName, go: Callable[[cst.BaseExpression], Tensorness]
 ) -> Tensorness:
     name = qualified_name(call.func) or ""
-    if name.startswith("builtins.") and name.removeprefix("builtins.") in STATIC_BUILTINS:
+    if api.builtin(name) in api.STATIC_BUILTINS:
         return Tensorness.STATIC
-    if name.startswith("torch.") and name.rsplit(".", 1)[-1] in TENSOR_FUNCTIONS:
+    if api.torch_function(name) in api.TENSOR_FUNCTIONS:
         return Tensorness.TENSOR
-    if isinstance(call.func, cst.Attribute) and call.func.attr.value in TENSOR_METHODS:
-        # Few non-tensors have these methods; the run-time check covers them.
-        if go(call.func.value) is not Tensorness.STATIC:
+    if isinstance(call.func, cst.Attribute):
+        receiver = go(call.func.value)
+        if call.func.attr.value in api.STATIC_METHODS and receiver is not Tensorness.UNKNOWN:
+            return Tensorness.STATIC
+        if call.func.attr.value in api.TENSOR_METHODS and receiver is not Tensorness.STATIC:
+            # Few non-tensors have these methods; the run-time check covers them.
             return Tensorness.TENSOR
     return Tensorness.UNKNOWN
 
 
-def is_bool_scalar(expr: cst.BaseExpression, qualified_name: QualifiedName) -> bool:
-    """True when ``expr`` provably evaluates to a 0-dim ``torch.bool`` tensor.
-
-    The proof is ``<bool tensor>.any()`` or ``.all()`` with no arguments
-    (0-dim; bool because its input is bool), where ``<bool tensor>`` is a
-    ``torch.isinf``-style predicate or a comparison's result.
-    """
-    if not m.matches(expr, m.Call(func=m.Attribute(attr=m.Name("any") | m.Name("all")), args=[])):
-        return False
-    return _is_bool_tensor(expr.func.value, qualified_name)
+# -- proofs -----------------------------------------------------------------------------
 
 
-_BOOL_PREDICATES = frozenset(
-    "isinf isnan isfinite isneginf isposinf eq ne gt ge lt le logical_not".split()
-)
-
-
-def _is_bool_tensor(expr: cst.BaseExpression, qualified_name: QualifiedName) -> bool:
+def is_torch_tensor(expr: cst.BaseExpression, qualified_name: QualifiedName) -> bool:
+    """True when ``expr`` provably evaluates to a torch tensor: a ``torch``
+    function that returns one, a tensor method of one, or arithmetic and
+    comparisons with one."""
     if isinstance(expr, cst.Call):
-        name = qualified_name(expr.func) or ""
-        return name.startswith("torch.") and name.rsplit(".", 1)[-1] in _BOOL_PREDICATES
+        if api.torch_function(qualified_name(expr.func)) in api.TENSOR_FUNCTIONS:
+            return True
+        return isinstance(expr.func, cst.Attribute) and expr.func.attr.value in api.TENSOR_METHODS and \
+            is_torch_tensor(expr.func.value, qualified_name)
+    if isinstance(expr, cst.BinaryOperation):
+        return is_torch_tensor(expr.left, qualified_name) or is_torch_tensor(expr.right, qualified_name)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.BitInvert)):
+        return is_torch_tensor(expr.expression, qualified_name)
+    if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1 and \
+            isinstance(expr.comparisons[0].operator, _COMPARISON_OPS):
+        return is_torch_tensor(expr.left, qualified_name) or \
+            is_torch_tensor(expr.comparisons[0].comparator, qualified_name)
+    return False
+
+
+def _no_dimension(call: cst.Call, positional: int) -> bool:
+    """A reduction called without a dimension: ``positional`` positional
+    arguments (the input, for the function form) and no keywords."""
+    return len(call.args) == positional and all(a.keyword is None and not a.star for a in call.args)
+
+
+def is_zero_dim(expr: cst.BaseExpression, qualified_name: QualifiedName) -> bool:
+    """True when ``expr`` provably evaluates to a 0-dim torch tensor."""
+    if isinstance(expr, cst.Call):
+        function = api.torch_function(qualified_name(expr.func))
+        if function in api.REDUCTIONS and _no_dimension(expr, 1):
+            return True  # a torch reduction returns a tensor whatever it is given
+        if isinstance(expr.func, cst.Attribute) and expr.func.attr.value in api.REDUCTIONS and _no_dimension(expr, 0):
+            return is_torch_tensor(expr.func.value, qualified_name)
+        return False
+    if isinstance(expr, cst.BinaryOperation):
+        sides = (expr.left, expr.right)
+        return all(is_zero_dim(s, qualified_name) or _is_number(s) for s in sides) and \
+            any(is_zero_dim(s, qualified_name) for s in sides)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.BitInvert)):
+        return is_zero_dim(expr.expression, qualified_name)
+    if isinstance(expr, cst.Comparison):
+        return is_bool_scalar(expr, qualified_name)
+    return False
+
+
+def _is_number(expr: cst.BaseExpression) -> bool:
+    if m.matches(expr, m.UnaryOperation(operator=m.Minus())):
+        expr = expr.expression
+    return isinstance(expr, (cst.Integer, cst.Float))
+
+
+def is_bool_tensor(expr: cst.BaseExpression, qualified_name: QualifiedName) -> bool:
+    """True when ``expr`` provably evaluates to a ``torch.bool`` tensor."""
+    if isinstance(expr, cst.Call):
+        function = api.torch_function(qualified_name(expr.func))
+        if function in api.BOOL_PREDICATES:
+            return True
+        if function in api.BOOL_REDUCTIONS and len(expr.args) == 1:
+            return is_bool_tensor(expr.args[0].value, qualified_name)
+        if isinstance(expr.func, cst.Attribute) and is_torch_tensor(expr.func.value, qualified_name):
+            method = expr.func.attr.value
+            if method in api.BOOL_PREDICATES or method == "bool":
+                return True
+            if method in api.BOOL_REDUCTIONS:
+                return is_bool_tensor(expr.func.value, qualified_name)
+        return False
+    if isinstance(expr, cst.Comparison):
+        return len(expr.comparisons) == 1 and isinstance(expr.comparisons[0].operator, _COMPARISON_OPS) and \
+            is_torch_tensor(expr, qualified_name)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.BitInvert):
+        return is_bool_tensor(expr.expression, qualified_name)
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
+        return is_bool_tensor(expr.left, qualified_name) and is_bool_tensor(expr.right, qualified_name)
+    return False
+
+
+def is_bool_scalar(expr: cst.BaseExpression, qualified_name: QualifiedName) -> bool:
+    """True when ``expr`` provably evaluates to a 0-dim ``torch.bool`` tensor:
+    ``<bool tensor>.any()``/``.all()`` and their function forms, a
+    comparison of a 0-dim tensor with a number or another 0-dim tensor
+    (``x.sum() > 0``), and ``~``/``&``/``|`` of those."""
+    if isinstance(expr, cst.Call):
+        function = api.torch_function(qualified_name(expr.func))
+        if function in api.BOOL_REDUCTIONS and _no_dimension(expr, 1):
+            return is_bool_tensor(expr.args[0].value, qualified_name)
+        if m.matches(expr.func, m.Attribute(attr=m.Name("any") | m.Name("all"))) and _no_dimension(expr, 0):
+            return is_bool_tensor(expr.func.value, qualified_name)
+        return False
+    if isinstance(expr, cst.Comparison):
+        if len(expr.comparisons) != 1 or not isinstance(expr.comparisons[0].operator, _COMPARISON_OPS):
+            return False
+        sides = (expr.left, expr.comparisons[0].comparator)
+        return all(is_zero_dim(s, qualified_name) or _is_number(s) for s in sides) and \
+            any(is_zero_dim(s, qualified_name) for s in sides)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.BitInvert):
+        return is_bool_scalar(expr.expression, qualified_name)
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
+        return is_bool_scalar(expr.left, qualified_name) and is_bool_scalar(expr.right, qualified_name)
     return False
 
 
@@ -155,7 +222,7 @@ def tensor_names(function: cst.FunctionDef, qualified_name: QualifiedName) -> fr
     Iterates to a fixed point so ``a = torch.max(x); b = a + 1`` marks both.
     """
     assignments: list[tuple[str, cst.BaseExpression]] = []
-    for node in walk(function.body):
+    for node in walk_own(function.body):
         if isinstance(node, cst.Assign):
             for target in node.targets:
                 if isinstance(target.target, cst.Name):

@@ -1,35 +1,27 @@
-"""What every rule shares: the result types and the codemod base class.
+"""What every converter shares: results, options, the context and builders.
 
-A rule is a libcst ``VisitorBasedCodemodCommand`` (LibCST's codemod
-convention).  It rewrites from ``updated_node``, matches with
-``libcst.matchers`` and qualified names, asks for imports through
-``AddImportsVisitor``, and records every site it touched or declined in the
-codemod context instead of raising: "skipped, because ..." is a result.
+A converter rewrites one construct (an ``if`` statement, a conditional
+expression, an effect call, a guard...).  The engine
+(:mod:`graphmend.pipeline`) runs all of them in one bottom-up pass over a
+skeleton, handing each the *original* node (whose facts and metadata the
+converter reads) and the *updated* node (built from the rewritten children,
+which is what the converter builds on, as LibCST's ``leave_*`` convention
+has it).  A converter that cannot prove its preconditions raises
+:class:`Declined`; the engine records "skipped, because ..." as a result.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import ClassVar
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 
 import libcst as cst
-import libcst.matchers as m
-from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
-from libcst.codemod.visitors import AddImportsVisitor
-from libcst.metadata import BuiltinScope, GlobalScope, PositionProvider, QualifiedNameProvider, ScopeProvider
 
-#: Name under which rewritten code reaches :mod:`graphmend.runtime`.
-RUNTIME_ALIAS = "_graphmend"
+from graphmend.analysis.facts import FunctionFacts, Metadata
+from graphmend.conventions import GENERATED_PREFIX, RUNTIME_ALIAS
 
-_RUNTIME_IMPORT = m.SimpleStatementLine(
-    body=[
-        m.ImportFrom(
-            module=m.Name("graphmend"),
-            names=[m.ImportAlias(name=m.Name("runtime"), asname=m.AsName(name=m.Name(RUNTIME_ALIAS)))],
-        )
-    ]
-)
+#: The rule families, in the order the engine tries them on one node.
+RULE_NAMES: tuple[str, ...] = ("trap", "where", "defer")
 
 
 class Declined(Exception):
@@ -56,54 +48,89 @@ class Skip:
 
 @dataclass(frozen=True)
 class RuleOptions:
-    """Immutable settings handed to every rule.
+    """Immutable settings handed to every converter.
 
-    ``lines`` restricts a rule to statements that start on one of these
-    lines (the sites a diagnosis reported); ``None`` means the rule finds
-    sites by its own static matching.
+    ``rules`` are the rule families that may act; ``lines`` restricts them
+    to statements that start on one of these lines of the source (the sites
+    a diagnosis reported; ``None``: each rule finds sites by its own static
+    matching);
+    ``effect_helpers`` are qualified names of functions whose only effect
+    is a print, a log record or a warning.
     """
 
+    rules: frozenset[str] = frozenset(RULE_NAMES)
     lines: frozenset[int] | None = None
+    effect_helpers: frozenset[str] = frozenset()
 
 
-class Rule(VisitorBasedCodemodCommand):
-    """Base class: a codemod that records Sites and Skips in the context."""
+@dataclass
+class Context:
+    """What a converter sees of the pass: options, metadata, the facts of
+    the function being converted, and where to record results."""
 
-    #: Short name used in ``rules=`` arguments, reports and fixture folders.
-    NAME: ClassVar[str]
-    METADATA_DEPENDENCIES = (PositionProvider, QualifiedNameProvider)
+    options: RuleOptions
+    metadata: Metadata
+    facts_stack: list[FunctionFacts] = field(default_factory=list)
+    sites: list[Site] = field(default_factory=list)
+    skips: list[Skip] = field(default_factory=list)
+    #: The original nodes from the module down to the one being left.
+    ancestors: list[cst.CSTNode] = field(default_factory=list)
+    #: Original nodes some converter rewrote (by id), in order.
+    converted: dict[int, None] = field(default_factory=dict)
+    #: updated node -> the original it was built from (every node the pass left).
+    origins: dict[cst.CSTNode, cst.CSTNode] = field(default_factory=dict)
+    #: ``if``s in elif position (by id): the ``if`` they belong to converts them.
+    elifs: set[int] = field(default_factory=set)
 
-    def __init__(self, context: CodemodContext, options: RuleOptions) -> None:
-        super().__init__(context)
-        self.options = options
-        context.scratch.setdefault("sites", [])
-        context.scratch.setdefault("skips", [])
+    @property
+    def facts(self) -> FunctionFacts | None:
+        return self.facts_stack[-1] if self.facts_stack else None
 
-    # -- helpers for subclasses -------------------------------------------------
-    def line_of(self, node: cst.CSTNode) -> int:
-        return self.get_metadata(PositionProvider, node).start.line
+    def line(self, node: cst.CSTNode) -> int:
+        """``node``'s line in the source (not the skeleton)."""
+        return self.metadata.source_line(node)
 
-    def wanted(self, node: cst.CSTNode) -> bool:
-        """True when the options allow this rule to act on ``node``'s line."""
+    def enabled(self, rule: str) -> bool:
+        return rule in self.options.rules
+
+    def wanted(self, node: cst.CSTNode, rule: str) -> bool:
+        """Whether ``rule`` may act on ``node`` (selected, and on a wanted line)."""
         lines = self.options.lines
-        return lines is None or self.line_of(node) in lines
+        return self.enabled(rule) and (lines is None or self.line(node) in lines)
 
-    def record(self, node: cst.CSTNode, what: str) -> None:
-        self.context.scratch["sites"].append(Site(self.NAME, self.line_of(node), what))
+    def record(self, node: cst.CSTNode, rule: str, what: str) -> None:
+        self.sites.append(Site(rule, self.line(node), what))
+        self.converted[id(node)] = None
 
-    def skip(self, node: cst.CSTNode, reason: str) -> None:
-        self.context.scratch["skips"].append(Skip(self.NAME, self.line_of(node), reason))
+    def mark(self) -> tuple[int, int]:
+        """Where the results stand, for :meth:`rollback`."""
+        return len(self.sites), len(self.converted)
 
-    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
-        """Ask ``AddImportsVisitor`` for the runtime import when this pass
-        rewrote something and the module lacks it: once per pass (libcst
-        1.9 adds an aliased import once per request), and not at all when an
-        earlier rule added it (the visitor would walk the module for
-        nothing)."""
-        rewrote = any(site.rule == self.NAME for site in self.context.scratch["sites"])
-        if rewrote and not any(m.matches(s, _RUNTIME_IMPORT) for s in updated_node.body):
-            AddImportsVisitor.add_needed_import(self.context, "graphmend", "runtime", asname=RUNTIME_ALIAS)
-        return updated_node
+    def rollback(self, mark: tuple[int, int]) -> None:
+        """Forget the sites recorded since ``mark`` (a rewrite that was dropped)."""
+        sites, converted = mark
+        del self.sites[sites:]
+        for key in list(self.converted)[converted:]:
+            del self.converted[key]
+
+    def skip(self, node: cst.CSTNode, rule: str, reason: str) -> None:
+        self.skips.append(Skip(rule, self.line(node), reason))
+
+    def original(self, updated: cst.CSTNode) -> cst.CSTNode | None:
+        """The original node ``updated`` was built from (None for new code)."""
+        return self.origins.get(updated)
+
+
+#: A converter: (context, original node, updated node) -> the replacement
+#: (``updated`` itself when it leaves the node alone).
+Converter = Callable[[Context, cst.CSTNode, cst.CSTNode], "cst.CSTNode | cst.FlattenSentinel | cst.RemovalSentinel"]
+
+
+# -- builders ------------------------------------------------------------------------------
+
+
+def code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
 
 
 def runtime_function(name: str) -> cst.Attribute:
@@ -116,9 +143,35 @@ def runtime_call(name: str, args: Iterable[cst.Arg | cst.BaseExpression]) -> cst
     return cst.Call(func=runtime_function(name), args=[a if isinstance(a, cst.Arg) else cst.Arg(a) for a in args])
 
 
+def is_runtime_call(node: cst.CSTNode, *names: str) -> bool:
+    """Whether ``node`` is ``_graphmend.<one of names>(...)`` (any name when none given)."""
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and isinstance(node.func.value, cst.Name)
+        and node.func.value.value == RUNTIME_ALIAS
+        and (not names or node.func.attr.value in names)
+    )
+
+
+def keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
+    """``name=value`` with no spaces around ``=``."""
+    return cst.Arg(value, keyword=cst.Name(name),
+                   equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
+
+
 def string(name: str) -> cst.SimpleString:
     """A double-quoted literal of ``name`` (a dotted identifier)."""
     return cst.SimpleString(f'"{name}"')
+
+
+def generated(kind: str, line: int) -> cst.Name:
+    """A variable a rule introduces: ``_gm_<kind>_<line>``."""
+    return cst.Name(f"{GENERATED_PREFIX}{kind}_{line}")
+
+
+def assign(target: cst.BaseAssignTargetExpression, value: cst.BaseExpression) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)])
 
 
 def thunk(value: cst.BaseExpression, captured: Iterable[str] = ()) -> cst.Lambda:
@@ -139,19 +192,3 @@ def thunk(value: cst.BaseExpression, captured: Iterable[str] = ()) -> cst.Lambda
         for name in captured
     ]
     return cst.Lambda(cst.Parameters(params), value)
-
-
-def global_name(rule: Rule, node: cst.BaseExpression) -> str:
-    """``node``'s dotted text when it names a module global or builtin (so
-    :func:`graphmend.runtime.resolve` finds the same object later).
-    ``rule`` provides ``ScopeProvider`` metadata for ``node``."""
-    dotted = cst.helpers.get_full_name_for_node(node)
-    head = node
-    while isinstance(head, cst.Attribute):
-        head = head.value
-    if dotted is None or not isinstance(head, cst.Name):
-        raise Declined(f"{cst.Module([]).code_for_node(node)} is not a global name")
-    assignments = rule.get_metadata(ScopeProvider, head)[head.value]
-    if not all(isinstance(a.scope, (GlobalScope, BuiltinScope)) for a in assignments):
-        raise Declined(f"{dotted} is not a global name")
-    return dotted

@@ -2,9 +2,13 @@
 
 What it does
     Rewrites ``print(...)``, ``<logger>.<debug|info|warning|warn|error|
-    critical|exception|log|warning_once|info_once>(...)`` and
-    ``warnings.warn(...)`` statements inside functions into calls of
-    :mod:`graphmend.runtime` that Dynamo replays after the graph.  An
+    critical|exception|log|warning_once|info_once>(...)``,
+    ``warnings.warn(...)`` and calls of a library's warning helper (a
+    function whose only effect is one of these, e.g. ``rank_zero_warn``)
+    statements inside functions into calls of :mod:`graphmend.runtime`
+    that Dynamo replays after the graph.  Arguments may be anything Dynamo
+    holds as a constant or a tensor: ``torch.Size`` and shapes, dtypes,
+    devices, ``None``, enums, and tuples, lists and dicts of these.  An
     f-string argument becomes ``_graphmend.fstring(template, *values)``, so
     that under torch.compile it is formatted when the message is replayed.
     Loggers are a module-level name or ``self.logger``; ``print``'s
@@ -51,9 +55,14 @@ Safety
     * Loggers are found again by identity among the loggers
       ``logging.getLogger`` made (every library's are); a ``Logger``
       constructed directly is not found when replayed (``LookupError``).
-    * torch 2.13 drops replayable calls made inside inlined functions; the
-      runtime fixes that at import (see ``graphmend.runtime``), which every
-      rewritten module imports.
+    * torch 2.13 drops replayable calls made inside inlined functions;
+      :mod:`graphmend.compat` fixes that for rewritten code.
+    * Inside a tensor arm that [Where] rewrites, the call is *gated*
+      (``gate=``): replayed only if its arm was taken, in program order with
+      the unconditional ones.
+    * A tensor that requires grad travels as it is (its text keeps its
+      ``grad_fn``), unless the function updates tensors in place somewhere
+      (``keep_grad=False``): then the graph breaks at the call, as before.
     * Warning location: eagerly it is exact.  When replayed, Python's frame
       stack no longer holds the call site (inlined calls have no frames), so
       ``stacklevel`` counts from the compiled function, whose line is then
@@ -76,19 +85,16 @@ import re
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.metadata import GlobalScope, QualifiedNameProvider, ScopeProvider
 
-from graphmend.rules.base import Declined, Rule, global_name, runtime_call, runtime_function, string
+from graphmend.analysis.facts import FunctionFacts
+from graphmend.rules.base import Context, Declined, keyword, runtime_call, runtime_function, string
 
-LOG_METHODS = frozenset(
-    {"debug", "info", "warning", "warn", "error", "critical", "exception", "log"}
-)
-#: transformers' ``lru_cache``d ``logging.Logger`` methods.
-ONCE_METHODS = frozenset({"warning_once", "info_once"})
 STREAMS = {"sys.stdout": "stdout", "sys.stderr": "stderr"}
 PRINT_KEYWORDS = frozenset({"sep", "end", "file", "flush"})
 WARN_PARAMETERS_IN_ORDER = ("message", "category", "stacklevel")
 WARN_PARAMETERS = frozenset(WARN_PARAMETERS_IN_ORDER)
+#: The runtime functions a deferred effect call becomes (a [Where] arm gates them).
+DEFERRED_CALLS = ("deferred_print", "deferred_log", "deferred_warn", "deferred_call")
 
 
 def with_comma(arg: cst.Arg) -> cst.Arg:
@@ -118,7 +124,13 @@ def insert_args(args: list[cst.Arg], index: int, new: list[cst.Arg]) -> list[cst
     return args[: index - 1] + spliced + [last] + args[index:]
 
 
-def deferred_text(node: cst.BaseExpression) -> cst.BaseExpression:
+def append_args(call: cst.Call, new: list[cst.Arg]) -> cst.Call:
+    """``call`` with ``new`` after its arguments."""
+    args = list(call.args)
+    return call.with_changes(args=insert_args(args, len(args), new) if args else new)
+
+
+def deferred_text(node: cst.BaseExpression, keep_grad: bool = True) -> cst.BaseExpression:
     """A message argument with its f-string split into a
     ``_graphmend.fstring(template, *values)`` call; anything else as is."""
     if not m.matches(node, m.FormattedString() | m.ConcatenatedString()):
@@ -127,7 +139,10 @@ def deferred_text(node: cst.BaseExpression) -> cst.BaseExpression:
         return node  # plain literals: a constant already
     values: list[cst.BaseExpression] = []
     template = _template(node, values)
-    return runtime_call("fstring", [cst.Arg(template)] + [cst.Arg(value) for value in values])
+    args = [cst.Arg(template)] + [cst.Arg(value) for value in values]
+    if not keep_grad:
+        args.append(keyword("keep_grad", cst.Name("False")))
+    return runtime_call("fstring", args)
 
 
 def _template(node: cst.BaseExpression, values: list[cst.BaseExpression]) -> cst.BaseExpression:
@@ -182,137 +197,117 @@ def _template_piece(piece: cst.BaseFormattedStringContent, values: list[cst.Base
     return "{" + conversion + spec + "}"
 
 
-class DeferRule(Rule):
-    NAME = "defer"
-    METADATA_DEPENDENCIES = (*Rule.METADATA_DEPENDENCIES, ScopeProvider)
+def convert_effect_call(ctx: Context, original: cst.Expr, updated: cst.Expr) -> cst.Expr:
+    """``print(...)`` / ``logger.info(...)`` / ``warnings.warn(...)`` /
+    ``helper(...)`` as a statement -> the runtime's deferred call."""
+    facts = ctx.facts
+    call = original.value
+    if facts is None or not isinstance(call, cst.Call) or not ctx.wanted(original, "defer"):
+        return updated
+    kind = facts.effect_call(call)
+    if kind is None:
+        return updated
+    builder = {"print": _print, "warnings.warn": _warn, "helper": _helper}.get(kind, _log)
+    try:
+        # An expression holds no statement this pass rewrites, so the
+        # original call is the updated one, and it carries the metadata.
+        replacement = builder(ctx, call, kind)
+    except Declined as reason:
+        ctx.skip(original, "defer", f"{kind}: {reason}")
+        return updated
+    if facts.in_place_reason is not None:
+        replacement = append_args(replacement, [keyword("keep_grad", cst.Name("False"))])
+    ctx.record(original, "defer", f"{kind} -> deferred")
+    return updated.with_changes(value=replacement)
 
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self._function_depth = 0
-        self._except_depth = 0
 
-    # -- where we are -------------------------------------------------------
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._function_depth += 1
+def _keep_grad(ctx: Context) -> bool:
+    return ctx.facts.in_place_reason is None
 
-    def leave_FunctionDef(self, original_node, updated_node):
-        self._function_depth -= 1
-        return updated_node
 
-    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        self._except_depth += 1
+def _plain_args(call: cst.Call, keywords: frozenset[str]) -> None:
+    for arg in call.args:
+        if arg.star:
+            raise Declined(f"'{arg.star}' argument")
+        if arg.keyword is not None and arg.keyword.value not in keywords:
+            raise Declined(f"keyword argument {arg.keyword.value}=")
 
-    def leave_ExceptHandler(self, original_node, updated_node):
-        self._except_depth -= 1
-        return updated_node
 
-    # -- the rewrite ----------------------------------------------------------
-    def leave_Expr(self, original_node: cst.Expr, updated_node: cst.Expr) -> cst.Expr:
-        call = original_node.value
-        if self._function_depth == 0 or not isinstance(call, cst.Call) or not self.wanted(original_node):
-            return updated_node
-        kind = self._kind(call)
-        if kind is None:
-            return updated_node
-        builder = {"print": self._print, "warnings.warn": self._warn}.get(kind, self._log)
-        try:
-            # An expression holds no statement this rule rewrites, so the
-            # original call is the updated one, and it carries the metadata.
-            replacement = builder(call, kind)
-        except Declined as reason:
-            self.skip(original_node, f"{kind}: {reason}")
-            return updated_node
-        self.record(original_node, f"{kind} -> deferred")
-        return updated_node.with_changes(value=replacement)
+def _print(ctx: Context, call: cst.Call, kind: str) -> cst.Call:
+    _plain_args(call, PRINT_KEYWORDS)
+    args = []
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "file":
+            args.append(arg.with_changes(keyword=cst.Name("stream"), value=_stream(ctx.facts, arg.value)))
+        else:
+            args.append(arg.with_changes(value=deferred_text(arg.value, _keep_grad(ctx))))
+    return call.with_changes(func=runtime_function("deferred_print"), args=args)
 
-    def _kind(self, call: cst.Call) -> str | None:
-        """"print", "warnings.warn", a logger method name, or None (not ours)."""
-        names = {q.name for q in self.get_metadata(QualifiedNameProvider, call.func, set())}
-        if "builtins.print" in names:
-            return "print"
-        if "warnings.warn" in names:
-            return "warnings.warn"
-        if m.matches(call.func, m.Attribute(attr=m.Name())):
-            method = call.func.attr.value
-            if (method in LOG_METHODS or method in ONCE_METHODS) and self._is_logger(call.func.value):
-                return method
-        return None
 
-    def _is_logger(self, receiver: cst.BaseExpression) -> bool:
-        """A module-level name bound by assignment (or free in the source),
-        or ``self.logger``; the runtime checks it is a Logger."""
-        if m.matches(receiver, m.Attribute(value=m.Name("self"), attr=m.Name("logger"))):
-            return True
-        if not isinstance(receiver, cst.Name):
-            return False
-        assignments = self.get_metadata(ScopeProvider, receiver)[receiver.value]
-        return all(
-            isinstance(a.scope, GlobalScope) and isinstance(a.node, cst.Name) for a in assignments
-        )
+def _stream(facts: FunctionFacts, file: cst.BaseExpression) -> cst.SimpleString:
+    if m.matches(file, m.Name("None")):
+        return string("stdout")
+    name = facts.qualified_name(file)
+    if name in STREAMS:
+        return string(STREAMS[name])
+    raise Declined("file= is not sys.stdout or sys.stderr")
 
-    @staticmethod
-    def _plain_args(call: cst.Call, keywords: frozenset[str]) -> None:
-        for arg in call.args:
-            if arg.star:
-                raise Declined(f"'{arg.star}' argument")
-            if arg.keyword is not None and arg.keyword.value not in keywords:
-                raise Declined(f"keyword argument {arg.keyword.value}=")
 
-    def _print(self, call: cst.Call, kind: str) -> cst.Call:
-        self._plain_args(call, PRINT_KEYWORDS)
-        args = []
-        for arg in call.args:
-            if arg.keyword is not None and arg.keyword.value == "file":
-                args.append(arg.with_changes(keyword=cst.Name("stream"), value=self._stream(arg.value)))
-            else:
-                args.append(arg.with_changes(value=deferred_text(arg.value)))
-        return call.with_changes(func=runtime_function("deferred_print"), args=args)
+def _log(ctx: Context, call: cst.Call, method: str) -> cst.Call:
+    _plain_args(call, frozenset())
+    if method == "exception" and any(isinstance(a, cst.ExceptHandler) for a in ctx.ancestors):
+        raise Declined("logger.exception inside 'except' needs the active exception")
+    args = [arg.with_changes(value=deferred_text(arg.value, _keep_grad(ctx))) for arg in call.args]
+    receiver = call.func.value
+    return call.with_changes(
+        func=runtime_function("deferred_log"),
+        args=insert_args(args, 0, [cst.Arg(receiver), cst.Arg(string(method))]),
+    )
 
-    def _stream(self, file: cst.BaseExpression) -> cst.SimpleString:
-        if m.matches(file, m.Name("None")):
-            return string("stdout")
-        for name in self.get_metadata(QualifiedNameProvider, file, set()):
-            if name.name in STREAMS:
-                return string(STREAMS[name.name])
-        raise Declined("file= is not sys.stdout or sys.stderr")
 
-    def _log(self, call: cst.Call, method: str) -> cst.Call:
-        self._plain_args(call, frozenset())
-        if method == "exception" and self._except_depth:
-            raise Declined("logger.exception inside 'except' needs the active exception")
-        args = [arg.with_changes(value=deferred_text(arg.value)) for arg in call.args]
-        receiver = call.func.value
-        return call.with_changes(
-            func=runtime_function("deferred_log"),
-            args=insert_args(args, 0, [cst.Arg(receiver), cst.Arg(string(method))]),
-        )
+def _warn(ctx: Context, call: cst.Call, kind: str) -> cst.Call:
+    _plain_args(call, WARN_PARAMETERS)
+    args = list(call.args)
+    bound = {
+        arg.keyword.value if arg.keyword else WARN_PARAMETERS_IN_ORDER[i]: i
+        for i, arg in enumerate(args)
+    }
+    if "message" not in bound:
+        raise Declined("no message")
+    message = args[bound["message"]]
+    args[bound["message"]] = message.with_changes(value=deferred_text(message.value, _keep_grad(ctx)))
+    # The module travels as a keyword unless it follows a positional
+    # category (``stacklevel`` may come positionally after it).
+    module = keyword("module", cst.Name("__name__"))
+    if "category" not in bound:
+        return _warn_call(call, insert_args(args, bound["message"] + 1, [module]))
+    index = bound["category"]
+    category = args[index]
+    if not m.matches(category.value, m.Name("None")):
+        dotted = ctx.facts.global_dotted(category.value)
+        if dotted is None:
+            raise Declined("category is not a global name")
+        category = category.with_changes(value=string(dotted))
+    args[index] = category
+    if category.keyword is None:
+        module = cst.Arg(cst.Name("__name__"))
+    return _warn_call(call, insert_args(args, index + 1, [module]))
 
-    def _warn(self, call: cst.Call, kind: str) -> cst.Call:
-        self._plain_args(call, WARN_PARAMETERS)
-        args = list(call.args)
-        bound = {
-            arg.keyword.value if arg.keyword else WARN_PARAMETERS_IN_ORDER[i]: i
-            for i, arg in enumerate(args)
-        }
-        if "message" not in bound:
-            raise Declined("no message")
-        message = args[bound["message"]]
-        args[bound["message"]] = message.with_changes(value=deferred_text(message.value))
-        # The module travels as a keyword unless it follows a positional
-        # category (``stacklevel`` may come positionally after it).
-        module = cst.Arg(cst.Name("__name__"), keyword=cst.Name("module"), equal=cst.AssignEqual(
-            whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
-        if "category" not in bound:
-            return self._warn_call(call, insert_args(args, bound["message"] + 1, [module]))
-        index = bound["category"]
-        category = args[index]
-        if not m.matches(category.value, m.Name("None")):
-            category = category.with_changes(value=string(global_name(self, category.value)))
-        args[index] = category
-        if category.keyword is None:
-            module = cst.Arg(cst.Name("__name__"))
-        return self._warn_call(call, insert_args(args, index + 1, [module]))
 
-    @staticmethod
-    def _warn_call(call: cst.Call, args: list[cst.Arg]) -> cst.Call:
-        return call.with_changes(func=runtime_function("deferred_warn"), args=args)
+def _warn_call(call: cst.Call, args: list[cst.Arg]) -> cst.Call:
+    return call.with_changes(func=runtime_function("deferred_warn"), args=args)
+
+
+def _helper(ctx: Context, call: cst.Call, kind: str) -> cst.Call:
+    """``helper(a, b=c)`` -> ``_graphmend.deferred_call("helper", __name__, a, b=c)``."""
+    dotted = ctx.facts.global_dotted(call.func)
+    if dotted is None:
+        raise Declined(f"{cst.Module([]).code_for_node(call.func)} is not a global name")
+    for arg in call.args:
+        if arg.star:
+            raise Declined(f"'{arg.star}' argument")
+        if arg.keyword is not None and arg.keyword.value in ("gate", "keep_grad"):
+            raise Declined(f"keyword argument {arg.keyword.value}= is graphmend's own")
+    args = [arg.with_changes(value=deferred_text(arg.value, _keep_grad(ctx))) for arg in call.args]
+    head = [cst.Arg(string(dotted)), cst.Arg(cst.Name("__name__"))]
+    return call.with_changes(func=runtime_function("deferred_call"), args=insert_args(args, 0, head))

@@ -1,14 +1,21 @@
-"""[Trap] validation-guard lowering (SPEC 3.3).
+"""[Trap] validation-guard lowering (SPEC 3.3, 3.6).
 
 What it does
     Rewrites the test of ``if T: raise E(args)`` (an ``if`` whose body only
     raises, and whose test may be a tensor: ``x is None``, shapes and
-    ``len`` are left alone) into ``_graphmend.deferred_check(T, "E", __name__, lambda
-    n=n: (args,))`` (the names the message reads become default arguments,
-    so no local turns into a closure cell).  The ``raise`` statement stays as written.  ``E`` is a
-    module-level or built-in exception class (or a dotted path to one);
-    ``raise E`` without a call works too; f-string messages are split like
-    [Defer]'s.
+    ``len`` are left alone) into ``_graphmend.deferred_check(T, "E",
+    __name__, lambda n=n: (args,))``, and ``assert T, message`` on a tensor
+    into ``assert _graphmend.deferred_assert(T, __name__, lambda n=n:
+    (message,)), message``.  The ``raise``/``assert`` stays as written for
+    eager code.  ``E`` is a module-level or built-in exception class (or a
+    dotted path to one); ``raise E`` without a call works too.  The message
+    may be any expression over the guard's parameters and locals that can
+    be built while tracing (``tuple(y.shape)``, ``y.max()``, ``len(xs)``,
+    f-strings of those); ``not``/``and``/``or`` in ``T`` become tensor
+    predicates (:mod:`graphmend.rules.predicates`).  A ``raise`` inside an
+    arm of a tensor ``if`` that [Where] rewrites becomes
+    ``_graphmend.deferred_raise`` gated by the arms around it, and a guard
+    there a check on the conjunction of the enclosing predicates.
 
 Why it breaks the graph
     ``if T:`` on a tensor calls ``bool(T)``: Dynamo cannot branch on a
@@ -18,13 +25,13 @@ Before
     ::
 
         if (input_ids < 0).any():
-            raise ValueError(f"negative ids in {name}")
+            raise ValueError(f"negative ids in {name}: {tuple(input_ids.shape)}")
 
 After
     ::
 
-        if _graphmend.deferred_check((input_ids < 0).any(), "ValueError", __name__, lambda name=name: (_graphmend.fstring("negative ids in {}", name),)):
-            raise ValueError(f"negative ids in {name}")
+        if _graphmend.deferred_check((input_ids < 0).any(), "ValueError", __name__, lambda name=name, input_ids=input_ids: (_graphmend.fstring("negative ids in {}: {}", name, tuple(input_ids.shape)),)):
+            raise ValueError(f"negative ids in {name}: {tuple(input_ids.shape)}")
 
 Safety
     * Run-time dispatch: ``deferred_check`` returns ``T`` itself unless
@@ -43,16 +50,20 @@ Safety
       ``global``/``nonlocal`` runs after the guard in this function (all
       declined, see :mod:`graphmend.analysis.effects`), and no Python
       effect on state the function does not own runs before it (Dynamo
-      applies those after the replayed checks).  The message arguments are
-      literals, names, attributes and f-strings of those: under torch.compile
-      they are evaluated even when the check passes, so they must not fail.
+      applies those after the replayed checks).
+    * The message: under torch.compile it is built while tracing whether
+      or not the check fails (and formatted only when it fails, with the
+      values at the guard), so it may only read names surely bound at the
+      guard and call what cannot fail or read a tensor's value into Python
+      (no ``.item()``, ``int(t)``, ``str(t)``, indexing with a tensor, or
+      unknown functions); otherwise the guard is declined with the reason.
     * Declined as well: a guard inside ``try``/``with``/``except`` (the
       raise would escape the block), generator functions, ``raise ...
-      from``, keyword or starred
-      exception arguments, an exception that is not a global name, and a
-      guard whose tested tensor is used as an index (subscript, ``gather``,
-      ``embedding``-like calls) after it: an out-of-range index would fail
-      inside the graph before the check could raise.
+      from``, keyword or starred exception arguments, an exception that is
+      not a global name, and a guard whose tested tensor is used as an
+      index (subscript, ``gather``, ``embedding``-like calls) after it: an
+      out-of-range index would fail inside the graph before the check could
+      raise.
     * Not guaranteed (not visible in the function): effects of functions it
       calls after the guard (e.g. BatchNorm's running statistics in
       training), code of callers compiled into the same graph, and errors
@@ -61,205 +72,169 @@ Safety
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 import libcst.matchers as m
-from libcst.metadata import QualifiedNameProvider, ScopeProvider
 
-from graphmend.analysis.bindings import parameter_names
-from graphmend.analysis.effects import hazards_around, local_names
-from graphmend.analysis.tensorness import Tensorness, classify
-from graphmend.rules.base import RUNTIME_ALIAS, Declined, Rule, global_name, runtime_call, string, thunk
+from graphmend.analysis.effects import hazards_around, index_uses, message_impurity
+from graphmend.analysis.facts import FunctionFacts
+from graphmend.analysis.tensorness import Tensorness
+from graphmend.rules.base import Context, Declined, code, is_runtime_call, runtime_call, string, thunk
 from graphmend.rules.defer import deferred_text
-
-#: Calls whose argument is used as an index (the last name of the callee).
-INDEXING_CALLS = frozenset(
-    {"gather", "index_select", "take", "take_along_dim", "one_hot", "scatter", "scatter_add",
-     "scatter_reduce", "index_add", "index_copy", "index_fill", "index_put", "bincount",
-     "nll_loss", "cross_entropy", "embedding", "embedding_bag"}
-)
+from graphmend.rules.predicates import lower_test, test_kind
 
 _RAISE_ONLY = m.IndentedBlock(body=[m.SimpleStatementLine(body=[m.Raise()])]) | m.SimpleStatementSuite(
     body=[m.Raise()]
 )
-_ALREADY_DEFERRED = m.Call(func=m.Attribute(value=m.Name(RUNTIME_ALIAS), attr=m.Name("deferred_check")))
+#: The runtime functions a guard or a raise becomes (a [Where] arm gates them).
+DEFERRED_CHECKS = ("deferred_check", "deferred_assert", "deferred_raise")
 
 
-class TrapRule(Rule):
-    NAME = "trap"
-    METADATA_DEPENDENCIES = (*Rule.METADATA_DEPENDENCIES, ScopeProvider)
+def is_guard(node: cst.If) -> bool:
+    """``if T: raise ...`` with no else."""
+    return node.orelse is None and m.matches(node.body, _RAISE_ONLY)
 
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self._functions: list[cst.FunctionDef] = []
-        #: The original nodes from the module down to the one being visited.
-        self._ancestors: list[cst.CSTNode] = []
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        self._ancestors.append(node)
-        return super().on_visit(node)
-
-    def on_leave(self, original_node, updated_node):
-        try:
-            return super().on_leave(original_node, updated_node)
-        finally:
-            self._ancestors.pop()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._functions.append(node)
-
-    def leave_FunctionDef(self, original_node, updated_node):
-        self._functions.pop()
-        return updated_node
-
-    def leave_If(self, original_node: cst.If, updated_node: cst.If) -> cst.If:
-        if (
-            not self._functions
-            or original_node.orelse is not None
-            or not m.matches(original_node.body, _RAISE_ONLY)
-            or m.matches(original_node.test, _ALREADY_DEFERRED)
-            or not self.wanted(original_node)
-            # Never a tensor (``x is None``, shapes, ``len``): Dynamo
-            # evaluates it while tracing; there is nothing to defer.
-            or classify(original_node.test, self._qualified_name) is Tensorness.STATIC
-        ):
-            return updated_node
-        try:
-            check = self._check(original_node, updated_node.test)
-        except Declined as reason:
-            self.skip(original_node, str(reason))
-            return updated_node
-        self.record(original_node, "raise guard -> deferred check")
-        return updated_node.with_changes(test=check)
-
-    def _qualified_name(self, node: cst.CSTNode) -> str | None:
-        names = self.get_metadata(QualifiedNameProvider, node, set())
-        return min((q.name for q in names), default=None)
-
-    def _check(self, guard: cst.If, test: cst.BaseExpression) -> cst.Call:
-        """``_graphmend.deferred_check(test, "E", __name__[, thunk])`` for the
-        original ``guard``, or Declined."""
-        raise_ = guard.body.body[0].body[0] if isinstance(guard.body, cst.IndentedBlock) else guard.body.body[0]
-        if raise_.cause is not None:
-            raise Declined("'raise ... from' is not deferred")
-        exception, message = raise_.exc, None
-        if isinstance(exception, cst.Call):
-            exception, message = exception.func, exception.args
-        name = global_name(self, exception)
-        self._check_placement(guard)
-        args = [cst.Arg(test), cst.Arg(string(name)), cst.Arg(cst.Name("__name__"))]
+def convert_guard(ctx: Context, original: cst.If, updated: cst.If) -> cst.If:
+    facts = ctx.facts
+    if (
+        facts is None
+        or is_runtime_call(updated.test, *DEFERRED_CHECKS, "is_tensor")
+        or not ctx.wanted(original, "trap")
+        # Never a tensor (``x is None``, shapes, ``len``): Dynamo
+        # evaluates it while tracing; there is nothing to defer.
+        or test_kind(facts, original.test) is Tensorness.STATIC
+    ):
+        return updated
+    raise_ = original.body.body[0].body[0] if isinstance(original.body, cst.IndentedBlock) else original.body.body[0]
+    try:
+        exception, message = exception_parts(ctx, raise_)
+        check_placement(ctx, original, [*ctx.ancestors])
+        test = lower_test(facts, original.test, updated.test)
+        args = [cst.Arg(test), cst.Arg(string(exception)), cst.Arg(cst.Name("__name__"))]
         if message is not None:
-            args.append(cst.Arg(self._thunk(message, guard)))
-        return runtime_call("deferred_check", args)
-
-    def _thunk(self, message: list[cst.Arg], guard: cst.If) -> cst.Lambda:
-        """``lambda a=a: (args,)``: evaluated only when the check is deferred;
-        every name it reads is bound at the guard (or it is declined)."""
-        bound = self._bound_at(guard)
-        for arg in message:
-            if arg.star or arg.keyword is not None:
-                raise Declined("keyword or starred exception argument")
-            if not _inert(arg.value):
-                raise Declined(
-                    f"message argument {cst.Module([]).code_for_node(arg.value)} is not a literal, "
-                    "name, attribute or f-string of those (it would be evaluated when the check passes)"
-                )
-            unbound = sorted(_roots(arg.value) - bound)
-            if unbound:
-                raise Declined(
-                    f"message reads {', '.join(unbound)}, which may be unbound at the guard "
-                    "(under torch.compile the message is built even when the check passes)"
-                )
-        elements = [cst.Element(deferred_text(arg.value)) for arg in message]
-        if len(elements) == 1:
-            elements[0] = elements[0].with_changes(comma=cst.Comma())
-        captured = sorted(set().union(*(_roots(arg.value) for arg in message)))
-        return thunk(cst.Tuple(elements), captured)
-
-    def _bound_at(self, guard: cst.If) -> set[str]:
-        """Names surely bound when ``guard`` runs: the function's parameters
-        and the targets of plain assignments in its body before the
-        statement that holds the guard.  (A global could be missing too, so
-        a message reading one is declined.)"""
-        function = self._functions[-1]
-        holder = next(a for a in self._ancestors if a in function.body.body)
-        bound = set(parameter_names(function))
-        for statement in function.body.body[: function.body.body.index(holder)]:
-            if isinstance(statement, cst.SimpleStatementLine):
-                for small in statement.body:
-                    targets = small.targets if isinstance(small, cst.Assign) else []
-                    for target in targets:
-                        bound |= {n.value for n in m.findall(target.target, m.Name())}
-        return bound
-
-    def _check_placement(self, guard: cst.If) -> None:
-        """Declined unless deferring the raise is invisible (see Safety)."""
-        function = self._functions[-1]
-        if m.findall(function.body, m.Yield()):
-            raise Declined("generator function: code after a yield runs after the caller resumes it")
-        after: list[cst.CSTNode] = []
-        node: cst.CSTNode = guard
-        parents = reversed(self._ancestors[: self._ancestors.index(guard)])
-        while node is not function:
-            parent = next(parents)
-            if isinstance(parent, (cst.Try, cst.TryStar, cst.With, cst.ExceptHandler, cst.Finally)):
-                raise Declined("guard inside try/with/except: the deferred raise would leave the block")
-            if isinstance(parent, (cst.For, cst.While)):
-                after.append(parent)  # the next iteration runs the whole loop again
-            elif isinstance(parent, (cst.IndentedBlock, cst.Module)) and node in parent.body:
-                after.extend(parent.body[parent.body.index(node) + 1 :])
-            node = parent
-        hazards = hazards_around(function, guard, after)
-        if hazards:
-            raise Declined(hazards[0].reason)
-        variables = parameter_names(function) | local_names(function)
-        tested = {n.value for n in m.findall(guard.test, m.Name()) if n.value in variables}
-        for statement in after:
-            for used in _index_uses(statement):
-                if tested & {n.value for n in m.findall(used, m.Name())}:
-                    raise Declined(
-                        f"after the guard, {cst.Module([]).code_for_node(used)} indexes with the "
-                        "tested tensor: it could fail in the graph before the check"
-                    )
+            args.append(cst.Arg(message_thunk(facts, message, original)))
+    except Declined as reason:
+        ctx.skip(original, "trap", str(reason))
+        return updated
+    ctx.record(original, "trap", "raise guard -> deferred check")
+    return updated.with_changes(test=runtime_call("deferred_check", args))
 
 
-def _inert(node: cst.BaseExpression) -> bool:
-    """A literal, name, attribute chain, or an f-string of those."""
-    if isinstance(node, (cst.SimpleString, cst.Integer, cst.Float, cst.Name)):
-        return True
-    if isinstance(node, cst.Attribute):
-        return _inert(node.value)
-    if isinstance(node, cst.ConcatenatedString):
-        return _inert(node.left) and _inert(node.right)
-    if isinstance(node, cst.FormattedString):
-        return all(
-            _inert(part.expression)
-            for part in node.parts
-            if isinstance(part, cst.FormattedStringExpression)
+def convert_assert(ctx: Context, original: cst.Assert, updated: cst.Assert) -> cst.Assert:
+    """``assert T, msg`` on a tensor -> ``assert deferred_assert(T, ...), msg``."""
+    facts = ctx.facts
+    if (
+        facts is None
+        or is_runtime_call(updated.test, "deferred_assert")
+        or not ctx.wanted(original, "trap")
+        or test_kind(facts, original.test) is not Tensorness.TENSOR and ctx.options.lines is None
+        or test_kind(facts, original.test) is Tensorness.STATIC
+    ):
+        return updated
+    try:
+        check_placement(ctx, original, [*ctx.ancestors])
+        test = lower_test(facts, original.test, updated.test)
+        args = [cst.Arg(test), cst.Arg(cst.Name("__name__"))]
+        if original.msg is not None:
+            args.append(cst.Arg(message_thunk(facts, [cst.Arg(original.msg)], original)))
+    except Declined as reason:
+        ctx.skip(original, "trap", str(reason))
+        return updated
+    ctx.record(original, "trap", "assert -> deferred check")
+    return updated.with_changes(test=runtime_call("deferred_assert", args))
+
+
+def deferred_raise(ctx: Context, raise_: cst.Raise, path: Sequence[cst.CSTNode]) -> cst.SimpleStatementLine:
+    """``_graphmend.deferred_raise("E", __name__, thunk)`` for a ``raise``
+    in a tensor arm ([Where] adds the gate); ``path`` holds the original
+    nodes from the module down to ``raise_``.  Raises Declined."""
+    if not ctx.enabled("trap"):
+        raise Declined("a branch raises")
+    exception, message = exception_parts(ctx, raise_)
+    check_placement(ctx, raise_, path)
+    args = [cst.Arg(string(exception)), cst.Arg(cst.Name("__name__"))]
+    if message is not None:
+        args.append(cst.Arg(message_thunk(ctx.facts, message, raise_)))
+    return cst.SimpleStatementLine([cst.Expr(runtime_call("deferred_raise", args))])
+
+
+def exception_parts(ctx: Context, raise_: cst.Raise) -> tuple[str, list[cst.Arg] | None]:
+    """The exception's dotted global name and its message arguments (None
+    for ``raise E``); raises Declined."""
+    if raise_.exc is None:
+        raise Declined("a bare 'raise' re-raises the active exception")
+    if raise_.cause is not None:
+        raise Declined("'raise ... from' is not deferred")
+    exception, message = raise_.exc, None
+    if isinstance(exception, cst.Call):
+        exception, message = exception.func, list(exception.args)
+    dotted = ctx.facts.global_dotted(exception)
+    if dotted is None:
+        raise Declined(f"{code(exception)} is not a global name")
+    for arg in message or ():
+        if arg.star or arg.keyword is not None:
+            raise Declined("keyword or starred exception argument")
+    return dotted, message
+
+
+def message_thunk(facts: FunctionFacts, message: list[cst.Arg], at: cst.CSTNode) -> cst.Lambda:
+    """``lambda a=a: (args,)``: evaluated only when the check is deferred
+    (while tracing), so it must be safe to build then; every local it reads
+    must be bound at ``at``.  Raises Declined."""
+    bound = facts.bound_before(at)
+    for arg in message:
+        reason = message_impurity(arg.value, facts.qualified_name, facts.is_static)
+        if reason:
+            raise Declined(
+                f"message argument {code(arg.value)}: {reason} (under torch.compile the message is "
+                "built while tracing, even when the check passes)"
+            )
+    captured = sorted(set().union(*(facts.own_reads(arg.value) for arg in message)))
+    unbound = [name for name in captured if name not in bound]
+    if unbound:
+        raise Declined(
+            f"message reads {', '.join(unbound)}, which may be unbound at the guard "
+            "(under torch.compile the message is built even when the check passes)"
         )
-    return False
+    elements = [cst.Element(deferred_text(arg.value)) for arg in message]
+    if len(elements) == 1:
+        elements[0] = elements[0].with_changes(comma=cst.Comma())
+    return thunk(cst.Tuple(elements), captured)
 
 
-def _roots(node: cst.BaseExpression) -> set[str]:
-    """The names an :func:`_inert` expression reads (an attribute chain's root)."""
-    if isinstance(node, cst.Name):
-        return {node.value}
-    if isinstance(node, cst.Attribute):
-        return _roots(node.value)
-    if isinstance(node, cst.ConcatenatedString):
-        return _roots(node.left) | _roots(node.right)
-    if isinstance(node, cst.FormattedString):
-        return set().union(
-            *(_roots(p.expression) for p in node.parts if isinstance(p, cst.FormattedStringExpression))
-        )
-    return set()
-
-
-def _index_uses(statement: cst.CSTNode) -> list[cst.CSTNode]:
-    """Subscript indices and arguments of indexing calls in ``statement``."""
-    uses: list[cst.CSTNode] = [element for sub in m.findall(statement, m.Subscript()) for element in sub.slice]
-    for call in m.findall(statement, m.Call()):
-        callee = cst.helpers.get_full_name_for_node(call.func) or ""
-        last = callee.rsplit(".", 1)[-1]
-        if last in INDEXING_CALLS or "embed" in last.lower():
-            uses.extend(call.args)
-    return uses
+def check_placement(ctx: Context, guard: cst.CSTNode, ancestors: Sequence[cst.CSTNode]) -> None:
+    """Declined unless deferring the raise is invisible (see Safety).
+    ``ancestors`` are the original nodes from the module down to ``guard``
+    (``guard`` may be among them)."""
+    facts = ctx.facts
+    function = facts.function
+    if facts.is_generator:
+        raise Declined("generator function: code after a yield runs after the caller resumes it")
+    chain = list(ancestors)
+    if chain and chain[-1] is guard:
+        chain.pop()
+    after: list[cst.CSTNode] = []
+    node: cst.CSTNode = guard
+    for parent in reversed(chain[chain.index(function) + 1 :]):
+        if isinstance(parent, (cst.Try, cst.TryStar, cst.With, cst.ExceptHandler, cst.Finally)):
+            raise Declined("guard inside try/with/except: the deferred raise would leave the block")
+        if isinstance(parent, (cst.For, cst.While)):
+            after.append(parent)  # the next iteration runs the whole loop again
+        elif isinstance(parent, (cst.IndentedBlock, cst.Module, cst.SimpleStatementLine)) and node in parent.body:
+            after.extend(parent.body[parent.body.index(node) + 1 :])
+        node = parent
+    hazards = hazards_around(function, guard, after)
+    if hazards:
+        raise Declined(hazards[0].reason)
+    variables = facts.parameters | facts.locals
+    test = guard.test if isinstance(guard, (cst.If, cst.Assert)) else None
+    tested = {n.value for n in m.findall(test, m.Name()) if n.value in variables} if test is not None else set()
+    for statement in after:
+        for used in index_uses(statement):
+            if tested & {n.value for n in m.findall(used, m.Name())}:
+                raise Declined(
+                    f"after the guard, {code(used)} indexes with the tested tensor: it could fail in the "
+                    "graph before the check"
+                )

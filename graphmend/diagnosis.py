@@ -45,6 +45,8 @@ CATEGORIES = ("DC", "IO", "GUARD", "SCALAR", "DS", "OTHER")
 RULE_FOR = {"DC": "where", "IO": "defer", "GUARD": "trap", "SCALAR": "where"}
 
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
+#: graphmend's own code: a break inside it is a rewritten site that still breaks.
+_GRAPHMEND_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _RESUME = re.compile(r"^torch_dynamo_resume_in_(.+)_at_\d+$")
 
 _SCALAR_HINT = (
@@ -70,6 +72,9 @@ class Break:
     rule: str | None
     hint: str | None
     count: int = 1
+    #: graphmend rewrote this site and Dynamo still breaks there (a bug or
+    #: a run-time fallback: the reason says which).
+    rewritten: bool = False
 
     @property
     def location(self) -> str:
@@ -267,8 +272,8 @@ def classify(reason: str, filename: str, lineno: int) -> str:
 
 
 def _scalar_feeds_predicate(filename: str, lineno: int) -> bool:
-    tree = parse_file(filename)
-    node = innermost(tree, lineno, (ast.If, ast.While, ast.IfExp)) if tree else None
+    parsed = parse_file(filename)
+    node = innermost(parsed.tree, lineno, (ast.If, ast.While, ast.IfExp)) if parsed else None
     return node is not None and bool(_calls(node.test) & _SCALAR_CALLS)
 
 
@@ -293,23 +298,24 @@ def _static_fix(category: str, reason: str, filename: str, lineno: int) -> tuple
 
 
 def _ask_rules(filename: str, lineno: int, rule: str) -> tuple[bool, str | None]:
-    """Dry-run the pipeline on the function around the site, in the same
+    """Dry-run the rules on the function around the site, in the same
     skeleton of its file that mending uses (so imports resolve): (fixable,
     why not)."""
     from graphmend.errors import SourceError
-    from graphmend.patch import site_skeleton
-    from graphmend.pipeline import transform_source
+    from graphmend.pipeline import file_effect_helpers, transform_skeleton
+    from graphmend.rules.base import RuleOptions
 
-    skeleton = site_skeleton(filename, lineno)
-    statement = statement_at(filename, lineno)
-    if skeleton is None or statement is None:
+    parsed = parse_file(filename)
+    statement = parsed.statement_at(lineno) if parsed else None
+    around = parsed.defs_around(lineno) if parsed else []
+    if statement is None or not around:
         return False, "no source for this site"
-    text, to_skeleton = skeleton
-    line = to_skeleton.get(statement.lineno)
-    if line is None:
-        return False, "no source for this site"
+    function = max(around, key=lambda node: node.lineno)
+    skeleton = parsed.skeleton([parsed.unit_of(function)])
+    line = statement.lineno
+    options = RuleOptions(lines=frozenset({line}), effect_helpers=file_effect_helpers(parsed))
     try:
-        result = transform_source(text, lines=frozenset({line}), filename=filename)
+        result = transform_skeleton(skeleton, options, filename)
     except SourceError as err:
         return False, str(err)
     if any(site.lineno == line for site in result.sites):
@@ -322,8 +328,24 @@ def _ask_rules(filename: str, lineno: int, rule: str) -> tuple[bool, str | None]
 
 
 def _user_frame(stack: Iterable[Any]) -> Any | None:
-    frames = [f for f in stack if not f.filename.startswith(_TORCH_DIR)]
+    """The innermost frame of the user's code: not torch's, not graphmend's
+    (a break inside the runtime belongs to the rewritten line that called it)."""
+    frames = [f for f in stack if not f.filename.startswith((_TORCH_DIR, _GRAPHMEND_DIR))]
     return frames[-1] if frames else None
+
+
+def _in_runtime(stack: Iterable[Any]) -> bool:
+    return any(f.filename.startswith(_GRAPHMEND_DIR) for f in stack)
+
+
+def _statement_line(filename: str, lineno: int) -> int:
+    """``lineno``, or where Dynamo names a line no statement covers (a blank
+    line or a comment after a jump), the last statement before it."""
+    parsed = parse_file(filename)
+    if parsed is None or parsed.statement_at(lineno) is not None:
+        return lineno
+    before = [n.lineno for n in ast.walk(parsed.tree) if isinstance(n, ast.stmt) and n.end_lineno < lineno]
+    return max(before, default=lineno)
 
 
 def _graphs_compiled() -> int:
@@ -411,27 +433,34 @@ class BreakRecorder:
             frame = _user_frame(reason.user_stack)
             if frame is None:
                 continue
-            key = (frame.filename, frame.lineno)
+            lineno = _statement_line(frame.filename, frame.lineno)
+            key = (frame.filename, lineno)
             if key in sites:
                 sites[key].count += 1
                 continue
             text = reason.reason.strip()
-            category = classify(text, frame.filename, frame.lineno)
-            rule, hint = _static_fix(category, text, frame.filename, frame.lineno)
+            category = classify(text, frame.filename, lineno)
+            rewritten = _in_runtime(reason.user_stack)
+            if rewritten:
+                rule, hint = None, _dynamo_hint(text)
+                text = f"rewritten, still breaks: {text}"
+            else:
+                rule, hint = _static_fix(category, text, frame.filename, lineno)
             fixable = rule is not None
             if fixable and ask_rules:
-                fixable, declined = _ask_rules(frame.filename, frame.lineno, rule)
+                fixable, declined = _ask_rules(frame.filename, lineno, rule)
                 hint = declined or hint
             sites[key] = Break(
                 category=category,
                 filename=frame.filename,
-                lineno=frame.lineno,
+                lineno=lineno,
                 function=original_function_name(frame.name),
-                statement=linecache.getline(frame.filename, frame.lineno).strip(),
+                statement=linecache.getline(frame.filename, lineno).strip(),
                 reason=text.splitlines()[0],
                 fixable=fixable,
                 rule=rule if fixable else None,
                 hint=hint,
+                rewritten=rewritten,
             )
         breaks = list(sites.values())
         if self.first_call_graphs is None:  # a whole run: count break events

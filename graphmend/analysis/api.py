@@ -1,0 +1,135 @@
+"""What graphmend knows about the callables code calls: one table.
+
+Every rule asks the same questions of a call -- does it return a tensor, a
+one-element bool, is it safe to evaluate when its branch is not taken, does
+it update its argument, does it draw random numbers, is an argument an
+index, is its derivative independent of values, does it print or log -- and
+the answers live here, keyed by the qualified name of a ``torch`` function,
+the name of a tensor method, or the name of a builtin.  Nothing here imports
+torch: ``graphmend fix`` runs without it.
+
+The tables are timid: a name that is not listed is unknown, and an unknown
+call makes a rule decline.
+"""
+
+from __future__ import annotations
+
+
+def _names(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# -- torch functions (``torch.<name>``) and tensor methods (``t.<name>()``) ---------
+
+#: ``torch.<name>(...)`` returns a tensor.
+TENSOR_FUNCTIONS = _names(
+    """abs all amax amin any argmax argmin clamp count_nonzero eq ge greater gt isfinite
+    isinf isnan isneginf isposinf le less logical_and logical_not logical_or logical_xor
+    lt max mean min ne norm prod sum tensor where maximum minimum sign sqrt exp log sin cos
+    tanh sigmoid relu neg square isclose"""
+)
+#: ``t.<name>(...)`` returns a tensor when ``t`` is one.
+TENSOR_METHODS = _names(
+    """abs all amax amin any argmax argmin bool clamp count_nonzero double eq float ge gt
+    half isfinite isinf isnan le logical_not lt max mean min ne norm prod sum to"""
+)
+#: Tensor methods that return a new value and touch nothing else.
+PURE_METHODS = _names(
+    """abs all amax amin any argmax argmin bool clamp clamp_max clamp_min clone contiguous cos
+    cumsum detach double exp expand expand_as flatten float half int isfinite isinf isnan log
+    logical_not long masked_fill max maximum mean min minimum ne eq gt ge lt le neg norm permute
+    pow prod reciprocal relu reshape round rsqrt sigmoid sign sin softmax sqrt square squeeze sum
+    t tanh to transpose type_as unsqueeze view where"""
+)
+#: ``torch`` functions with effects beyond their result (random state, files).
+IMPURE_FUNCTIONS = _names(
+    """bernoulli dropout alpha_dropout feature_alpha_dropout manual_seed multinomial normal
+    poisson rand rand_like randint randint_like randn randn_like randperm save load seed
+    set_printoptions"""
+)
+#: Functions and methods whose result is a bool tensor of the input's shape.
+BOOL_PREDICATES = _names(
+    "isinf isnan isfinite isneginf isposinf eq ne gt ge lt le logical_not logical_and "
+    "logical_or logical_xor greater less isclose"
+)
+#: Reductions to a 0-dim tensor when called without a dimension.
+REDUCTIONS = _names("all any sum mean max min amax amin prod norm count_nonzero argmax argmin")
+#: Reductions whose 0-dim result is a bool tensor whatever the input
+#: (``torch.all`` of a uint8 tensor is uint8, so only for bool inputs).
+BOOL_REDUCTIONS = _names("all any")
+#: Calls (by the callee's last name) an argument of which is used as an index.
+INDEXING_CALLS = _names(
+    """gather index_select take take_along_dim one_hot scatter scatter_add scatter_reduce
+    index_add index_copy index_fill index_put bincount nll_loss cross_entropy embedding
+    embedding_bag"""
+)
+#: Operations whose derivative does not depend on the values they see, so
+#: a zero gradient through them stays zero (never ``0 * inf = nan``):
+#: [Where] may merge arms made of these with ``torch.where`` under autograd.
+LINEAR_CALLS = _names(
+    """clone contiguous reshape view flatten squeeze unsqueeze permute transpose t expand
+    expand_as sum mean cumsum neg to float double half relu where masked_fill clamp clamp_min
+    clamp_max maximum minimum detach cat stack"""
+)
+
+#: Attributes of a tensor that Dynamo treats as constants.
+STATIC_ATTRIBUTES = _names(
+    "dtype shape ndim device is_cuda is_floating_point requires_grad training layout"
+)
+#: Tensor methods whose result is static (sizes, dtypes).
+STATIC_METHODS = _names("size dim numel is_floating_point is_complex element_size nelement")
+#: ``torch.<prefix>...`` attributes that are constants (dtypes).
+CONSTANT_PREFIXES = ("torch.float", "torch.int", "torch.bool", "torch.uint", "torch.bfloat",
+                     "torch.half", "torch.double", "torch.long", "torch.complex")
+
+#: Methods that read a tensor's value into Python (a graph break).
+SCALAR_METHODS = _names("item tolist")
+#: Builtins that read a tensor's value into Python.
+SCALAR_BUILTINS = _names("int float bool")
+
+
+# -- builtins --------------------------------------------------------------------------
+
+#: Builtins that neither raise on tensors nor have effects.
+PURE_BUILTINS = _names("abs min max len isinstance hasattr tuple")
+#: Builtins whose result is never a tensor.
+STATIC_BUILTINS = _names("isinstance hasattr callable len type")
+#: Builtins a deferred message may call: evaluated while tracing, they
+#: neither fail nor read a tensor's value when given shapes, sizes,
+#: strings and numbers.
+MESSAGE_BUILTINS = _names("tuple list len str repr int float bool sorted min max type isinstance round")
+#: Calls that can read any local by name: with these every local is live.
+DYNAMIC_SCOPE_CALLS = _names("locals vars eval exec")
+
+
+# -- effects ---------------------------------------------------------------------------
+
+#: ``logging.Logger`` methods [Defer] replays.
+LOG_METHODS = _names("debug info warning warn error critical exception log")
+#: transformers' ``lru_cache``d ``logging.Logger`` methods.
+ONCE_METHODS = _names("warning_once info_once")
+#: Methods that mutate a list, dict or set in place.
+CONTAINER_MUTATORS = _names(
+    """append extend insert pop remove clear update setdefault popitem add discard sort
+    reverse __setitem__ __delitem__"""
+)
+
+
+def in_place_method(name: str) -> bool:
+    """``add_``, ``masked_fill_``: PyTorch's in-place naming (not dunders)."""
+    return name.endswith("_") and not name.endswith("__") and name != "_"
+
+
+def torch_function(qualified: str | None) -> str | None:
+    """``"all"`` for ``"torch.all"`` (and ``torch.functional``/``torch.special``
+    forms), else None."""
+    if not qualified or not qualified.startswith("torch."):
+        return None
+    return qualified.rsplit(".", 1)[-1]
+
+
+def builtin(qualified: str | None) -> str | None:
+    """``"len"`` for ``"builtins.len"``, else None."""
+    if not qualified or not qualified.startswith("builtins."):
+        return None
+    return qualified.removeprefix("builtins.")

@@ -1,0 +1,269 @@
+"""Facts about one function, computed once and shared by every converter.
+
+:class:`Metadata` resolves LibCST's metadata providers once per parsed
+skeleton (positions, scopes, qualified names) and maps nodes that a
+rewrite copied back to the nodes they copy, so a copy answers like its
+original.  :class:`FunctionFacts` holds what the converters ask of a
+function -- its parameters and receiver, which names are surely bound
+before a statement and which may be read after it, which locals hold
+tensors, whether it updates tensors in place anywhere, whether a call is
+an effect call -- each computed on first use and then kept, as
+AutoGraph's static analyses annotate a function once for all its
+converters.
+"""
+
+from __future__ import annotations
+
+import bisect
+import builtins
+import functools
+from collections.abc import Iterable
+
+import libcst as cst
+import libcst.matchers as m
+from libcst.metadata import ByteSpanPositionProvider, MetadataWrapper
+
+from graphmend.analysis import api
+from graphmend.analysis.bindings import (
+    iter_children,
+    DefiniteAssignment,
+    name_uses,
+    parameter_names,
+    read_names,
+    walk,
+    walk_own,
+)
+from graphmend.analysis.effects import expression_impurity, in_place_update, linear_impurity
+from graphmend.analysis.liveness import Liveness
+from graphmend.analysis.source import ModuleNames
+from graphmend.analysis.tensorness import Tensorness, classify, is_bool_scalar, tensor_names
+
+
+_BUILTINS = frozenset(dir(builtins))
+
+
+def dotted_name(node: cst.CSTNode) -> str | None:
+    """``a.b.c`` for a name or a chain of attributes of a name; None for
+    anything else (``f(x).any`` is no dotted name, whatever libcst's
+    ``get_full_name_for_node`` makes of it)."""
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+class Metadata:
+    """What the converters read of one parsed skeleton besides its facts:
+    line numbers (LibCST's byte-span positions, resolved once), where each
+    skeleton line comes from, and what the module's top-level names are.
+
+    Names are resolved from the file's whole ``ast`` (:class:`ModuleNames`)
+    and the functions' own bindings (:class:`FunctionFacts`), not by LibCST's
+    scope and qualified-name providers: those cost six times the parse of
+    the skeleton itself, and a skeleton leaves out most of the definitions
+    they would need to see.
+    """
+
+    def __init__(self, module: cst.Module, source_lines: tuple[int, ...] | None = None,
+                 module_names: ModuleNames | None = None) -> None:
+        #: The line of the source each line of ``module`` comes from (a skeleton's ``kept``).
+        self.source_lines = source_lines
+        self.module_names = module_names or ModuleNames({}, frozenset(), frozenset())
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        self.module = wrapper.module
+        self._spans = wrapper.resolve(ByteSpanPositionProvider)
+        starts, offset = [], 0
+        for line in module.code.encode("utf-8").splitlines(keepends=True):
+            starts.append(offset)
+            offset += len(line)
+        self._line_starts = starts
+        self._origin: dict[cst.CSTNode, cst.CSTNode] = {}
+
+    def original(self, node: cst.CSTNode) -> cst.CSTNode:
+        return self._origin.get(node, node)
+
+    def copy(self, node: cst.CSTNode) -> cst.CSTNode:
+        """A deep copy of ``node`` whose nodes answer like the originals."""
+        clone = node.deep_clone()
+        pending = [(clone, node)]
+        while pending:
+            new, old = pending.pop()
+            self._origin[new] = self.original(old)
+            pending.extend(zip(iter_children(new), iter_children(old)))
+        return clone
+
+    def _line_at(self, offset: int) -> int:
+        return bisect.bisect_right(self._line_starts, offset)
+
+    def line(self, node: cst.CSTNode) -> int:
+        """``node``'s first line in the skeleton."""
+        return self._line_at(self._spans[self.original(node)].start)
+
+    def end_line(self, node: cst.CSTNode) -> int:
+        span = self._spans[self.original(node)]
+        return self._line_at(span.start + max(span.length - 1, 0))
+
+    def source_line(self, node: cst.CSTNode, line: int | None = None) -> int:
+        """``node``'s line (or ``line``) in the source the skeleton was cut from."""
+        line = self.line(node) if line is None else line
+        return self.source_lines[line - 1] if self.source_lines else line
+
+
+class FunctionFacts:
+    """What the converters need to know about one function definition."""
+
+    def __init__(self, function: cst.FunctionDef, metadata: Metadata,
+                 effect_helpers: frozenset[str] = frozenset(), outer: FunctionFacts | None = None) -> None:
+        self.function = function
+        self.metadata = metadata
+        self.outer = outer  # the facts of the function this one is defined in
+        self.effect_helpers = effect_helpers
+        self.parameters = parameter_names(function)
+        positional = [*function.params.posonly_params, *function.params.params]
+        #: The first positional parameter (``self`` of a method).
+        self.receiver = positional[0].name.value if positional else None
+
+    # -- names ------------------------------------------------------------------
+    @functools.cached_property
+    def _definite(self) -> DefiniteAssignment:
+        return DefiniteAssignment(self.function)
+
+    @functools.cached_property
+    def _liveness(self) -> Liveness:
+        return Liveness(self.function)
+
+    def bound_before(self, statement: cst.CSTNode) -> frozenset[str]:
+        """Names surely bound when ``statement`` (of this function) starts."""
+        return self._definite.at(statement)
+
+    def live_after(self, statement: cst.CSTNode, names: Iterable[str]) -> set[str]:
+        """Those of ``names`` that code after ``statement`` may read."""
+        live = self._liveness.after(statement)
+        return {name for name in names if name in live}
+
+    @functools.cached_property
+    def declared_global(self) -> frozenset[str]:
+        """Names a ``global`` or ``nonlocal`` statement declares."""
+        return frozenset(alias.name.value for node in walk_own(self.function.body)
+                         if isinstance(node, (cst.Global, cst.Nonlocal)) for alias in node.names)
+
+    @functools.cached_property
+    def locals(self) -> frozenset[str]:
+        return frozenset(name_uses(self.function.body).stores) - self.parameters - self.declared_global
+
+    @functools.cached_property
+    def is_generator(self) -> bool:
+        return any(isinstance(node, (cst.Yield, cst.Await)) for node in walk_own(self.function.body))
+
+    # -- values -----------------------------------------------------------------
+    @functools.cached_property
+    def tensor_names(self) -> frozenset[str]:
+        return tensor_names(self.function, self.qualified_name)
+
+    def is_local(self, name: str) -> bool:
+        """Whether ``name`` is a variable of this function or of one around it."""
+        if name in self.locals or name in self.parameters:
+            return True
+        return self.outer is not None and name not in self.declared_global and self.outer.is_local(name)
+
+    def qualified_name(self, node: cst.CSTNode) -> str | None:
+        """The dotted name ``node`` (a name or an attribute chain) refers to
+        at module level: ``torch.all`` for ``t.all`` under ``import torch as
+        t``, ``warnings.warn`` for ``warn``, ``builtins.print`` for ``print``;
+        None for locals, undefined names and other expressions."""
+        dotted = self.global_dotted(node)
+        if dotted is None:
+            return None
+        head, _, rest = dotted.partition(".")
+        names = self.metadata.module_names
+        if head in names.imports:
+            target = names.imports[head]
+            return f"{target}.{rest}" if rest else target
+        if head in names.assigned or head in names.other:
+            return dotted
+        return f"builtins.{dotted}" if head in _BUILTINS else None
+
+    def global_dotted(self, node: cst.CSTNode) -> str | None:
+        """``node``'s dotted text when it names a module global or builtin
+        (so :func:`graphmend.runtime.resolve` finds the same object later)."""
+        dotted = dotted_name(node)
+        if dotted is None or self.is_local(dotted.partition(".")[0]):
+            return None
+        return dotted
+
+    def tensorness(self, expr: cst.BaseExpression) -> Tensorness:
+        return classify(expr, self.qualified_name, self.tensor_names)
+
+    def is_static(self, expr: cst.BaseExpression) -> bool:
+        return self.tensorness(expr) is Tensorness.STATIC
+
+    def is_bool_scalar(self, expr: cst.BaseExpression) -> bool:
+        return is_bool_scalar(expr, self.qualified_name)
+
+    # -- effects ----------------------------------------------------------------
+    def impurity(self, node: cst.CSTNode) -> str | None:
+        """Why evaluating ``node`` when its branch is not taken may be observable."""
+        return expression_impurity(node, self.qualified_name)
+
+    def gradient_impurity(self, node: cst.CSTNode) -> str | None:
+        """Why a zero gradient through ``node`` might not stay zero."""
+        return linear_impurity(node, self.qualified_name)
+
+    @functools.cached_property
+    def in_place_reason(self) -> str | None:
+        """Why the function may update a tensor in place anywhere, or None."""
+        return in_place_update(self.function)
+
+    def effect_call(self, call: cst.Call) -> str | None:
+        """What kind of effect call ``call`` is: ``"print"``,
+        ``"warnings.warn"``, a logger method's name (``"warning_once"``), or
+        ``"helper"`` (a function whose only effect is one of these); None
+        when it is none of them."""
+        name = self.qualified_name(call.func)
+        if name == "builtins.print":
+            return "print"
+        if name == "warnings.warn":
+            return "warnings.warn"
+        if self.effect_helpers and self.global_dotted(call.func) in self.effect_helpers:
+            return "helper"
+        if m.matches(call.func, m.Attribute(attr=m.Name())):
+            method = call.func.attr.value
+            if (method in api.LOG_METHODS or method in api.ONCE_METHODS) and self._is_logger(call.func.value):
+                return method
+        return None
+
+    def _is_logger(self, receiver: cst.BaseExpression) -> bool:
+        """A module-level name bound by assignment (or free in the source),
+        or ``self.logger``; the runtime checks it is a Logger."""
+        if m.matches(receiver, m.Attribute(value=m.Name("self"), attr=m.Name("logger"))):
+            return True
+        if not isinstance(receiver, cst.Name) or self.is_local(receiver.value):
+            return False
+        names = self.metadata.module_names
+        return receiver.value not in names.imports and receiver.value not in names.other
+
+    def shows_grad_fn(self, names: set[str]) -> bool:
+        """Whether the function may show the ``grad_fn`` of one of ``names``:
+        passes it to an effect call, formats it, or reads ``.grad_fn``."""
+        for node in walk(self.function.body):
+            if isinstance(node, cst.Attribute) and node.attr.value == "grad_fn":
+                return True
+            if isinstance(node, cst.FormattedString) and read_names(node) & names:
+                return True
+            if isinstance(node, cst.Call) and read_names(node) & names and (
+                self.effect_call(node) is not None
+                or self.qualified_name(node.func) in ("builtins.str", "builtins.repr", "builtins.format")
+                or (isinstance(node.func, cst.Attribute) and node.func.attr.value == "format")
+            ):
+                return True
+        return False
+
+    def own_reads(self, node: cst.CSTNode) -> set[str]:
+        """The locals and parameters of this function that ``node`` reads."""
+        own = self.locals | self.parameters
+        return {name for name in read_names(node) if name in own}
+

@@ -1,0 +1,202 @@
+"""Which functions of a file can hold a site: a cheap filter before libcst.
+
+Read-only and coarse by design: over ``ast`` (about ten times cheaper than
+libcst, and it needs no metadata), it keeps every def that *might* hold a
+site some rule rewrites, judging by the names a statement mentions, and
+drops the rest.  It must never drop a function a rule would rewrite; it may
+keep ones no rule touches (the rules then decide exactly, with facts).  The
+vocabulary is :mod:`graphmend.analysis.api`'s.
+
+A def might hold a site when its own code (nested defs are judged on
+their own) has
+
+* a call spelled like an effect call: ``print``, ``warn``, a logger
+  method, or a known effect helper's name;
+* an ``if``/``while``/conditional expression/``assert`` whose test calls
+  something tensor-like (a ``torch`` function, a tensor method, ``.item()``,
+  ``int()``/``float()``/``bool()``) or reads a local assigned from such a
+  call;
+* an ``if`` whose body only raises, unless its test is plainly static
+  (``is None``, ``isinstance``, shapes, constants).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+from graphmend.analysis import api
+from graphmend.analysis.source import DEFS, ParsedFile, Unit
+
+_TENSOR_LIKE_CALLS = (
+    api.TENSOR_FUNCTIONS | api.TENSOR_METHODS | api.SCALAR_METHODS | api.SCALAR_BUILTINS
+    | api.REDUCTIONS | api.BOOL_PREDICATES
+)
+_EFFECT_NAMES = frozenset({"print", "warn"}) | api.LOG_METHODS | api.ONCE_METHODS
+
+
+def _callee(call: ast.Call) -> str:
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, ast.Name) else ""
+
+
+def _own_nodes(function: ast.AST):
+    """The nodes of ``function``'s own code (not of defs nested in it)."""
+    pending = list(ast.iter_child_nodes(function))
+    while pending:
+        node = pending.pop()
+        yield node
+        if not isinstance(node, (*DEFS, ast.ClassDef, ast.Lambda)):
+            pending.extend(ast.iter_child_nodes(node))
+
+
+def _mentions_tensor_call(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.Call) and _callee(n) in _TENSOR_LIKE_CALLS for n in ast.walk(node))
+
+
+def _tensor_like_names(function: ast.AST) -> set[str]:
+    """Locals assigned (directly or through other such locals) from a
+    tensor-like call: a fixed point over the function's assignments."""
+    assignments = [
+        (target.id, node.value)
+        for node in _own_nodes(function) if isinstance(node, ast.Assign)
+        for target in node.targets if isinstance(target, ast.Name)
+    ]
+    names: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, value in assignments:
+            if name in names:
+                continue
+            if _mentions_tensor_call(value) or any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(value)):
+                names.add(name)
+                changed = True
+    return names
+
+
+def _plainly_static(test: ast.AST) -> bool:
+    """``x is None``, ``isinstance(...)``, ``len(...) > 2``, ``x.shape[0] == 3``, constants."""
+    if isinstance(test, ast.Constant):
+        return True
+    if isinstance(test, ast.Compare):
+        if all(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in test.ops):
+            return True
+        return all(_plainly_static(side) for side in (test.left, *test.comparators))
+    if isinstance(test, ast.BoolOp):
+        return all(_plainly_static(value) for value in test.values)
+    if isinstance(test, ast.UnaryOp):
+        return _plainly_static(test.operand)
+    if isinstance(test, ast.Call):
+        return _callee(test) in api.STATIC_BUILTINS | api.STATIC_METHODS
+    if isinstance(test, ast.Attribute):
+        return test.attr in api.STATIC_ATTRIBUTES
+    if isinstance(test, ast.Subscript):
+        return _plainly_static(test.value)
+    return False
+
+
+def might_hold_site(function: ast.AST, effect_helpers: frozenset[str] = frozenset()) -> bool:
+    helper_names = {name.rsplit(".", 1)[-1] for name in effect_helpers}
+    tensor_names = None
+    for node in _own_nodes(function):
+        if isinstance(node, ast.Call) and _callee(node) in _EFFECT_NAMES | helper_names:
+            return True
+        test = getattr(node, "test", None) if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)) else None
+        if test is None:
+            continue
+        if isinstance(node, ast.If) and all(isinstance(s, ast.Raise) for s in node.body) and not _plainly_static(test):
+            return True
+        if _mentions_tensor_call(test):
+            return True
+        if tensor_names is None:
+            tensor_names = _tensor_like_names(function)
+        if any(isinstance(n, ast.Name) and n.id in tensor_names for n in ast.walk(test)):
+            return True
+    return False
+
+
+def candidate_units(parsed: ParsedFile, effect_helpers: frozenset[str] = frozenset(),
+                    lines: Iterable[int] | None = None) -> list[Unit]:
+    """The units of ``parsed`` that the rules must see: those holding a def
+    that might hold a site (with ``lines``: a def around one of them)."""
+    defs = list(parsed.defs.values())
+    if lines is not None:
+        wanted = set(lines)
+        chosen = [d for d in defs if any(d.lineno <= line <= d.end_lineno for line in wanted)]
+    else:
+        chosen = [d for d in defs if might_hold_site(d, effect_helpers)]
+    return list({unit.start: unit for unit in map(parsed.unit_of, chosen)}.values())
+
+
+def _is_effect_call(call: ast.Call, helpers: set[str]) -> bool:
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id in {"print", "warn"} | helpers
+    if isinstance(func, ast.Attribute):
+        return func.attr in api.LOG_METHODS | api.ONCE_METHODS | {"warn"}
+    return False
+
+
+def _effect_only(body: list[ast.stmt], helpers: set[str]) -> bool:
+    """Whether ``body`` does nothing but compute locals, test and emit
+    messages (print, a logger method, ``warn``, another such helper)."""
+    for statement in body:
+        if isinstance(statement, (ast.Pass, ast.Break, ast.Continue)):
+            continue
+        if isinstance(statement, ast.Expr):
+            value = statement.value
+            if isinstance(value, ast.Constant):  # a docstring
+                continue
+            if not (isinstance(value, ast.Call) and _is_effect_call(value, helpers)):
+                return False
+        elif isinstance(statement, ast.Return):
+            if statement.value is not None and not (
+                isinstance(statement.value, ast.Constant) and statement.value.value is None
+            ):
+                return False
+        elif isinstance(statement, ast.Assign):
+            if not all(isinstance(t, ast.Name) for t in statement.targets) or not _inert(statement.value):
+                return False
+        elif isinstance(statement, ast.If):
+            if not (_inert(statement.test) and _effect_only(statement.body, helpers)
+                    and _effect_only(statement.orelse, helpers)):
+                return False
+        else:
+            return False
+    return True
+
+
+_INERT_CALLS = api.MESSAGE_BUILTINS | api.STATIC_METHODS | {"format", "join", "getattr", "isinstance"}
+
+
+def _inert(expr: ast.AST) -> bool:
+    """Computes a value without effects: calls only of string formatting,
+    sizes and harmless builtins."""
+    return all(_callee(n) in _INERT_CALLS for n in ast.walk(expr) if isinstance(n, ast.Call))
+
+
+def _emits(body: list[ast.stmt]) -> bool:
+    return any(isinstance(n, ast.Call) for statement in body for n in ast.walk(statement)
+               if isinstance(statement, (ast.Expr, ast.If)))
+
+
+def effect_helpers(tree: ast.Module) -> frozenset[str]:
+    """Names of the module-level functions (undecorated) whose only effect
+    is a message: calling one later, with the same arguments, is
+    indistinguishable but for when the message appears."""
+    candidates = {
+        node.name: node for node in tree.body
+        if isinstance(node, ast.FunctionDef) and not node.decorator_list
+    }
+    found: set[str] = set()
+    changed = True
+    while changed:  # a helper may call another helper
+        changed = False
+        for name, node in candidates.items():
+            if name not in found and _emits(node.body) and _effect_only(node.body, found):
+                found.add(name)
+                changed = True
+    return frozenset(found)

@@ -1,0 +1,156 @@
+"""Which functions mending a model or a module reaches (a static walk).
+
+``mend(model)`` starts from the model's ``forward``, the methods (static
+and class methods and property accessors included) of every class in the
+MRO of every submodule's class, and the module-level functions of the
+Python modules that define such a class or are named; from each it follows
+``__wrapped__`` chains and the functions held in closure cells
+(transformers' ``dynamic_rope_update`` keeps ``longrope_frequency_update``
+only there).  Nothing is run.  For a diagnosis, :func:`function_at` finds
+the live function whose code holds a reported line.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+import types
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import torch
+
+from graphmend.analysis.source import first_line, parse_file
+from graphmend.resolve import Unmendable, chain
+
+
+def functions_of(value: Any) -> Iterator[Any]:
+    """The functions a class attribute holds."""
+    if isinstance(value, (types.FunctionType, staticmethod, classmethod)):
+        yield value
+    elif isinstance(value, property):
+        yield from (f for f in (value.fget, value.fset, value.fdel) if f is not None)
+    elif isinstance(value, functools.cached_property):
+        yield value.func
+
+
+def matches(name: str, prefixes: Sequence[str]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def model_functions(model: torch.nn.Module, prefixes: Sequence[str] = ()) -> list[Any]:
+    """Where ``mend`` looks for functions of ``model``: ``model.forward``, the
+    methods of every class in the MRO of every submodule's class, and the
+    module-level functions of the Python modules among ``prefixes`` that
+    define such a class or are named exactly."""
+    classes = {cls: None for sub in model.modules() for cls in type(sub).__mro__ if cls is not object}
+    functions = [model.forward]
+    for cls in classes:
+        for value in vars(cls).values():
+            functions.extend(functions_of(value))
+    module_names = {cls.__module__ for cls in classes if matches(cls.__module__, prefixes)} | set(prefixes)
+    for name in module_names:
+        python_module = sys.modules.get(name)
+        for value in vars(python_module).values() if python_module else ():
+            if isinstance(value, types.FunctionType) and value.__module__ == name:
+                functions.append(value)
+    return functions
+
+
+def prefixes(modules: str | Iterable[str] | None, default: str) -> list[str]:
+    if modules is None:
+        return [default]
+    return [modules] if isinstance(modules, str) else list(modules)
+
+
+def functions_in_modules(prefixes: Sequence[str]) -> list[Any]:
+    """Module-level functions and class methods defined in the named modules."""
+    functions: list[Any] = []
+    for name, python_module in list(sys.modules.items()):
+        if python_module is None or not matches(name, prefixes):
+            continue
+        for value in list(vars(python_module).values()):
+            # Type checks first: a module may hold objects whose attributes raise.
+            if isinstance(value, types.FunctionType) and value.__module__ == name:
+                functions.append(value)
+            elif isinstance(value, type) and value.__module__ == name:
+                for attribute in vars(value).values():
+                    functions.extend(functions_of(attribute))
+    return functions
+
+
+def _closure_functions(function: types.FunctionType) -> Iterator[types.FunctionType]:
+    for cell in function.__closure__ or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        if isinstance(value, types.FunctionType):
+            yield value
+
+
+def _reachable(obj: Any) -> list[types.FunctionType]:
+    """The functions behind ``obj``: the function it resolves to first, then
+    the wrappers around it and the functions they hold in closure cells
+    (e.g. the helpers a decorator factory defines next to its wrapper, which
+    exist only as cells of the wrapper), recursively."""
+    *wrappers, function = chain(obj)
+    found = {function: None}
+    pending = [*wrappers, function]
+    while pending:
+        current = pending.pop()
+        found.setdefault(current)
+        pending.extend(f for f in _closure_functions(current) if f not in found)
+    return list(found)
+
+
+def live_functions(candidates: Iterable[Any]) -> list[types.FunctionType]:
+    """Every Python function reachable from ``candidates`` (see _reachable)."""
+    functions: dict[types.FunctionType, None] = {}
+    for candidate in candidates:
+        try:
+            functions.update(dict.fromkeys(_reachable(candidate)))
+        except Unmendable:
+            pass
+    return list(functions)
+
+
+def module_name(function: types.FunctionType) -> str:
+    # Not ``__module__``, which functools.wraps copies from the wrapped function.
+    return function.__globals__.get("__name__") or ""
+
+
+def _file_functions(filename: str) -> list[types.FunctionType]:
+    """Functions and methods defined in the imported module loaded from ``filename``."""
+    real = os.path.realpath(filename)
+    for name, python_module in list(sys.modules.items()):
+        # Through __dict__: lazy modules' __getattr__ may import, or raise.
+        module_file = getattr(python_module, "__dict__", {}).get("__file__")
+        if isinstance(module_file, str) and os.path.realpath(module_file) == real:
+            return live_functions(functions_in_modules([name]))
+    return []
+
+
+def function_at(filename: str, lineno: int, pool: list[types.FunctionType]) -> tuple[types.FunctionType | None, int]:
+    """The live function around ``filename:lineno``, and the first line of the
+    statement there (Dynamo may report a later line of a multi-line one)."""
+    parsed = parse_file(filename)
+    if parsed is None:
+        return None, lineno
+    statement = parsed.statement_at(lineno)
+    statement_line = statement.lineno if statement is not None else lineno
+    real = os.path.realpath(filename)
+    for functions in (pool, None):
+        best = None
+        for function in functions if functions is not None else _file_functions(filename):
+            code = function.__code__
+            if os.path.realpath(code.co_filename) != real:
+                continue
+            node = parsed.def_of(code)
+            if node is not None and first_line(node) <= lineno <= node.end_lineno:
+                if best is None or first_line(node) > first_line(best[1]):
+                    best = (function, node)
+        if best is not None:
+            return best[0], statement_line
+    return None, statement_line

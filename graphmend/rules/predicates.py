@@ -1,0 +1,174 @@
+"""Tests that read a tensor, as tensor predicates: shared by every rule.
+
+``if``, ``while``, conditional expressions, guards and ``assert`` all test
+a value's truth.  Python's ``not``, ``and``, ``or`` and ``bool()`` call
+``bool()`` on a tensor operand, a graph break; :func:`lower_test` rewrites
+a test into one with the same truth value that stays a tensor under
+``torch.compile``:
+
+* ``not t`` -> ``~t`` when ``t`` is provably a 0-dim bool tensor, else
+  ``_graphmend.not_(t)`` (exact for any value);
+* ``a and b`` / ``a or b`` -> ``a & b`` / ``a | b`` for provable 0-dim bool
+  tensors, else ``_graphmend.and_(a, b)`` / ``or_``; ``b`` is then evaluated
+  even when ``a`` decides, so it must be free of effects.  A left operand
+  that is never a tensor (``x is not None and ...``) keeps Python's
+  short-circuit: it calls no ``bool()`` on a tensor;
+* ``bool(t)`` -> ``t``;
+* ``t.item() > 3``, ``float(t) < 0.5``, ``int(t) == 2`` -> compared as 0-dim
+  float64/int64 tensors, exactly as Python compares the numbers.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from graphmend.analysis.facts import FunctionFacts
+from graphmend.analysis.tensorness import Tensorness
+from graphmend.rules.base import Declined, code, runtime_call
+
+#: Largest integer a float64 holds exactly (a literal compared in float64).
+_EXACT_FLOAT64_INT = 2**53
+
+#: Expressions that need parentheses as an operand of ``&``, ``|`` or ``~``.
+_LOOSE = (cst.Comparison, cst.BooleanOperation, cst.IfExp, cst.Lambda, cst.NamedExpr)
+
+
+def _tight(expr: cst.BaseExpression, *, unary: bool = False) -> cst.BaseExpression:
+    """``expr``, parenthesised when it would not bind as one operand."""
+    if expr.lpar:
+        return expr
+    loose = isinstance(expr, _LOOSE) or m.matches(expr, m.UnaryOperation(operator=m.Not()))
+    if unary:
+        loose = loose or isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation))
+    else:
+        loose = loose or m.matches(expr, m.BinaryOperation(operator=m.BitOr() | m.BitXor()))
+    if loose:
+        return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return expr
+
+
+def test_kind(facts: FunctionFacts, test: cst.BaseExpression) -> Tensorness:
+    """Whether a test reads a tensor: TENSOR, STATIC (never) or UNKNOWN."""
+    if isinstance(test, cst.BooleanOperation):
+        kinds = {test_kind(facts, test.left), test_kind(facts, test.right)}
+    elif m.matches(test, m.UnaryOperation(operator=m.Not())):
+        return test_kind(facts, test.expression)
+    elif _is_bool_call(facts, test):
+        return test_kind(facts, test.args[0].value)
+    elif scalar_comparison(facts, test) is not None:
+        return Tensorness.TENSOR
+    else:
+        return facts.tensorness(test)
+    if Tensorness.TENSOR in kinds:
+        return Tensorness.TENSOR
+    return Tensorness.STATIC if kinds == {Tensorness.STATIC} else Tensorness.UNKNOWN
+
+
+def lower_test(facts: FunctionFacts, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
+    """``updated`` with the same truth value, a tensor under torch.compile
+    when the test reads one; raises :class:`Declined`."""
+    if isinstance(original, cst.BooleanOperation):
+        return _lower_boolean(facts, original, updated)
+    if m.matches(original, m.UnaryOperation(operator=m.Not())):
+        if facts.is_static(original.expression):
+            return updated
+        inner = lower_test(facts, original.expression, updated.expression)
+        if facts.is_bool_scalar(original.expression):
+            lowered = cst.UnaryOperation(cst.BitInvert(), _tight(inner, unary=True))
+        else:
+            lowered = runtime_call("not_", [inner])
+        return lowered.with_changes(lpar=updated.lpar, rpar=updated.rpar)
+    if _is_bool_call(facts, original):  # ``if bool(x):`` is ``if x:``
+        return lower_test(facts, original.args[0].value, updated.args[0].value)
+    kind = scalar_comparison(facts, original)
+    if kind is not None:
+        return _exact_comparison(updated, kind)
+    return updated
+
+
+def _lower_boolean(facts: FunctionFacts, original: cst.BooleanOperation, updated: cst.BooleanOperation):
+    right = lower_test(facts, original.right, updated.right)
+    if facts.is_static(original.left):
+        # ``x is not None and t``: Python's short-circuit on a static value
+        # calls no bool() on a tensor, and keeps ``t`` unevaluated when ``x`` is None.
+        return updated.with_changes(right=right)
+    left = lower_test(facts, original.left, updated.left)
+    reason = facts.impurity(original.right)
+    if reason:  # ``and``/``or`` skipped it when the left side decided
+        raise Declined(f"`{code(original)}`: {reason}")
+    is_and = isinstance(original.operator, cst.And)
+    if _proven_bool_scalar(facts, original.left) and _proven_bool_scalar(facts, original.right):
+        operator = cst.BitAnd() if is_and else cst.BitOr()
+        lowered = cst.BinaryOperation(_tight(left), operator, _tight(right))
+    else:
+        lowered = runtime_call("and_" if is_and else "or_", [left, right])
+    return lowered.with_changes(lpar=updated.lpar, rpar=updated.rpar)
+
+
+def _proven_bool_scalar(facts: FunctionFacts, expr: cst.BaseExpression) -> bool:
+    """A test whose lowered form is a 0-dim bool tensor: proven bool
+    scalars, and ``not``/``and``/``or`` of them (lowered to ``~``/``&``/``|``)."""
+    if isinstance(expr, cst.BooleanOperation):
+        return _proven_bool_scalar(facts, expr.left) and _proven_bool_scalar(facts, expr.right)
+    if m.matches(expr, m.UnaryOperation(operator=m.Not())):
+        return facts.is_bool_scalar(expr.expression)
+    return facts.is_bool_scalar(expr)
+
+
+def _is_bool_call(facts: FunctionFacts, expr: cst.BaseExpression) -> bool:
+    return m.matches(expr, m.Call(args=[m.Arg(keyword=None, star="")])) and \
+        facts.qualified_name(expr.func) == "builtins.bool"
+
+
+def exact_literal(expr: cst.BaseExpression) -> float | int | None:
+    """The value of a numeric literal float64 holds exactly, else None."""
+    sign = 1
+    if m.matches(expr, m.UnaryOperation(operator=m.Minus())):
+        sign, expr = -1, expr.expression
+    if isinstance(expr, cst.Integer):
+        value = int(expr.evaluated_value)
+        return sign * value if value <= _EXACT_FLOAT64_INT else None
+    if isinstance(expr, cst.Float):
+        return sign * float(expr.evaluated_value)
+    return None
+
+
+def scalar_comparison(facts: FunctionFacts, expr: cst.BaseExpression) -> str | None:
+    """``"item"``/``"float"``/``"int"`` when ``expr`` is ``t.item() <op> literal``,
+    ``float(t) <op> literal`` or ``int(t) <op> literal`` with a literal
+    float64 holds exactly."""
+    if not (isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1):
+        return None
+    if isinstance(expr.comparisons[0].operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
+        return None
+    left, right = expr.left, expr.comparisons[0].comparator
+    for scalar, other in ((left, right), (right, left)):
+        if exact_literal(other) is None:
+            continue
+        if m.matches(scalar, m.Call(func=m.Attribute(attr=m.Name("item")), args=[])):
+            return "item"
+        if m.matches(scalar, m.Call(args=[m.Arg(keyword=None)])):
+            name = facts.qualified_name(scalar.func)
+            if name in ("builtins.float", "builtins.int"):
+                return name.removeprefix("builtins.")
+    return None
+
+
+def _exact_comparison(comparison: cst.Comparison, kind: str) -> cst.Comparison:
+    def exact(side: cst.BaseExpression, other: cst.BaseExpression) -> cst.BaseExpression:
+        if exact_literal(other) is None or exact_literal(side) is not None:
+            return side
+        if kind == "item" and m.matches(side, m.Call(func=m.Attribute(attr=m.Name("item")))):
+            return runtime_call("exact_item", [side.func.value, other])
+        if kind == "float" and isinstance(side, cst.Call) and len(side.args) == 1:
+            return runtime_call("exact_float", [side.args[0].value])
+        if kind == "int" and isinstance(side, cst.Call) and len(side.args) == 1:
+            return runtime_call("exact_int", [side.args[0].value, other])
+        return side
+
+    target = comparison.comparisons[0]
+    return comparison.with_changes(
+        left=exact(comparison.left, target.comparator),
+        comparisons=[target.with_changes(comparator=exact(target.comparator, comparison.left))],
+    )

@@ -1,0 +1,104 @@
+"""[Where] predicated control flow (SPEC 3.1, 3.4, 3.5).
+
+What it does
+    Rewrites an ``if`` whose test is a tensor, and whose arms compute values,
+    into code that evaluates both arms and merges every name they bind with
+    ``torch.where``.  One converter per construct:
+
+    * :mod:`.if_statement` -- ``if``/``elif``/``else`` at any depth (inner
+      ``if``s are rewritten first and run inside the outer arms), else-less
+      updates, arms that bind different names, stores into module
+      attributes and buffers (``self.x = ...``, ``self.register_buffer``),
+      memoised initialisation (``if not hasattr(self, "a")``), and effects
+      inside an arm: a print/log/warning there is replayed only if its arm
+      was taken (a *gated* deferred call), and a ``raise`` there, or a guard,
+      is a deferred check on the conjunction of the enclosing tests;
+    * :mod:`.returns` -- early returns: ``if T: return a`` followed by more
+      code makes the rest of the function the else arm, at any depth, and
+      the returned values merge leaf by leaf over equal pytrees;
+    * :mod:`.conditional_expression` -- ``a if T else b``.
+
+    Tests are lowered by :mod:`graphmend.rules.predicates`: ``not``/``and``/
+    ``or`` over tensors become ``~``/``&``/``|`` (or the runtime's exact
+    ``not_``/``and_``/``or_``), ``bool(t)`` becomes ``t``, and ``t.item() >
+    3``, ``float(t) < 0.5``, ``int(t) == 2`` compare exactly.
+
+Why it breaks the graph
+    ``if T:`` calls ``bool(T)``; Dynamo cannot trace a Python branch on a
+    tensor's value, so it compiles the graph so far and resumes after it.
+
+Before
+    ::
+
+        if hidden_states.dtype == torch.float16 and (
+            torch.isinf(hidden_states).any() or torch.isnan(hidden_states).any()
+        ):
+            clamp_value = torch.finfo(hidden_states.dtype).max - 1000
+            hidden_states = torch.clamp(hidden_states, min=-clamp_value, max=clamp_value)
+
+After
+    ::
+
+        _gm_cond_1 = hidden_states.dtype == torch.float16 and (
+            torch.isinf(hidden_states).any() | torch.isnan(hidden_states).any()
+        )
+        if _graphmend.is_tensor(_gm_cond_1):
+            hidden_states__then = hidden_states
+            clamp_value__then = torch.finfo(hidden_states__then.dtype).max - 1000
+            hidden_states__then = torch.clamp(hidden_states__then, min=-clamp_value__then, ...)
+            hidden_states = _graphmend.where(_gm_cond_1, hidden_states__then, hidden_states, grad=True)
+        elif _gm_cond_1:
+            clamp_value = torch.finfo(hidden_states.dtype).max - 1000
+            hidden_states = torch.clamp(hidden_states, min=-clamp_value, max=clamp_value)
+
+Safety
+    * Dispatch at run time: when the test is not a tensor (a Python bool),
+      or the code runs eagerly, the original arms run exactly as before;
+      Dynamo folds the ``is_tensor`` check to a constant.  A static half of
+      a test (``x is not None and T``) keeps Python's short-circuit.
+    * Both arms must be free of effects and must not raise when not taken:
+      only known-pure ``torch`` functions and tensor methods, pure builtins,
+      slice indexing; effect calls [Defer] rewrote (gated), raises and
+      guards [Trap] can defer (gated, with [Trap]'s preconditions); no
+      loops, in-place or augmented assignment, item assignment, calls of
+      unknown functions.  Memoised initialisation,
+      ``if not hasattr(obj, "a"): obj.a = ...`` (Phi-3's ``long_inv_freq``),
+      is read when present and computed into a local otherwise, never
+      stored (a changed ``hasattr`` guard would recompile the next call).
+    * A name bound in one arm only must be bound before the ``if``; a name
+      read later must be merged (liveness), a name no code reads again is
+      not.  Merges whose value is a Python constant in an arm are declined
+      (``torch.where`` cannot select non-tensors).  When an arm always
+      raises, the other arm's values are taken as they are.
+    * ``_graphmend.where`` selects with ``torch.where`` only when the test
+      is a one-element tensor and both values have the same dtype, shape,
+      device and layout (so no promotion or broadcast can change a bit);
+      otherwise it makes the original Python choice, ``bool()`` and its
+      errors included.
+    * Training (SPEC 3.5): under autograd ``torch.where`` gives the arm not
+      taken a zero gradient, which is exact only if it stays zero through
+      that arm.  The rule marks a merge ``grad=True`` when every operation
+      of both arms has a derivative that does not depend on the values
+      (additions, products with literals, reshapes, ``relu``, reductions:
+      ``analysis.api.LINEAR_CALLS``); otherwise ``_graphmend.where`` keeps the
+      Python choice (and the break) under autograd, so ``0 * inf`` never
+      becomes NaN.  A gradient that is exactly zero may come out as ``+0.0``
+      where eager gives ``-0.0`` (a sum with the untaken arm's zero); no
+      optimiser step can tell them apart (``p - lr * (±0) == p``).
+    * Buffers are updated in place (``copy_``) when no other attribute of
+      the module is the same tensor (Phi-3's ``original_inv_freq`` starts as
+      ``inv_freq``); otherwise they are re-registered, as before.
+    * Functions that may update tensors in place anywhere (``x.add_()``,
+      ``x[i] = y``, ``x += y``) are left alone: a merged value is a new
+      tensor, so an alias the original had (``v = x if T else y`` followed
+      by ``v.mul_(2)`` updates ``y`` when ``T`` is false) would be lost.
+    * A conditional expression's thunks take the locals they read as
+      default arguments, so each must be bound before the expression; a
+      thunk that raises under torch.compile makes the original choice.
+"""
+
+from graphmend.rules.where.conditional_expression import convert_ifexp
+from graphmend.rules.where.if_statement import convert_if, worth_trying
+from graphmend.rules.where.returns import lower_returns
+
+__all__ = ["convert_if", "convert_ifexp", "lower_returns", "worth_trying"]

@@ -1,0 +1,437 @@
+"""The predicated form of an ``if``: both arms run, then their values merge.
+
+Shared by the converters of :mod:`graphmend.rules.where`.  An *arm* is one
+side of an ``if`` as the original statements (which the checks read, with
+their facts) and the updated statements (which the copy is built from,
+with the rewrites made inside them).  :func:`predicated` builds:
+
+* each arm with private names (``v__then``), so both run one after the other;
+* a *gate* per arm that holds something to gate (``_gm_then_12 =
+  _graphmend.arm(cond, True)``): deferred messages, checks and raises in
+  the arm happen only when it was taken, and the gates of ``if``s nested in
+  it are and-ed with it;
+* ``raise`` as a gated deferred raise; ``return x`` as an assignment to the
+  arm's return variable;
+* the merges: every name live after the ``if`` (``v = where(cond, v__then,
+  v__else)``), module attributes and buffers (``store_buffer``), the
+  return value, or the other arm's value when one arm always raises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+import libcst.matchers as m
+
+from graphmend.analysis.bindings import (
+    assigned_targets,
+    definitely_bound,
+    else_statements,
+    path_to,
+    read_before_bound,
+    statements,
+    walk,
+)
+from graphmend.rules import trap
+from graphmend.rules.base import (
+    Context,
+    Declined,
+    assign,
+    code,
+    generated,
+    is_runtime_call,
+    keyword,
+    runtime_call,
+)
+from graphmend.rules.defer import DEFERRED_CALLS
+
+#: Runtime calls a gate reaches.
+GATED_CALLS = (*DEFERRED_CALLS, *trap.DEFERRED_CHECKS)
+
+REGISTER_BUFFER = m.Expr(
+    m.Call(func=m.Attribute(value=m.Name(), attr=m.Name("register_buffer")),
+           args=[m.Arg(m.SimpleString(), keyword=None), m.Arg(keyword=None), m.ZeroOrMore()])
+)
+_LAZY_INIT_TEST = m.UnaryOperation(
+    operator=m.Not(), expression=m.Call(func=m.Name("hasattr"), args=[m.Arg(m.Name()), m.Arg(m.SimpleString())])
+)
+
+
+@dataclass
+class Arm:
+    """One side of an ``if``."""
+
+    suffix: str  # "then" / "else"
+    original: list[cst.CSTNode]
+    updated: list[cst.CSTNode]
+    taken: bool = True  # the arm runs when the test is true
+
+
+@dataclass
+class Targets:
+    """What an arm binds: local names, and stores into ``obj.attr``."""
+
+    names: list[str] = field(default_factory=list)
+    attributes: dict[tuple[str, str], str | None] = field(default_factory=dict)  # -> buffer persistence
+    caches: set[tuple[str, str]] = field(default_factory=set)  # memoised by ``if not hasattr``
+
+    def add_name(self, name: str) -> None:
+        if name not in self.names:
+            self.names.append(name)
+
+
+def buffer_store(expr: cst.Expr) -> tuple[str, str, str]:
+    """(object name, buffer name, persistence code) of a register_buffer call."""
+    call = expr.value
+    persistent = "True"
+    for position, arg in enumerate(call.args):
+        if (arg.keyword and arg.keyword.value == "persistent") or (arg.keyword is None and position == 2):
+            persistent = code(arg.value)
+    return call.func.value.value, call.args[0].value.evaluated_value, persistent
+
+
+def is_lazy_init(statement: cst.CSTNode) -> bool:
+    """``if not hasattr(obj, "a"): obj.a = ...`` (targets ``obj.a`` and names only)."""
+    if not (m.matches(statement, m.If(test=_LAZY_INIT_TEST)) and statement.orelse is None):
+        return False
+    obj = statement.test.expression.args[0].value.value
+    attr = statement.test.expression.args[1].value.evaluated_value
+    wanted = m.Attribute(value=m.Name(obj), attr=m.Name(attr))
+    for line in statements(statement.body):
+        if not isinstance(line, cst.SimpleStatementLine):
+            return False
+        for small in line.body:
+            if not isinstance(small, cst.Assign):
+                return False
+            for target in small.targets:
+                parts = target.target.elements if isinstance(target.target, cst.Tuple) else [target.target]
+                values = [p.value if isinstance(p, cst.Element) else p for p in parts]
+                if not all(isinstance(v, cst.Name) or m.matches(v, wanted) for v in values):
+                    return False
+    return True
+
+
+def collect_targets(body: Sequence[cst.CSTNode], targets: Targets) -> None:
+    """Everything ``body`` binds (recursing into nested ifs)."""
+    for statement in body:
+        if isinstance(statement, cst.If):
+            lazy = is_lazy_init(statement)
+            for branch in (statement.body, statement.orelse):
+                if isinstance(branch, cst.If):
+                    collect_targets([branch], targets)
+                elif branch is not None:
+                    inner = Targets() if lazy else targets
+                    collect_targets(statements(branch.body if isinstance(branch, cst.Else) else branch), inner)
+                    if lazy:  # a memoised attribute is computed, never merged
+                        for name in inner.names:
+                            targets.add_name(name)
+                        targets.caches.update(inner.attributes)
+            continue
+        for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+            if m.matches(small, REGISTER_BUFFER):
+                obj, name, persistent = buffer_store(small)
+                targets.attributes[(obj, name)] = persistent
+            for target in assigned_targets(small):
+                _collect_target(target, targets)
+
+
+def _collect_target(target: cst.BaseExpression, targets: Targets) -> None:
+    if isinstance(target, cst.Name):
+        targets.add_name(target.value)
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            _collect_target(element.value, targets)
+    elif m.matches(target, m.Attribute(value=m.Name())):
+        targets.attributes.setdefault((target.value.value, target.attr.value), None)
+
+
+def _attribute_read_before_stored(body: Sequence[cst.CSTNode], obj: str, attr: str) -> bool:
+    wanted = m.Attribute(value=m.Name(obj), attr=m.Name(attr))
+    for statement in body:
+        stored = False
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                values = [small.value] if isinstance(small, (cst.Assign, cst.AnnAssign)) else [small]
+                if any(m.matches(n, wanted) for v in values if v is not None for n in walk(v)):
+                    return True
+                if m.matches(small, REGISTER_BUFFER) and buffer_store(small)[:2] == (obj, attr):
+                    stored = True
+                if any(m.matches(t, wanted) for t in assigned_targets(small)):
+                    stored = True
+        elif any(m.matches(n, wanted) for n in walk(statement)):
+            return True
+        if stored:
+            return False
+    return False
+
+
+def always_raises(body: Sequence[cst.CSTNode]) -> bool:
+    """Whether every path through ``body`` ends in ``raise``."""
+    for statement in body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            if any(isinstance(s, cst.Raise) for s in statement.body):
+                return True
+            if any(isinstance(s, (cst.Return, cst.Break, cst.Continue)) for s in statement.body):
+                return False
+        elif isinstance(statement, cst.If) and statement.orelse is not None:
+            if always_raises(statements(statement.body)) and always_raises(else_statements(statement)):
+                return True
+    return False
+
+
+def always_returns(body: Sequence[cst.CSTNode]) -> bool:
+    """Whether every path through ``body`` ends in ``return`` (or ``raise``)."""
+    for statement in body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            if any(isinstance(s, (cst.Return, cst.Raise)) for s in statement.body):
+                return True
+        elif isinstance(statement, cst.If) and statement.orelse is not None:
+            if always_returns(statements(statement.body)) and always_returns(else_statements(statement)):
+                return True
+    return False
+
+
+class _Renamer(cst.CSTTransformer):
+    """Gives one arm private names: locals and ``obj.attr`` stores become
+    ``<name>__<suffix>`` so both arms can run one after the other."""
+
+    def __init__(self, names: dict[str, str], attributes: dict[tuple[str, str], str]) -> None:
+        super().__init__()
+        self.names = names
+        self.attributes = attributes
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
+        return updated_node.with_changes(value=self.names.get(updated_node.value, updated_node.value))
+
+    def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
+        return updated_node.with_changes(keyword=original_node.keyword)
+
+    def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.BaseExpression:
+        updated_node = updated_node.with_changes(attr=original_node.attr)
+        if isinstance(original_node.value, cst.Name):
+            key = (original_node.value.value, original_node.attr.value)
+            if key in self.attributes:
+                return cst.Name(self.attributes[key])
+        return updated_node
+
+    def leave_If(self, original_node: cst.If, updated_node: cst.If) -> cst.If:
+        """A memoised attribute is read when present, computed when not."""
+        if not is_lazy_init(original_node):
+            return updated_node
+        obj, attr = (arg.value for arg in original_node.test.expression.args)
+        key = (obj.value, attr.evaluated_value)
+        if key not in self.attributes:
+            return updated_node
+        present = assign(cst.Name(self.attributes[key]), cst.Attribute(cst.Name(key[0]), cst.Name(key[1])))
+        return updated_node.with_changes(orelse=cst.Else(cst.IndentedBlock([present])))
+
+    def leave_Expr(self, original_node: cst.Expr, updated_node: cst.Expr) -> cst.BaseSmallStatement:
+        if m.matches(original_node, REGISTER_BUFFER):
+            key = buffer_store(original_node)[:2]
+            if key in self.attributes:
+                return cst.Assign([cst.AssignTarget(cst.Name(self.attributes[key]))], updated_node.value.args[1].value)
+        return updated_node
+
+
+class _Gate(cst.CSTTransformer):
+    """Gates what an arm's copy does only when the arm was taken: deferred
+    calls and checks get ``gate=``, and the gates of ``if``s nested in the
+    arm (``arm(c, taken)``) get this one as their outer gate."""
+
+    def __init__(self, gate: cst.Name) -> None:
+        super().__init__()
+        self.gate = gate
+        self.used = False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False  # a thunk's body is not the arm's code
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        if is_runtime_call(updated_node, "arm") and len(updated_node.args) == 2:
+            self.used = True
+            return updated_node.with_changes(args=[*updated_node.args, cst.Arg(self.gate)])
+        if is_runtime_call(updated_node, *GATED_CALLS) and not any(
+            a.keyword is not None and a.keyword.value == "gate" for a in updated_node.args
+        ):
+            self.used = True
+            args = list(updated_node.args)
+            if args and not isinstance(args[-1].comma, cst.Comma):
+                args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            return updated_node.with_changes(args=[*args, keyword("gate", self.gate)])
+        return updated_node
+
+
+class _Returns(cst.CSTTransformer):
+    """``return x`` -> ``<variable> = x`` in an arm's copy (every return ends its path)."""
+
+    def __init__(self, variable: cst.Name) -> None:
+        super().__init__()
+        self.variable = variable
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def leave_Return(self, original_node: cst.Return, updated_node: cst.Return) -> cst.Assign:
+        value = updated_node.value or cst.Name("None")
+        if isinstance(value, cst.Tuple) and not value.lpar:
+            value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        return cst.Assign([cst.AssignTarget(self.variable)], value)
+
+
+class _Raises(cst.CSTTransformer):
+    """``raise E(...)`` -> a deferred raise, in an arm's copy."""
+
+    def __init__(self, ctx: Context, root: cst.CSTNode, path: Sequence[cst.CSTNode]) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.root = root  # the original if, whose path from the module is ``path``
+        self.path = list(path)
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        body = []
+        for engine_small, small in zip(original_node.body, updated_node.body):
+            if isinstance(small, cst.Raise):
+                original = self.ctx.original(engine_small)
+                if original is None:
+                    raise Declined("a raise the rules rewrote")
+                inside = path_to(self.root, original)
+                if inside is None:
+                    raise Declined("a raise outside the if")
+                lowered = trap.deferred_raise(self.ctx, original, [*self.path, *inside[1:]])
+                body.extend(lowered.body)
+            else:
+                body.append(small)
+        return updated_node.with_changes(body=body)
+
+
+def predicated(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Arm], *,
+               returns: bool, grad: bool) -> list[cst.BaseStatement]:
+    """Both arms with private names and gates, then the merges (see the
+    module docstring).  ``returns``: every path through both arms returns."""
+    facts = ctx.facts
+    line = ctx.line(original)
+    bound_before = facts.bound_before(original)
+    raising = [always_raises(arm.original) and not returns for arm in arms]
+    if all(raising):
+        raise Declined("both branches raise")
+    targets = {}
+    for arm in arms:
+        targets[arm.suffix] = Targets()
+        collect_targets(arm.updated, targets[arm.suffix])
+    names = list(dict.fromkeys(n for arm in arms for n in targets[arm.suffix].names))
+    live = set() if returns else facts.live_after(original, names)
+    for name in sorted(facts.declared_global.intersection(names)):
+        raise Declined(f"`{name}` is not a local of the function")
+    attributes = {k: v for arm in arms for k, v in targets[arm.suffix].attributes.items()}
+    for key in attributes:
+        persistence = {t.attributes[key] for t in targets.values() if key in t.attributes}
+        if len(persistence) > 1:
+            raise Declined(f"`{key[0]}.{key[1]}` is stored both as a buffer and otherwise")
+    if any(raising) and attributes:
+        raise Declined("a branch raises and the other stores attributes")
+    body: list[cst.BaseStatement] = []
+    values: dict[str, dict] = {arm.suffix: {} for arm in arms}
+    results: dict[str, cst.Name] = {}
+    path = [*ctx.ancestors]
+    for arm, raises in zip(arms, raising):
+        bound = targets[arm.suffix]
+        renamed_names = {n: f"{n}__{arm.suffix}" for n in bound.names}
+        renamed_attributes = {k: f"{k[0]}_{k[1]}__{arm.suffix}" for k in (*bound.attributes, *bound.caches)}
+        copy: list[cst.BaseStatement] = []
+        for name in bound.names:
+            if read_before_bound(arm.updated, name) or (
+                name in live and name not in definitely_bound(arm.updated) and not raises
+            ):
+                if name not in bound_before:
+                    raise Declined(f"`{name}` may be unbound before the if")
+                copy.append(assign(cst.Name(renamed_names[name]), cst.Name(name)))
+        for obj, attr in bound.attributes:
+            if _attribute_read_before_stored(arm.updated, obj, attr):
+                copy.append(assign(cst.Name(renamed_attributes[(obj, attr)]), cst.Attribute(cst.Name(obj), cst.Name(attr))))
+        statements_ = list(arm.updated)
+        if _has_raise(statements_):
+            statements_ = [s.visit(_Raises(ctx, original, path)) for s in statements_]
+        renamer = _Renamer(renamed_names, renamed_attributes)
+        copy.extend(statement.visit(renamer) for statement in statements_)
+        if returns:
+            results[arm.suffix] = cst.Name(f"{generated('return', line).value}__{arm.suffix}")
+            copy = [s.visit(_Returns(results[arm.suffix])) for s in copy]
+        gate_name = cst.Name(f"{generated(arm.suffix, line).value}")
+        gate = _Gate(gate_name)
+        gated = [s.visit(gate) for s in copy]
+        if gate.used:
+            gated.insert(0, assign(gate_name, runtime_call("arm", [cond, cst.Name(str(arm.taken))])))
+        body.extend(gated)
+        for name in names:
+            values[arm.suffix][name] = cst.Name(renamed_names.get(name, name))
+        for obj, attr in attributes:
+            values[arm.suffix][(obj, attr)] = (
+                cst.Name(renamed_attributes[(obj, attr)]) if (obj, attr) in renamed_attributes
+                else cst.Attribute(cst.Name(obj), cst.Name(attr))
+            )
+    _check_not_constant(ctx, arms, live)
+    then, otherwise = arms
+    then_raises, else_raises = raising
+
+    def merge(a: cst.BaseExpression, b: cst.BaseExpression) -> cst.BaseExpression:
+        if then_raises:
+            return b
+        if else_raises:
+            return a
+        args = [cond, a, b] + ([keyword("grad", cst.Name("True"))] if grad else [])
+        return runtime_call("where", args)
+
+    for name in names:
+        if name not in live:
+            continue
+        for arm, raises in zip(arms, raising):
+            if not raises and name not in targets[arm.suffix].names and name not in bound_before:
+                raise Declined(f"`{name}` is bound in one branch only and maybe not before the if")
+        body.append(assign(cst.Name(name), merge(values["then"][name], values["else"][name])))
+    merged = []
+    for (obj, attr), persistence in attributes.items():
+        temp = cst.Name(f"{obj}_{attr}__merged")
+        body.append(assign(temp, merge(values["then"][(obj, attr)], values["else"][(obj, attr)])))
+        merged.append(((obj, attr), persistence, temp))
+    # Rebinding attributes first: a buffer another attribute aliased
+    # (Phi-3's original_inv_freq) is then free to be updated in place.
+    for (obj, attr), persistence, temp in sorted(merged, key=lambda item: item[1] is not None):
+        if persistence is None:
+            body.append(assign(cst.Attribute(cst.Name(obj), cst.Name(attr)), temp))
+        else:
+            store = runtime_call("store_buffer", [cst.Name(obj), cst.SimpleString(f'"{attr}"'), temp,
+                                                  keyword("persistent", cst.parse_expression(persistence))])
+            body.append(cst.SimpleStatementLine([cst.Expr(store)]))
+    if returns:
+        body.append(cst.SimpleStatementLine([cst.Return(merge(results["then"], results["else"]))]))
+    return body
+
+
+def _has_raise(body: Sequence[cst.CSTNode]) -> bool:
+    return any(isinstance(node, cst.Raise) for statement in body for node in walk(statement))
+
+
+def _check_not_constant(ctx: Context, arms: Sequence[Arm], live: set[str]) -> None:
+    """A live name bound to a Python constant cannot be selected by torch.where."""
+    for arm in arms:
+        for statement in arm.original:
+            for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+                if isinstance(small, cst.Assign) and ctx.facts.is_static(small.value):
+                    for target in assigned_targets(small):
+                        if isinstance(target, cst.Name) and target.value in live:
+                            raise Declined(f"`{target.value}` is not a tensor")
+

@@ -1,0 +1,49 @@
+"""The conditional-expression converter of [Where].
+
+``a if T else b`` with a tensor test becomes ``_graphmend.select(T, lambda
+a=a: a, lambda b=b: b)``: under torch.compile with a tensor test both
+thunks run and ``torch.where`` merges them; otherwise only the chosen one
+runs.  The locals a branch reads are default arguments (a closure would
+make them cells, which Dynamo's resume functions read as free variables),
+so each must be bound before the expression.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from graphmend.analysis.bindings import stored_names
+from graphmend.rules.base import Context, Declined, keyword, runtime_call, thunk
+from graphmend.rules.predicates import lower_test
+from graphmend.rules.where.if_statement import worth_trying
+
+
+def convert_ifexp(ctx: Context, original: cst.IfExp, updated: cst.IfExp) -> cst.BaseExpression:
+    facts = ctx.facts
+    if not (facts and ctx.wanted(original, "where") and worth_trying(ctx, original.test)):
+        return updated
+    try:
+        reason = facts.impurity(original.body) or facts.impurity(original.orelse) or facts.in_place_reason
+        if reason:
+            raise Declined(reason)
+        test = lower_test(facts, original.test, updated.test)
+        statement = next(a for a in reversed(ctx.ancestors)
+                         if isinstance(a, (cst.BaseSmallStatement, cst.BaseCompoundStatement)))
+        bound = facts.bound_before(statement)
+        captured = []
+        for branch in (original.body, original.orelse):
+            names = sorted(facts.own_reads(branch))
+            unbound = [name for name in names if name not in bound]
+            if unbound:
+                raise Declined(f"`{unbound[0]}` may be unbound here, and the branch reads it")
+            captured.append(names)
+    except Declined as decline:
+        ctx.skip(original, "where", str(decline))
+        return updated
+    ctx.record(original, "where", "conditional expression -> torch.where")
+    args = [test, thunk(updated.body, captured[0]), thunk(updated.orelse, captured[1])]
+    statement_targets = set(stored_names(statement))
+    if not (facts.gradient_impurity(original.body) or facts.gradient_impurity(original.orelse)
+            or not statement_targets or facts.shows_grad_fn(statement_targets)):
+        args.append(keyword("grad", cst.Name("True")))
+    return runtime_call("select", args)

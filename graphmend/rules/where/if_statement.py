@@ -1,0 +1,264 @@
+"""The ``if`` statement converter of [Where] (see :mod:`graphmend.rules.where`).
+
+``if T: A else: B`` with a tensor test becomes::
+
+    _gm_cond_L = <T as a tensor predicate>
+    if _graphmend.is_tensor(_gm_cond_L):
+        <A and B with private names and gates, then the merges>
+    elif _gm_cond_L:
+        <A, as rewritten inside>
+    else:
+        <B, as rewritten inside>
+
+Under torch.compile with a tensor test the first arm runs (Dynamo folds
+``is_tensor``); eagerly, or with a Python test, the original arms do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+import libcst.matchers as m
+
+from graphmend.analysis.bindings import assigned_targets, statements, stored_names, walk
+from graphmend.analysis.tensorness import Tensorness
+from graphmend.conventions import GENERATED_PREFIX
+from graphmend.rules.base import Context, Declined, assign, code, generated, is_runtime_call, runtime_call
+from graphmend.rules.predicates import lower_test, test_kind
+from graphmend.rules.where.arms import (
+    REGISTER_BUFFER,
+    Arm,
+    always_returns,
+    is_lazy_init,
+    predicated,
+)
+
+
+def worth_trying(ctx: Context, test: cst.BaseExpression) -> bool:
+    """Diagnosed lines are always tried; otherwise a test that looks like a tensor."""
+    kind = test_kind(ctx.facts, test)
+    if kind is Tensorness.STATIC:
+        return False
+    return ctx.options.lines is not None or kind is Tensorness.TENSOR
+
+
+def is_site(ctx: Context, original: cst.If, updated: cst.If) -> bool:
+    if ctx.facts is None or not ctx.wanted(original, "where"):
+        return False
+    if is_runtime_call(updated.test, "is_tensor", "deferred_check") or (
+        isinstance(original.test, cst.Name) and original.test.value.startswith(GENERATED_PREFIX)
+    ):
+        return False  # graphmend's own dispatch, or a guard [Trap] rewrote
+    return worth_trying(ctx, original.test)
+
+
+def convert_if(ctx: Context, original: cst.If, updated: cst.If):
+    """Leave an ``if``: its predicated form, or ``updated`` with the reason
+    recorded.  An ``if`` in elif position is left to the ``if`` it belongs to."""
+    if id(original) in ctx.elifs:
+        return updated
+    if not is_site(ctx, original, updated):
+        return _convert_elif_alone(ctx, original, updated)
+    mark = ctx.mark()
+    try:
+        return cst.FlattenSentinel(mend_if(ctx, original, updated))
+    except Declined as decline:
+        ctx.rollback(mark)  # an elif mended on the way is not kept either
+        ctx.skip(original, "where", str(decline))
+        return _convert_elif_alone(ctx, original, updated)
+
+
+def _convert_elif_alone(ctx: Context, original: cst.If, updated: cst.If):
+    """When the ``if`` itself stays, its ``elif`` may still be mended, as
+    the only statement of an ``else``."""
+    if not isinstance(original.orelse, cst.If) or not is_site(ctx, original.orelse, updated.orelse):
+        return updated
+    try:
+        inner = mend_if(ctx, original.orelse, updated.orelse)
+    except Declined as decline:
+        ctx.skip(original.orelse, "where", str(decline))
+        return updated
+    return updated.with_changes(orelse=cst.Else(cst.IndentedBlock(inner)))
+
+
+def mend_if(ctx: Context, original: cst.If, updated: cst.If) -> list[cst.BaseStatement]:
+    """``if T: A else: B`` -> the dispatch; raises Declined."""
+    facts = ctx.facts
+    if facts.in_place_reason:
+        raise Declined(facts.in_place_reason)
+    if isinstance(original.orelse, cst.If):  # elif: mend it as a nested if
+        inner = mend_if(ctx, original.orelse, updated.orelse) \
+            if is_site(ctx, original.orelse, updated.orelse) else [updated.orelse]
+        else_original, else_updated = [original.orelse], inner
+    elif original.orelse is not None:
+        else_original, else_updated = statements(original.orelse.body), statements(updated.orelse.body)
+    else:
+        else_original, else_updated = [], []
+    then = Arm("then", statements(original.body), statements(updated.body), taken=True)
+    otherwise = Arm("else", else_original, else_updated, taken=False)
+    ending = [always_returns(arm.original) and _has_return(arm.original) for arm in (then, otherwise)]
+    returns = any(ending) and all(always_returns(arm.original) for arm in (then, otherwise))
+    if any(ending) and not returns:
+        raise Declined("only one branch returns")
+    test = lower_test(facts, original.test, updated.test)
+    cond = generated("cond", ctx.line(original))
+    shared = None if returns else _shared_call(ctx, then, otherwise)
+    if shared is not None:
+        body = shared(cond)
+    else:
+        for arm in (then, otherwise):
+            check_arm(ctx, arm.original, returns=returns)
+        body = predicated(ctx, original, cond, (then, otherwise), returns=returns, grad=_linear(ctx, then, otherwise))
+    fallback_else = cst.Else(cst.IndentedBlock(else_updated)) if else_updated else None
+    dispatch = cst.If(
+        test=runtime_call("is_tensor", [cond]),
+        body=cst.IndentedBlock(body),
+        orelse=cst.If(test=cond, body=cst.IndentedBlock(then.updated), orelse=fallback_else),
+    )
+    ctx.record(original, "where", "if/return -> torch.where" if returns else "if -> torch.where")
+    return [assign(cond, test), dispatch]
+
+
+def _has_return(body: Sequence[cst.CSTNode]) -> bool:
+    return any(isinstance(node, cst.Return) for statement in body for node in walk(statement))
+
+
+def _linear(ctx: Context, *arms: Arm) -> bool:
+    """Whether ``torch.where`` may merge the arms under autograd: every
+    value both arms compute goes through operations whose derivative does
+    not depend on values (so the gradients are exact), and no merged value
+    reaches a message or ``grad_fn`` in the function (its text would name
+    ``WhereBackward0`` instead of the operation that made it)."""
+    if any(
+        ctx.facts.gradient_impurity(node.value)
+        for arm in arms
+        for statement in arm.original
+        for node in walk(statement)
+        if isinstance(node, (cst.Assign, cst.AnnAssign, cst.Return)) and node.value is not None
+    ):
+        return False
+    merged = {name for arm in arms for statement in arm.original for name in stored_names(statement)}
+    return not ctx.facts.shows_grad_fn(merged)
+
+
+# -- which arms can run when not taken ------------------------------------------------
+
+
+def check_arm(ctx: Context, body: Sequence[cst.CSTNode], *, returns: bool) -> None:
+    """Raise Declined unless ``body`` may run when its arm is not taken."""
+    for statement in body:
+        if isinstance(statement, cst.If):
+            _check_nested_if(ctx, statement, returns)
+        elif isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                _check_small(ctx, small, returns)
+        else:
+            raise Declined(f"a `{type(statement).__name__.lower()}` statement in a branch")
+
+
+def _check_nested_if(ctx: Context, node: cst.If, returns: bool) -> None:
+    if is_lazy_init(node):
+        return
+    converted = id(node) in ctx.converted
+    if not converted and test_kind(ctx.facts, node.test) is not Tensorness.STATIC:
+        reasons = [s.reason for s in ctx.skips if s.lineno == ctx.line(node)]
+        raise Declined("a nested if that could not be mended" + (f" ({reasons[-1]})" if reasons else ""))
+    if converted and any(m.matches(n, REGISTER_BUFFER) for n in walk(node)):
+        # Its predicated form stores the buffer through the runtime, for real.
+        raise Declined("a nested if stores a buffer")
+    reason = ctx.facts.impurity(node.test)
+    if reason:
+        raise Declined(reason)
+    check_arm(ctx, statements(node.body), returns=returns)
+    if isinstance(node.orelse, cst.If):
+        _check_nested_if(ctx, node.orelse, returns)
+    elif node.orelse is not None:
+        check_arm(ctx, statements(node.orelse.body), returns=returns)
+
+
+def _check_small(ctx: Context, small: cst.BaseSmallStatement, returns: bool) -> None:
+    facts = ctx.facts
+    if isinstance(small, cst.Pass):
+        return
+    if isinstance(small, (cst.Assign, cst.AnnAssign)):
+        if small.value is None:
+            raise Declined("an annotation without a value")
+        for target in assigned_targets(small):  # item stores: see FunctionFacts.in_place_reason
+            for node in walk(target):
+                if isinstance(node, cst.Attribute):
+                    _check_store_owner(ctx, node)
+        reason = facts.impurity(small.value)
+    elif m.matches(small, REGISTER_BUFFER):
+        _check_store_owner(ctx, small.value.func)
+        reason = next(filter(None, (facts.impurity(a.value) for a in small.value.args)), None)
+    elif isinstance(small, cst.Expr):
+        if id(small) in ctx.converted:
+            return  # an effect call [Defer] rewrote: gated in the copy
+        call = small.value
+        kind = facts.effect_call(call) if isinstance(call, cst.Call) else None
+        if kind is not None:
+            reasons = [s.reason for s in ctx.skips if s.rule == "defer" and s.lineno == ctx.line(small)]
+            reason = reasons[-1] if reasons else f"{kind}() in a branch (I/O)"
+        else:
+            reason = (facts.impurity(call) if isinstance(call, cst.Call) else None) or "an expression statement"
+    elif isinstance(small, cst.Raise):
+        reason = None if ctx.enabled("trap") else "a branch raises"
+    elif isinstance(small, cst.Return):
+        reason = None if returns else "a return inside a branch"
+    elif isinstance(small, cst.Assert):
+        reason = None if id(small) in ctx.converted else "an assert in a branch"
+    else:
+        reason = f"a `{type(small).__name__.lower()}` statement in a branch"
+    if reason:
+        raise Declined(reason)
+
+
+def _check_store_owner(ctx: Context, target: cst.Attribute) -> None:
+    """Only ``self.a = ...`` of the method's own object is merged; a store
+    into another object (``x.data = ...``) could be seen through aliases."""
+    receiver = ctx.facts.receiver
+    if not (isinstance(target.value, cst.Name) and target.value.value == receiver):
+        raise Declined(f"a store into `{code(target)}`, not an attribute of the method's object")
+
+
+def _shared_call(ctx: Context, then: Arm, otherwise: Arm):
+    """Both arms are one ``target = f(args)`` differing only in arguments:
+    call ``f`` once with the arguments merged (``f`` runs once, as before,
+    so it need not be pure).  Returns a builder or None."""
+    pattern = m.SimpleStatementLine([m.Assign(value=m.Call())])
+    if not (len(then.original) == len(otherwise.original) == 1
+            and all(m.matches(s, pattern) for s in (*then.original, *otherwise.original))):
+        return None
+    if not (len(then.updated) == len(otherwise.updated) == 1
+            and all(m.matches(s, pattern) for s in (*then.updated, *otherwise.updated))):
+        return None
+    a, b = then.updated[0].body[0], otherwise.updated[0].body[0]
+    if [code(t) for t in a.targets] != [code(t) for t in b.targets] or not all(
+        isinstance(n, (cst.Name, cst.Tuple)) for n in (t.target for t in a.targets)
+    ):
+        return None
+
+    def shape(call: cst.Call) -> list[tuple[str | None, str]]:
+        return [(arg.keyword and arg.keyword.value, arg.star) for arg in call.args]
+
+    if code(a.value.func) != code(b.value.func) or shape(a.value) != shape(b.value):
+        return None
+    original_args = zip(then.original[0].body[0].value.args, otherwise.original[0].body[0].value.args)
+    differing = [(x.value, y.value) for x, y in original_args if code(x.value) != code(y.value)]
+    if any(ctx.facts.is_static(v) for pair in differing for v in pair):
+        return None  # torch.where cannot select Python constants
+    reason = next(filter(None, (ctx.facts.impurity(v) for pair in differing for v in pair)), None)
+    if reason:
+        raise Declined(reason)
+
+    def build(cond: cst.Name) -> list[cst.BaseStatement]:
+        args = [
+            x if code(x.value) == code(y.value)
+            else x.with_changes(value=runtime_call("where", [cond, x.value, y.value]))
+            for x, y in zip(a.value.args, b.value.args)
+        ]
+        return [cst.SimpleStatementLine([a.with_changes(value=a.value.with_changes(args=args))])]
+
+    return build
+
