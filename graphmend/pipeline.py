@@ -18,7 +18,7 @@ The order lives only here:
 
    * ``if``: [Trap] for a guard (``if T: raise``), else [Where];
    * ``assert``: [Trap];
-   * conditional expression: [Where];
+   * conditional expression, ``while``: [Where];
    * expression statement: [Defer] (print, logging, warnings, helpers).
 
 Functions whose lowered returns no ``if`` then merged are converted again
@@ -93,6 +93,7 @@ CONVERTERS: dict[type[cst.CSTNode], tuple[Converter, ...]] = {
     cst.If: (_if_statement,),
     cst.Assert: (trap.convert_assert,),
     cst.IfExp: (where.convert_ifexp,),
+    cst.While: (where.convert_while,),
     cst.Expr: (defer.convert_effect_call,),
 }
 
@@ -216,8 +217,9 @@ def transform_skeleton(skeleton: Skeleton, options: RuleOptions, filename: str =
         again_code, again_ctx, _ = _rewrite(again, options, filename, lower=False)
         spans = [(unit.start, unit.end) for unit in undone]
         inside = lambda item: any(start <= item.lineno <= end for start, end in spans)  # noqa: E731
+        # Sites from the code as written; reasons from the lowered attempt,
+        # which say why its ifs could not be merged.
         sites = [s for s in sites if not inside(s)] + again_ctx.sites
-        skips = [s for s in skips if not inside(s)] + again_ctx.skips
         redone = dict(zip(again.units, again.unit_texts(again_code)))
         units = [redone.get(unit, text) for unit, text in zip(skeleton.units, units)]
         code = _splice(skeleton, units)

@@ -509,6 +509,40 @@ def select(condition, if_true, if_false, grad: bool = False):
     return if_true() if condition else if_false()
 
 
+def while_loop(cond_fn, body_fn, carried):
+    """``while cond_fn(*carried): carried = body_fn(*carried)``; the final values.
+
+    Under torch.compile it is ``torch.while_loop`` (one graph, however many
+    iterations) when every carried value is a tensor that keeps its shape,
+    dtype and device through the body, the test is a one-element tensor,
+    and nothing requires grad (``torch.while_loop`` has no backward that
+    stays in the graph); the body is run once while tracing to check that
+    (it is pure, so the graph drops what it computed).  Otherwise, and
+    eagerly, the same functions run as a Python loop: the original loop.
+    """
+    carried = tuple(carried)
+    if compiling() and _loopable(cond_fn, body_fn, carried):
+        return tuple(torch.while_loop(lambda *values: _scalar_predicate(cond_fn(*values)), body_fn, carried))
+    while cond_fn(*carried):
+        carried = tuple(body_fn(*carried))
+    return carried
+
+
+def _loopable(cond_fn, body_fn, carried: tuple) -> bool:
+    if not all(isinstance(value, torch.Tensor) for value in carried):
+        return False
+    if torch.is_grad_enabled() and any(value.requires_grad for value in carried):
+        return False
+    if _scalar_predicate(cond_fn(*carried)) is None:
+        return False
+    out = tuple(body_fn(*carried))
+    return len(out) == len(carried) and all(
+        isinstance(new, torch.Tensor)
+        and (new.shape, new.dtype, new.device, new.layout) == (old.shape, old.dtype, old.device, old.layout)
+        for new, old in zip(out, carried)
+    )
+
+
 def _scalar_predicate(condition):
     """``condition`` as a 0-dim bool tensor with ``bool()``'s truth value, or
     None when ``bool(condition)`` would not read one tensor element."""

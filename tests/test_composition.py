@@ -194,3 +194,22 @@ def test_gradients_are_bit_identical_in_one_graph(name, tmp_path):
         assert actual.error is None, actual.error
         assert first_difference(expected, actual.value) is None
         assert counter.graphs == 1
+
+
+WHILE_PROGRAMS = {
+    "while_doubles_until_large": """
+def f(x):
+    steps = torch.zeros((), dtype=torch.int64)
+    while x.abs().sum() < 100:
+        x = x * 2 + 1
+        steps = steps + 1
+    return x, steps
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(WHILE_PROGRAMS))
+def test_while_loop_agrees_and_compiles_to_one_graph(name, tmp_path):
+    source = HEADER + textwrap.dedent(WHILE_PROGRAMS[name])
+    result = check_equivalent(source, "f", [(POSITIVE,), (NEGATIVE,), (MIXED,)], tmp_path)
+    assert [s.what for s in result.sites] == ["while -> torch.while_loop"]

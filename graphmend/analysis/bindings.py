@@ -117,6 +117,9 @@ class _NameUses:
             for child in iter_children(node):
                 self.visit(child)
 
+    def loads_names(self) -> set[str]:
+        return {name.value for name in self.loads}
+
     def store(self, target: cst.BaseExpression) -> None:
         if isinstance(target, cst.Name):
             self.stores.append(target.value)

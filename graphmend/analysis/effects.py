@@ -117,27 +117,122 @@ def linear_impurity(expr: cst.CSTNode, qualified_name: QualifiedName) -> str | N
     return None
 
 
-# -- in-place updates anywhere in a function ---------------------------------------------
+# -- in-place updates and the names they may reach ---------------------------------------
 
 _LITERAL_CONTAINERS = (cst.Tuple, cst.List, cst.Integer, cst.Float, cst.SimpleString)
+#: Tensor methods that may return their receiver or a view of it.
+_VIEW_METHODS = api._names(
+    """view view_as reshape reshape_as t transpose permute squeeze unsqueeze expand expand_as
+    flatten unflatten narrow select contiguous to type_as detach float double half long int bool
+    type movedim swapaxes chunk split unbind diagonal as_strided real imag"""
+)
 
 
-def in_place_update(function: cst.FunctionDef) -> str | None:
-    """Why ``function`` may update a tensor in place, or None.  ``n += e``
-    updates a tensor ``n`` in place, unless every binding of ``n`` is a
-    tuple, list or literal (``outputs += (attn_weights,)`` rebinds a tuple)."""
+def in_place_updates(function: cst.FunctionDef) -> list[tuple[str | None, str]]:
+    """Every statement that may update a tensor in place: (the root name it
+    updates, why).  ``n += e`` updates a tensor ``n`` in place, unless every
+    binding of ``n`` is a tuple, list or literal (``outputs += (attn_weights,)``
+    rebinds a tuple)."""
     containers = _literal_container_names(function)
+    updates = []
     for node in walk(function.body):
         if isinstance(node, cst.AugAssign) and not (
             isinstance(node.target, cst.Name) and node.target.value in containers
         ):
-            return "the function uses augmented assignment, which may update a tensor in place"
-        if isinstance(node, (cst.AssignTarget, cst.AnnAssign)) and m.findall(node.target, m.Subscript()):
-            return "the function stores into items, which may update a tensor in place"
+            updates.append((root_name(node.target),
+                            "the function uses augmented assignment, which may update a tensor in place"))
+        if isinstance(node, (cst.AssignTarget, cst.AnnAssign)):
+            for sub in m.findall(node.target, m.Subscript()):
+                updates.append((root_name(sub), "the function stores into items, which may update a tensor in place"))
         if m.matches(node, m.Call(func=m.Attribute(attr=m.Name()))):
             method = node.func.attr.value
             if method.endswith("_") and not method.endswith("__"):
-                return f"the function updates tensors in place (.{method}())"
+                updates.append((root_name(node.func.value), f"the function updates tensors in place (.{method}())"))
+    return updates
+
+
+def in_place_update(function: cst.FunctionDef) -> str | None:
+    """Why ``function`` may update a tensor in place anywhere, or None."""
+    updates = in_place_updates(function)
+    return updates[0][1] if updates else None
+
+
+def alias_classes(function: cst.FunctionDef) -> dict[str, str]:
+    """For every name of ``function``: a representative of the names it may
+    share a tensor with.  Parameters may all be one tensor (a caller can pass
+    it twice); a local bound to a name, an attribute, an item, a view or the
+    result of an unknown call may be the tensor it reads; arithmetic and
+    other calls make new tensors."""
+    parent: dict[str, str] = {}
+
+    def find(name: str) -> str:
+        parent.setdefault(name, name)
+        while parent[name] != name:
+            parent[name] = parent[parent[name]]
+            name = parent[name]
+        return name
+
+    def union(a: str, b: str) -> None:
+        parent[find(a)] = find(b)
+
+    params = sorted(parameter_names(function))
+    for name in params:
+        union(name, params[0])
+    for node in walk(function.body):
+        if isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.NamedExpr)) and node.value is not None:
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            sources = alias_sources(node.value)
+            for target in targets:
+                for name in target_names(target) if not isinstance(target, (cst.Attribute, cst.Subscript)) else []:
+                    for source in sources:
+                        union(name, source)
+        elif isinstance(node, cst.For):
+            for name in target_names(node.target):
+                for source in alias_sources(node.iter):
+                    union(name, source)
+    return {name: find(name) for name in list(parent)}
+
+
+def alias_sources(value: cst.BaseExpression, qualified_name: QualifiedName | None = None) -> set[str]:
+    """The names whose tensor ``value`` may be (or view): empty for a new value."""
+    def go(node: cst.BaseExpression) -> set[str]:
+        return alias_sources(node, qualified_name)
+
+    if isinstance(value, cst.Name):
+        return {value.value}
+    if isinstance(value, (cst.Attribute, cst.Subscript)):
+        root = root_name(value)
+        return {root} if root else set()
+    if isinstance(value, (cst.Tuple, cst.List)):
+        return set().union(*(go(e.value) for e in value.elements)) if value.elements else set()
+    if isinstance(value, cst.IfExp):
+        return go(value.body) | go(value.orelse)
+    if isinstance(value, cst.Call):
+        method = value.func.attr.value if isinstance(value.func, cst.Attribute) else None
+        if method in _VIEW_METHODS:
+            return go(value.func.value)
+        if method in api.PURE_METHODS:
+            return set()
+        function = api.torch_function(qualified_name(value.func)) if qualified_name else None
+        if (function in api.TENSOR_FUNCTIONS or function in api.PURE_METHODS) and function not in _VIEW_METHODS:
+            return set()
+        if isinstance(value.func, cst.Name) and value.func.value in api.PURE_BUILTINS:
+            return set()
+        return name_uses(value).loads_names()  # an unknown call may hand back its argument
+    return set()  # arithmetic, comparisons, literals: new values
+
+
+def in_place_hazard(function: cst.FunctionDef, names: set[str]) -> str | None:
+    """Why an update in place somewhere in ``function`` may reach a tensor
+    one of ``names`` holds (so a merged copy would miss it), or None."""
+    updates = in_place_updates(function)
+    if not updates:
+        return None
+    classes = alias_classes(function)
+    reached = {classes.get(name, name) for name in names}
+    for root, reason in updates:
+        if root is None or classes.get(root, root) in reached:
+            return reason
     return None
 
 

@@ -33,7 +33,7 @@ from graphmend.analysis.bindings import (
     walk,
     walk_own,
 )
-from graphmend.analysis.effects import expression_impurity, in_place_update, linear_impurity
+from graphmend.analysis.effects import expression_impurity, in_place_hazard, in_place_update, linear_impurity
 from graphmend.analysis.liveness import Liveness
 from graphmend.analysis.source import ModuleNames
 from graphmend.analysis.tensorness import Tensorness, classify, is_bool_scalar, tensor_names
@@ -217,6 +217,13 @@ class FunctionFacts:
     def in_place_reason(self) -> str | None:
         """Why the function may update a tensor in place anywhere, or None."""
         return in_place_update(self.function)
+
+    def in_place_hazard(self, names: set[str]) -> str | None:
+        """Why an in-place update in the function may reach a tensor one of
+        ``names`` holds (see :func:`graphmend.analysis.effects.in_place_hazard`)."""
+        if self.in_place_reason is None:
+            return None
+        return in_place_hazard(self.function, names)
 
     def effect_call(self, call: cst.Call) -> str | None:
         """What kind of effect call ``call`` is: ``"print"``,

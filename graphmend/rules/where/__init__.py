@@ -16,7 +16,9 @@ What it does
     * :mod:`.returns` -- early returns: ``if T: return a`` followed by more
       code makes the rest of the function the else arm, at any depth, and
       the returned values merge leaf by leaf over equal pytrees;
-    * :mod:`.conditional_expression` -- ``a if T else b``.
+    * :mod:`.conditional_expression` -- ``a if T else b``;
+    * :mod:`.while_loop` -- ``while T:`` over tensors of loop-invariant
+      shape and dtype with a pure body becomes ``torch.while_loop``.
 
     Tests are lowered by :mod:`graphmend.rules.predicates`: ``not``/``and``/
     ``or`` over tensors become ``~``/``&``/``|`` (or the runtime's exact
@@ -100,5 +102,6 @@ Safety
 from graphmend.rules.where.conditional_expression import convert_ifexp
 from graphmend.rules.where.if_statement import convert_if, worth_trying
 from graphmend.rules.where.returns import lower_returns
+from graphmend.rules.where.while_loop import convert_while
 
-__all__ = ["convert_if", "convert_ifexp", "lower_returns", "worth_trying"]
+__all__ = ["convert_if", "convert_ifexp", "convert_while", "lower_returns", "worth_trying"]

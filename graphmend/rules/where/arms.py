@@ -33,6 +33,7 @@ from graphmend.analysis.bindings import (
     read_before_bound,
     statements,
     walk,
+    walk_own,
 )
 from graphmend.rules import trap
 from graphmend.rules.base import (
@@ -328,6 +329,12 @@ def predicated(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Ar
     raising = [always_raises(arm.original) and not returns for arm in arms]
     if all(raising):
         raise Declined("both branches raise")
+    if returns:
+        for arm in arms:
+            for node in (n for statement in arm.original for n in walk_own(statement)):
+                if isinstance(node, cst.Return) and (node.value is None or facts.is_static(node.value)):
+                    shown = code(node.value) if node.value is not None else "None"
+                    raise Declined(f"a branch returns `{shown}`, which is not a tensor")
     targets = {}
     for arm in arms:
         targets[arm.suffix] = Targets()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from graphmend.analysis.bindings import stored_names
+from graphmend.analysis.bindings import read_names, stored_names
 from graphmend.rules.base import Context, Declined, keyword, runtime_call, thunk
 from graphmend.rules.predicates import lower_test
 from graphmend.rules.where.if_statement import worth_trying
@@ -23,12 +23,13 @@ def convert_ifexp(ctx: Context, original: cst.IfExp, updated: cst.IfExp) -> cst.
     if not (facts and ctx.wanted(original, "where") and worth_trying(ctx, original.test)):
         return updated
     try:
-        reason = facts.impurity(original.body) or facts.impurity(original.orelse) or facts.in_place_reason
+        statement = next(a for a in reversed(ctx.ancestors)
+                         if isinstance(a, (cst.BaseSmallStatement, cst.BaseCompoundStatement)))
+        reason = facts.impurity(original.body) or facts.impurity(original.orelse) or facts.in_place_hazard(
+            read_names(original) | set(stored_names(statement)))
         if reason:
             raise Declined(reason)
         test = lower_test(facts, original.test, updated.test)
-        statement = next(a for a in reversed(ctx.ancestors)
-                         if isinstance(a, (cst.BaseSmallStatement, cst.BaseCompoundStatement)))
         bound = facts.bound_before(statement)
         captured = []
         for branch in (original.body, original.orelse):

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import libcst as cst
 import libcst.matchers as m
 
-from graphmend.analysis.bindings import assigned_targets, statements, stored_names, walk
+from graphmend.analysis.bindings import assigned_targets, read_names, statements, stored_names, walk
 from graphmend.analysis.tensorness import Tensorness
 from graphmend.conventions import GENERATED_PREFIX
 from graphmend.rules.base import Context, Declined, assign, code, generated, is_runtime_call, runtime_call
@@ -85,8 +85,11 @@ def _convert_elif_alone(ctx: Context, original: cst.If, updated: cst.If):
 def mend_if(ctx: Context, original: cst.If, updated: cst.If) -> list[cst.BaseStatement]:
     """``if T: A else: B`` -> the dispatch; raises Declined."""
     facts = ctx.facts
-    if facts.in_place_reason:
-        raise Declined(facts.in_place_reason)
+    # A merged value is a new tensor: an in-place update that may reach what
+    # an arm reads or binds would no longer be seen through it.
+    reason = facts.in_place_hazard(read_names(original) | set(stored_names(original)))
+    if reason:
+        raise Declined(reason)
     if isinstance(original.orelse, cst.If):  # elif: mend it as a nested if
         inner = mend_if(ctx, original.orelse, updated.orelse) \
             if is_site(ctx, original.orelse, updated.orelse) else [updated.orelse]

@@ -1,0 +1,519 @@
+"""Measure the ecosystem corpus (graphmend/ecosystem.py) with the current graphmend.
+
+For every row and both modes (inference under torch.no_grad(); training with
+gradients enabled and backward run), each in its own subprocess (Dynamo state
+leaks between rows) with a timeout:
+
+1. the original, eagerly: output (and in training the gradient of every
+   parameter and input);
+2. graphmend.diagnose of the original: graphs, breaks, every break site;
+3. optionally torch._dynamo.explain of the original (--explain ROW...), to
+   cross-check the break count;
+4. graphmend.mend(callable, modules=row.modules), then graphmend.diagnose;
+5. the mended code, eagerly, on a fresh build: output and gradients compared
+   bit for bit with step 1 (graphmend.compare.first_difference);
+6. the mended code under torch.compile(backend="eager"), on a fresh build:
+   the same comparison (what a user of the mended code gets);
+7. graphmend.unmend.
+
+Writes ../notes/ecosystem-results.json and ../notes/ecosystem-results.md
+(relative to the repository root; --out to change).
+
+    .venv/bin/python tools/measure_ecosystem.py [--rows ROW...] [--modes inference training]
+        [--explain ROW...] [--timeout S] [--out DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_OUT = ROOT.parent / "notes"
+DEFAULT_EXPLAIN = ("tm_tweedie", "odeint_euler")
+
+
+# --- the worker (one row, one mode, in its own process) ----------------------------
+
+
+def _error(exc: BaseException) -> str:
+    text = f"{type(exc).__name__}: {exc}"
+    return text if len(text) < 1500 else text[:1500] + " ..."
+
+
+def _report_dict(report: Any) -> dict[str, Any]:
+    from graphmend.diagnosis import short_path
+
+    return {
+        "graph_count": report.graph_count,
+        "break_count": report.break_count,
+        "events": sum(b.count for b in report.breaks),
+        "sites": len(report.breaks),
+        "pct_ops": report.pct_ops,
+        "breaks": [
+            {
+                "category": b.category,
+                "location": f"{short_path(b.filename)}:{b.lineno}",
+                "function": b.function,
+                "statement": b.statement,
+                "reason": b.reason,
+                "hint": b.hint,
+                "fixable": b.fixable,
+                "rule": b.rule,
+                "count": b.count,
+                "rewritten": b.rewritten,
+            }
+            for b in report.breaks
+        ],
+    }
+
+
+def _named_leaves(fn: Any, args: tuple, kwargs: dict) -> dict[str, Any]:
+    """Tensors whose gradients a user would look at, by name: parameters of
+    every module among the callable, its ``__self__`` and the arguments, and
+    the arguments themselves."""
+    import torch
+
+    named: dict[str, torch.Tensor] = {}
+
+    def visit(prefix: str, value: Any, depth: int = 0) -> None:
+        if isinstance(value, torch.nn.Module):
+            for name, p in value.named_parameters():
+                named.setdefault(f"{prefix}.{name}", p)
+        elif isinstance(value, torch.Tensor):
+            if value.requires_grad and value.is_leaf:
+                named.setdefault(prefix, value)
+        elif isinstance(value, (tuple, list)) and depth < 3:
+            for i, item in enumerate(value):
+                visit(f"{prefix}[{i}]", item, depth + 1)
+        elif isinstance(value, dict) and depth < 3:
+            for key, item in value.items():
+                visit(f"{prefix}[{key!r}]", item, depth + 1)
+
+    visit("fn", fn)
+    owner = getattr(fn, "__self__", None)
+    if owner is not None and not isinstance(owner, torch.nn.Module):
+        for key, item in vars(owner).items():
+            visit(f"self.{key}", item, 1)
+    elif owner is not None:
+        visit("self", owner)
+    for i, a in enumerate(args):
+        visit(f"args[{i}]", a)
+    for k, v in kwargs.items():
+        visit(f"kwargs[{k!r}]", v)
+    return named
+
+
+def _autograd_leaves(loss: Any) -> list[Any]:
+    """Every leaf the loss depends on, in a deterministic graph walk order
+    (for leaves no name reaches, e.g. a distribution's parameters before
+    broadcasting)."""
+    seen, order, stack = set(), [], [loss.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        variable = getattr(node, "variable", None)
+        if variable is not None:
+            order.append(variable)
+        for child, _ in reversed(node.next_functions):
+            stack.append(child)
+    return order
+
+
+def _run(row: Any, training: bool, fn: Any, args: tuple, kwargs: dict) -> dict[str, Any]:
+    """Call once; in training run backward and collect gradients."""
+    import torch
+
+    from graphmend.ecosystem import CALL_SEED
+
+    torch.manual_seed(CALL_SEED)
+    if not training:
+        with torch.no_grad():
+            return {"output": fn(*args, **kwargs), "grads": None, "loss": None}
+    output = fn(*args, **kwargs)
+    loss = row.loss(output)
+    if loss is None:
+        return {"output": output, "grads": None, "loss": None}
+    named = _named_leaves(fn, args, kwargs)
+    extra = [t for t in _autograd_leaves(loss) if all(t is not n for n in named.values())]
+    loss.backward()
+    grads = {name: (t.grad.detach().clone() if t.grad is not None else None) for name, t in named.items()}
+    for i, t in enumerate(extra):
+        grads[f"autograd leaf #{i} {tuple(t.shape)}"] = t.grad.detach().clone() if t.grad is not None else None
+    return {"output": output, "grads": grads, "loss": loss.detach().clone()}
+
+
+def _compare(expected: dict[str, Any], actual: dict[str, Any]) -> dict[str, Any]:
+    from graphmend.compare import first_difference
+
+    result: dict[str, Any] = {"identical": None, "difference": None, "grads_identical": None, "grads_difference": None}
+    difference = first_difference(expected["output"], actual["output"])
+    result["identical"] = difference is None
+    result["difference"] = difference
+    if expected["grads"] is not None or actual["grads"] is not None:
+        eg, ag = expected["grads"] or {}, actual["grads"] or {}
+        result["grads_compared"] = len(eg)
+        if list(eg) != list(ag):
+            result["grads_identical"] = False
+            result["grads_difference"] = f"gradient sets differ: {list(eg)} != {list(ag)}"
+        else:
+            for name in eg:
+                d = first_difference(eg[name], ag[name])
+                if d is not None:
+                    result["grads_identical"] = False
+                    result["grads_difference"] = f"{name}: {d}"
+                    break
+            else:
+                result["grads_identical"] = True
+    return result
+
+
+def _diagnose(fn: Any, args: tuple, kwargs: dict, training: bool) -> Any:
+    import torch
+
+    import graphmend
+
+    torch.manual_seed(0)
+    with torch.set_grad_enabled(training):
+        return graphmend.diagnose(fn, *args, **kwargs)
+
+
+def worker(name: str, mode: str, explain: bool) -> dict[str, Any]:
+    import torch
+
+    torch.set_num_threads(1)
+    import graphmend
+    from graphmend import ecosystem
+
+    row = ecosystem.get(name)
+    training = mode == "training"
+    result: dict[str, Any] = {
+        "row": row.name,
+        "library": row.library,
+        "version": row.version,
+        "title": row.title,
+        "modules": list(row.modules),
+        "mode": mode,
+        "errors": {},
+    }
+    errors = result["errors"]
+
+    # 1. the original, eagerly
+    try:
+        original = _run(row, training, *row.build(training))
+        result["has_grad_path"] = original["grads"] is not None if training else None
+    except Exception as exc:
+        errors["original_eager"] = _error(exc)
+        result["traceback"] = traceback.format_exc()[-3000:]
+        return result
+
+    # 2. diagnose the original
+    try:
+        start = time.perf_counter()
+        result["before"] = _report_dict(_diagnose(*row.build(training), training))
+        result["before"]["seconds"] = round(time.perf_counter() - start, 2)
+    except Exception as exc:
+        errors["diagnose_before"] = _error(exc)
+
+    # 3. torch._dynamo.explain, as a cross-check of the count
+    if explain:
+        try:
+            fn, args, kwargs = row.build(training)
+            torch._dynamo.reset()
+            torch.manual_seed(0)
+            with torch.set_grad_enabled(training):
+                out = torch._dynamo.explain(fn)(*args, **kwargs)
+            result["explain"] = {
+                "graph_count": out.graph_count,
+                "graph_break_count": out.graph_break_count,
+                "break_reasons": [str(r.reason)[:200] for r in out.break_reasons],
+            }
+            torch._dynamo.reset()
+        except Exception as exc:
+            errors["explain"] = _error(exc)
+
+    # 4. mend, diagnose the mended code
+    fn, args, kwargs = row.build(training)
+    target = fn
+    try:
+        start = time.perf_counter()
+        graphmend.mend(target, modules=list(row.modules))
+        result["mend_seconds"] = round(time.perf_counter() - start, 2)
+    except Exception as exc:
+        errors["mend"] = _error(exc)
+        return result
+    try:
+        try:
+            start = time.perf_counter()
+            result["after"] = _report_dict(_diagnose(fn, args, kwargs, training))
+            result["after"]["seconds"] = round(time.perf_counter() - start, 2)
+        except Exception as exc:
+            errors["diagnose_after"] = _error(exc)
+
+        # 5. the mended code, eagerly
+        try:
+            result["eager"] = _compare(original, _run(row, training, *row.build(training)))
+        except Exception as exc:
+            errors["mended_eager"] = _error(exc)
+
+        # 6. the mended code under torch.compile (backend="eager")
+        try:
+            fn2, args2, kwargs2 = row.build(training)
+            compiled = torch.compile(fn2, backend="eager")
+            result["compiled"] = _compare(original, _run(row, training, compiled, args2, kwargs2))
+        except Exception as exc:
+            errors["mended_compiled"] = _error(exc)
+    finally:
+        # 7. unmend
+        try:
+            graphmend.unmend(target)
+            result["unmended"] = True
+        except Exception as exc:
+            errors["unmend"] = _error(exc)
+            result["unmended"] = False
+    return result
+
+
+# --- the driver --------------------------------------------------------------------
+
+
+def _run_worker(name: str, mode: str, explain: bool, timeout: float, log_dir: Path) -> dict[str, Any]:
+    with tempfile.NamedTemporaryFile("r", suffix=".json", delete=False) as handle:
+        path = handle.name
+    log = log_dir / f"{name}.{mode}.log"
+    command = [sys.executable, __file__, "--worker", name, mode, path] + (["--explain-this"] if explain else [])
+    start = time.perf_counter()
+    env = dict(os.environ, PYTHONWARNINGS="default")
+    with open(log, "w") as out:
+        try:
+            proc = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, timeout=timeout, cwd=ROOT, env=env)
+            code = proc.returncode
+        except subprocess.TimeoutExpired:
+            code = None
+    wall = round(time.perf_counter() - start, 1)
+    try:
+        with open(path) as handle:
+            result = json.load(handle)
+    except (OSError, json.JSONDecodeError):
+        result = {"row": name, "mode": mode, "errors": {}}
+        result["errors"]["worker"] = "timed out" if code is None else f"worker exited {code} without a result"
+    finally:
+        if os.path.exists(path):
+            os.unlink(path)
+    result["wall_seconds"] = wall
+    result["log"] = str(log)
+    return result
+
+
+def _cats(report: dict[str, Any] | None) -> str:
+    if not report:
+        return "?"
+    counts: dict[str, int] = {}
+    for b in report["breaks"]:
+        counts[b["category"]] = counts.get(b["category"], 0) + b["count"]
+    return " ".join(f"{k}:{v}" for k, v in sorted(counts.items())) or "-"
+
+
+def _pct(report: dict[str, Any] | None) -> str:
+    if not report or report.get("pct_ops") is None:
+        return "?"
+    return f"{100 * report['pct_ops']:.0f}%"
+
+
+def _capture_lost(before: dict[str, Any] | None, after: dict[str, Any] | None) -> str:
+    """Fewer breaks can mean Dynamo gave up on a whole frame (it then runs
+    eagerly, uncounted): flag a mended run with no graph or with a lower share
+    of ops captured."""
+    if not before or not after:
+        return ""
+    if after["graph_count"] == 0 and before["graph_count"] > 0:
+        return "**CAPTURE LOST: no graph after mending (frame skipped)**"
+    if before.get("pct_ops") is not None and after.get("pct_ops") is not None:
+        if after["pct_ops"] < before["pct_ops"] - 0.05:
+            return f"**CAPTURE LOST: ops captured {100 * before['pct_ops']:.0f}% -> {100 * after['pct_ops']:.0f}%**"
+    return ""
+
+
+def _yes(value: Any) -> str:
+    return {True: "yes", False: "**NO**", None: "-"}.get(value, str(value))
+
+
+def _num(report: dict[str, Any] | None, key: str) -> str:
+    return "?" if not report else str(report[key])
+
+
+def markdown(results: list[dict[str, Any]], environment: dict[str, str]) -> str:
+    lines = [
+        "# Ecosystem corpus: graph breaks before and after graphmend.mend",
+        "",
+        "Generated by `tools/measure_ecosystem.py` (branch `ecosystem`). "
+        "graphs/breaks are `graphmend.diagnose`'s `graph_count` and `break_count` (graphs - 1, as "
+        "`torch._dynamo.explain`); *events* is the sum of the per-site counts (how often Dynamo broke, "
+        "including breaks with no graph after them, which `break_count` misses). "
+        "*eager* compares the mended code run eagerly with the original, *compiled* the mended code "
+        "under `torch.compile(backend='eager')` with the original run eagerly; both bit for bit, and in "
+        "training also every gradient.",
+        "",
+        "Environment: " + ", ".join(f"{k} {v}" for k, v in environment.items()),
+        "",
+    ]
+    for mode in ("inference", "training"):
+        rows = [r for r in results if r.get("mode") == mode]
+        if not rows:
+            continue
+        lines += [
+            f"## {mode}",
+            "",
+            "| row | library | graphs | breaks | events | sites | ops captured | remaining (category:events) | eager identical | eager grads | compiled identical | compiled grads | errors / warnings |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        totals = {"b0": 0, "b1": 0, "e0": 0, "e1": 0}
+        for r in rows:
+            before, after = r.get("before"), r.get("after")
+            if before and after:
+                totals["b0"] += before["break_count"]
+                totals["b1"] += after["break_count"]
+                totals["e0"] += before["events"]
+                totals["e1"] += after["events"]
+            eager, compiled = r.get("eager") or {}, r.get("compiled") or {}
+            errors = "; ".join(f"{k}: {v[:120]}" for k, v in r.get("errors", {}).items()).replace("|", "\\|")
+            lost = _capture_lost(before, after)
+            if lost:
+                errors = (errors + "; " if errors else "") + lost
+            lines.append(
+                f"| {r['row']} | {r.get('library', '?')} {r.get('version', '')} "
+                f"| {_num(before, 'graph_count')} → {_num(after, 'graph_count')} "
+                f"| {_num(before, 'break_count')} → {_num(after, 'break_count')} "
+                f"| {_num(before, 'events')} → {_num(after, 'events')} "
+                f"| {_num(before, 'sites')} → {_num(after, 'sites')} "
+                f"| {_pct(before)} → {_pct(after)} "
+                f"| {_cats(after)} "
+                f"| {_yes(eager.get('identical'))} | {_yes(eager.get('grads_identical'))} "
+                f"| {_yes(compiled.get('identical'))} | {_yes(compiled.get('grads_identical'))} "
+                f"| {errors or '-'} |"
+            )
+        lines += [
+            "",
+            f"Totals ({mode}, {len(rows)} rows): breaks {totals['b0']} → {totals['b1']}, "
+            f"events {totals['e0']} → {totals['e1']}.",
+            "",
+        ]
+    lines += ["## Remaining break sites after mending", ""]
+    for r in results:
+        after = r.get("after")
+        if not after or not after["breaks"]:
+            continue
+        lines.append(f"### {r['row']} ({r['mode']})")
+        lines.append("")
+        for b in after["breaks"]:
+            hint = (b["hint"] or "").replace("\n", " ")
+            lines.append(
+                f"- {b['category']} x{b['count']} `{b['location']}` in `{b['function']}`: "
+                f"`{(b['statement'].splitlines() or [''])[0][:100]}` — {b['reason'][:160]}; hint: {hint[:300]}"
+            )
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def environment() -> dict[str, str]:
+    import platform
+    from importlib.metadata import version
+
+    import torch
+
+    import graphmend
+    from graphmend import ecosystem
+
+    env = {"torch": torch.__version__, "graphmend": graphmend.__version__, "python": platform.python_version()}
+    for lib in dict.fromkeys(row.library for row in ecosystem.ROWS):
+        try:
+            env[lib] = version(lib)
+        except Exception:
+            env[lib] = "not installed"
+    env["machine"] = f"{platform.machine()}, {os.cpu_count()} cores"
+    return env
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", nargs="*", help="row names (default: all)")
+    parser.add_argument("--modes", nargs="*", default=["inference", "training"], choices=["inference", "training"])
+    parser.add_argument("--explain", nargs="*", default=list(DEFAULT_EXPLAIN), help="rows to cross-check with torch._dynamo.explain")
+    parser.add_argument("--timeout", type=float, default=900.0)
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--merge", action="store_true", help="update rows in an existing results.json instead of replacing it")
+    parser.add_argument("--render", action="store_true", help="only rewrite results.md from an existing results.json")
+    parser.add_argument("--worker", nargs=3, metavar=("ROW", "MODE", "RESULT"), help=argparse.SUPPRESS)
+    parser.add_argument("--explain-this", action="store_true", help=argparse.SUPPRESS)
+    options = parser.parse_args(argv)
+
+    if options.worker:
+        name, mode, path = options.worker
+        try:
+            result = worker(name, mode, options.explain_this)
+        except BaseException as exc:  # still hand back what went wrong
+            result = {"row": name, "mode": mode, "errors": {"worker": _error(exc)}, "traceback": traceback.format_exc()[-3000:]}
+        with open(path, "w") as handle:
+            json.dump(result, handle, indent=1, default=str)
+        return 0
+
+    sys.path.insert(0, str(ROOT))
+    from graphmend import ecosystem
+
+    names = options.rows or [row.name for row in ecosystem.ROWS]
+    for name in names:
+        ecosystem.get(name)
+    out: Path = options.out
+    out.mkdir(parents=True, exist_ok=True)
+    log_dir = out / "ecosystem-logs"
+    log_dir.mkdir(exist_ok=True)
+    json_path = out / "ecosystem-results.json"
+    if options.render:
+        data = json.loads(json_path.read_text())
+        (out / "ecosystem-results.md").write_text(markdown(data["results"], data["environment"]))
+        return 0
+
+    previous: list[dict[str, Any]] = []
+    if options.merge and json_path.exists():
+        previous = json.loads(json_path.read_text())["results"]
+    results: list[dict[str, Any]] = []
+    for name in names:
+        for mode in options.modes:
+            explain = name in options.explain and mode == "inference"
+            result = _run_worker(name, mode, explain, options.timeout, log_dir)
+            results.append(result)
+            before, after = result.get("before"), result.get("after")
+            eager = result.get("eager") or {}
+            print(
+                f"{name:28} {mode:9} breaks {_num(before, 'break_count')} -> {_num(after, 'break_count')}"
+                f" events {_num(before, 'events')} -> {_num(after, 'events')}"
+                f" identical {eager.get('identical')} grads {eager.get('grads_identical')}"
+                f" {result['wall_seconds']}s {list(result.get('errors', {}))}",
+                flush=True,
+            )
+    if previous:
+        fresh = {(r["row"], r["mode"]) for r in results}
+        merged = [r for r in previous if (r["row"], r["mode"]) not in fresh] + results
+        order = {row.name: i for i, row in enumerate(ecosystem.ROWS)}
+        results = sorted(merged, key=lambda r: (order.get(r["row"], 999), r["mode"] != "inference"))
+    env = environment()
+    json_path.write_text(json.dumps({"environment": env, "results": results}, indent=1, default=str))
+    (out / "ecosystem-results.md").write_text(markdown(results, env))
+    print(f"wrote {json_path} and {out / 'ecosystem-results.md'}")
+    return 0
+
+
+if __name__ == "__main__":
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    sys.exit(main())
