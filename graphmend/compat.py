@@ -169,8 +169,16 @@ def skip_frames(functions) -> None:
         set_code_exec_strategy(function.__code__, FrameExecStrategy(FrameAction.SKIP, FrameAction.SKIP))
 
 
-def graph_break() -> None:
-    torch._dynamo.graph_break()
+_GRAPH_BREAK_TAKES_MSG = "msg" in inspect.signature(torch._dynamo.graph_break).parameters
+
+
+def graph_break(reason: str) -> None:
+    """End the graph here, with ``reason`` in Dynamo's break record (on
+    versions whose ``graph_break`` takes a message)."""
+    if _GRAPH_BREAK_TAKES_MSG:
+        torch._dynamo.graph_break(msg=reason)
+    else:
+        torch._dynamo.graph_break()
 
 
 def is_logger(value: object) -> bool:

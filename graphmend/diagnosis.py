@@ -442,8 +442,10 @@ class BreakRecorder:
             category = classify(text, frame.filename, lineno)
             rewritten = _in_runtime(reason.user_stack)
             if rewritten:
-                rule, hint = None, _dynamo_hint(text)
-                text = f"rewritten, still breaks: {text}"
+                # The runtime names why its predicated form did not apply.
+                ours = re.search(r"Message: (graphmend: .*)", text)
+                rule, hint = None, None if ours else _dynamo_hint(text)
+                text = f"rewritten, still breaks: {ours.group(1) if ours else text}"
             else:
                 rule, hint = _static_fix(category, text, frame.filename, lineno)
             fixable = rule is not None

@@ -59,7 +59,8 @@ def snapshot(value, keep_grad: bool = False):
     if isinstance(value, torch.Tensor) and compiling():
         if value.requires_grad:
             if not keep_grad:
-                compat.graph_break()
+                compat.graph_break("graphmend: a message shows a tensor that requires grad and is updated in "
+                                   "place later (its text would show the update)")
             return value
         return value.clone()
     return value
@@ -478,10 +479,13 @@ def where(condition, if_true, if_false, grad: bool = False):
     depend on values, so the unselected arm's zero gradient stays zero
     instead of turning ``0 * inf`` into NaN.  Where it does not apply, the
     original Python choice runs, ``bool(condition)`` included, with its
-    graph break and its error for a multi-element tensor.
+    graph break (named with the reason) and its error for a multi-element
+    tensor.
     """
     predicate = _scalar_predicate(condition)
-    if predicate is None or not _selectable(if_true, if_false, grad):
+    problem = "the test is not a one-element tensor" if predicate is None else _merge_problem(if_true, if_false, grad)
+    if problem is not None:
+        _fall_back(problem)
         return if_true if condition else if_false
     # The predicate moves to each leaf's device (a 0-dim bool copies exactly).
     return _pytree.tree_map(
@@ -489,6 +493,14 @@ def where(condition, if_true, if_false, grad: bool = False):
         if_true,
         if_false,
     )
+
+
+def _fall_back(problem: str) -> None:
+    """Under torch.compile, break the graph here with the reason the
+    predicated form does not apply (``diagnose`` reports it at the user's
+    line as "rewritten, still breaks: graphmend: ...")."""
+    if compiling():
+        compat.graph_break(f"graphmend: {problem}")
 
 
 def select(condition, if_true, if_false, grad: bool = False):
@@ -503,7 +515,8 @@ def select(condition, if_true, if_false, grad: bool = False):
     if is_tensor(condition):
         try:
             values = if_true(), if_false()
-        except Exception:
+        except Exception as error:
+            _fall_back(f"a branch fails when not taken ({type(error).__name__})")
             return if_true() if condition else if_false()
         return where(condition, *values, grad=grad)
     return if_true() if condition else if_false()
@@ -521,26 +534,32 @@ def while_loop(cond_fn, body_fn, carried):
     eagerly, the same functions run as a Python loop: the original loop.
     """
     carried = tuple(carried)
-    if compiling() and _loopable(cond_fn, body_fn, carried):
-        return tuple(torch.while_loop(lambda *values: _scalar_predicate(cond_fn(*values)), body_fn, carried))
+    if compiling():
+        problem = _loop_problem(cond_fn, body_fn, carried)
+        if problem is None:
+            return tuple(torch.while_loop(lambda *values: _scalar_predicate(cond_fn(*values)), body_fn, carried))
+        _fall_back(problem)
     while cond_fn(*carried):
         carried = tuple(body_fn(*carried))
     return carried
 
 
-def _loopable(cond_fn, body_fn, carried: tuple) -> bool:
+def _loop_problem(cond_fn, body_fn, carried: tuple) -> str | None:
+    """Why ``torch.while_loop`` cannot run this loop, or None."""
     if not all(isinstance(value, torch.Tensor) for value in carried):
-        return False
+        return "the loop carries values that are not tensors"
     if torch.is_grad_enabled() and any(value.requires_grad for value in carried):
-        return False
+        return "under autograd, torch.while_loop has no backward in the graph"
     if _scalar_predicate(cond_fn(*carried)) is None:
-        return False
+        return "the loop's test is not a one-element tensor"
     out = tuple(body_fn(*carried))
-    return len(out) == len(carried) and all(
+    if len(out) != len(carried) or not all(
         isinstance(new, torch.Tensor)
         and (new.shape, new.dtype, new.device, new.layout) == (old.shape, old.dtype, old.device, old.layout)
         for new, old in zip(out, carried)
-    )
+    ):
+        return "the loop's values change shape or dtype"
+    return None
 
 
 def _scalar_predicate(condition):
@@ -553,27 +572,26 @@ def _scalar_predicate(condition):
     return scalar if scalar.dtype == torch.bool else scalar != 0
 
 
-def _selectable(if_true, if_false, grad: bool) -> bool:
+def _merge_problem(if_true, if_false, grad: bool) -> str | None:
+    """Why ``torch.where`` cannot merge the two values exactly, or None."""
     true_leaves, true_spec = _pytree.tree_flatten(if_true)
     false_leaves, false_spec = _pytree.tree_flatten(if_false)
     if true_spec != false_spec:
-        return False
+        return "the branches give values of different structures"
     under_autograd = torch.is_grad_enabled() and not grad
     for a, b in zip(true_leaves, false_leaves):
         if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
-            if (
-                a.dtype != b.dtype
-                or a.shape != b.shape
-                or a.device != b.device
-                or a.layout != torch.strided
-                or b.layout != torch.strided
-                or a.is_quantized
-                or (under_autograd and (a.requires_grad or b.requires_grad))
-            ):
-                return False
+            if a.dtype != b.dtype:
+                return f"the branches give tensors of different dtypes ({a.dtype}, {b.dtype})"
+            if a.shape != b.shape:
+                return f"the branches give tensors of different shapes ({tuple(a.shape)}, {tuple(b.shape)})"
+            if a.device != b.device or a.layout != torch.strided or b.layout != torch.strided or a.is_quantized:
+                return "the branches give tensors on different devices or layouts"
+            if under_autograd and (a.requires_grad or b.requires_grad):
+                return "under autograd, torch.where would not give the exact gradients of these branches"
         elif not (a is b or (type(a) is type(b) and isinstance(a, _EXACT_EQUALITY_TYPES) and a == b)):
-            return False
-    return True
+            return "the branches give different Python values"
+    return None
 
 
 def store_buffer(owner: torch.nn.Module, name: str, value, *, persistent: bool = True) -> None:

@@ -61,6 +61,11 @@ def main(argv: list[str] | None = None) -> int:
     for kind, count in kinds.most_common():
         print(f"  {count:7d}  {kind}")
     print(f"compiled differences torch.compile of the original shows too (Dynamo's): {total.dynamo_divergences}")
+    rate = total.one_graph / total.fixable if total.fixable else float("nan")
+    print(f"programs whose breaks are all fixable (rewritten, nothing declined, no unfixable category left): "
+          f"{total.fixable}; one graph: {total.one_graph} ({rate:.1%})")
+    for what, count in total.stays.most_common(15):
+        print(f"  {count:7d}  still breaks: {what}")
     for what, count in total.runner_errors.most_common():
         print(f"runner error ({count} batches): {what}")
     print(f"rules fired: {sum(total.fired.values())}")

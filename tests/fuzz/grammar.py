@@ -31,6 +31,11 @@ import torch
 logger = logging.getLogger("gm.fuzz")
 logger.setLevel(logging.DEBUG)
 
+
+# A library's warning helper: its only effect is a message.
+def report(message, value):
+    print("report:", message, value)
+
 """
 
 
@@ -49,6 +54,8 @@ class Stmt:
 
     def lines(self, indent: str) -> list[str]:
         out = [indent + self.text]
+        if self.text.startswith("while "):
+            return out + _block(self.body, indent + "    ")
         if not self.text.startswith("if "):
             return out
         out += _block(self.body, indent + "    ")
@@ -141,9 +148,19 @@ def predicate(draw, names: tuple[str, ...]) -> str:
     a = draw(st.sampled_from(names))
     scalar = draw(st.sampled_from(_SCALAR)).format(a=a)
     compare = draw(st.sampled_from(_COMPARE))
-    kind = draw(st.sampled_from(("tensor", "tensor", "tensor", "any", "item", "float", "static", "and", "not")))
+    kind = draw(st.sampled_from(("tensor", "tensor", "tensor", "any", "item", "float", "static", "and", "not",
+                                 "function_form", "or_any", "bool")))
     if kind == "any":
         return f"({a} {compare}).{draw(st.sampled_from(('any', 'all')))}()"
+    if kind == "function_form":
+        reduction = draw(st.sampled_from(("any", "all")))
+        negated = draw(st.sampled_from(("", "not ")))
+        return f"{negated}torch.{reduction}({a} {compare})"
+    if kind == "or_any":
+        other = draw(st.sampled_from(names))
+        return f"torch.any({a} {compare}) or torch.any({other} > 1)"
+    if kind == "bool":
+        return f"bool({scalar} {compare})"
     if kind == "item":
         return f"{scalar}.item() {compare}"
     if kind == "float":
@@ -182,6 +199,11 @@ def effect(draw, names: tuple[str, ...]) -> Stmt:
                 f'warnings.warn(f"{word} {{{a}}}")',
                 f'warnings.warn("{word}", RuntimeWarning)',
                 f'warnings.warn(f"{word} {{{a}.sum()}}", FutureWarning)',
+                f"print({a}.shape)",
+                f"print({a}.dtype, {a}.device, None, ({a}.shape[0], [1, 2.5]))",
+                f'logger.info("shape %s of %s", {a}.shape, {a}.dtype)',
+                f'report("{word}", {a}.sum())',
+                f'report("{word}", {a}.shape)',
             )
         )
     )
@@ -198,10 +220,23 @@ def guard(draw, names: tuple[str, ...]) -> Stmt:
                 f'raise RuntimeError(f"bad {{{a}}}")',
                 "raise AssertionError",
                 f'raise ValueError(f"sum {{{a}.sum()}}")',
+                f'raise ValueError(f"shape {{tuple({a}.shape)}} max {{{a}.max()}} n={{len({a})}}")',
             )
         )
     )
+    if draw(st.integers(0, 4)) == 0:
+        message = draw(st.sampled_from(("", f', f"not finite: {{{a}.shape}}"', ', "bad"')))
+        return Stmt(f"assert {draw(st.sampled_from((f'torch.isfinite({a}).all()', f'({a} > -50).all()', f'{a}.sum() < 1000')))}{message}")
     return Stmt(f"if {draw(predicate(names))}:", body=(Stmt(raise_),))
+
+
+@st.composite
+def loop(draw, scope: "_Scope") -> tuple[Stmt, ...]:
+    """A loop on a tensor that ends: a fresh local grows until a bound."""
+    a = draw(st.sampled_from(scope.names()))
+    w = scope.new()
+    grow = draw(st.sampled_from((f"{w} * 2", f"{w} * 2 + 1", f"{w} + {w}.abs()")))
+    return (Stmt(f"{w} = {a}.abs() + 1"), Stmt(f"while {w}.sum() < 50:", body=(Stmt(f"{w} = {grow}"),)))
 
 
 @st.composite
@@ -239,8 +274,11 @@ class _Scope:
 def statements(draw, scope: _Scope, depth: int, size: int) -> tuple[Stmt, ...]:
     body = []
     for _ in range(draw(st.integers(1, size))):
+        if depth == 0 and draw(st.integers(0, 9)) == 0:
+            body.extend(draw(loop(scope)))
+            continue
         body.append(draw(statement(scope, depth)))
-        if body[-1].text.startswith("return"):
+        if body[-1].text.startswith(("return", "raise")):
             break
     return tuple(body)
 
@@ -248,10 +286,10 @@ def statements(draw, scope: _Scope, depth: int, size: int) -> tuple[Stmt, ...]:
 @st.composite
 def statement(draw, scope: _Scope, depth: int) -> Stmt:
     kinds = ["assign", "assign", "assign", "effect", "effect", "mutate", "alias", "ternary", "guard"]
-    if depth < 2:
+    if depth < 3:
         kinds += ["if", "if", "if"]
     if depth > 0:
-        kinds += ["return"]
+        kinds += ["return", "raise"]
     kind = draw(st.sampled_from(kinds))
     names = scope.names()
     if kind == "assign":
@@ -272,6 +310,9 @@ def statement(draw, scope: _Scope, depth: int) -> Stmt:
         return Stmt(f"{scope.new()} = {a} if {test} else {b}")
     if kind == "return":
         return Stmt(f"return {draw(return_value(names))}")
+    if kind == "raise":  # a raise after other statements in an arm
+        a = draw(st.sampled_from(names))
+        return Stmt(draw(st.sampled_from((f'raise ValueError(f"arm {{tuple({a}.shape)}}")', "raise RuntimeError"))))
     # An ``if`` chain: a name first bound inside it is not visible after it
     # (it may be unbound), so the outer scope keeps only what it had.
     outer = list(scope.locals)

@@ -38,6 +38,7 @@ import torch
 
 from fuzz.grammar import HEADER, Program, Stmt
 from graphmend.compare import first_difference
+from graphmend.diagnosis import BreakRecorder
 from graphmend.pipeline import transform_source
 from harness import GraphCounter, capture, load_module
 
@@ -171,10 +172,21 @@ class Tally:
     fired: Counter = field(default_factory=Counter)
     declined: Counter = field(default_factory=Counter)
     runner_errors: Counter = field(default_factory=Counter)  # batches the runner itself failed on
+    #: Compiled programs graphmend rewrote, where no rule declined a site and
+    #: no break left is of a category no rewrite removes (SPEC section 2):
+    #: every break they had is fixable.
+    fixable: int = 0
+    #: Of those, the ones whose mended form compiled to one graph on every row.
+    one_graph: int = 0
+    #: What still breaks in the others (category: reason), one count per program.
+    stays: Counter = field(default_factory=Counter)
 
     def merge(self, other: Tally) -> None:
         self.programs += other.programs
         self.compiled += other.compiled
+        self.fixable += other.fixable
+        self.one_graph += other.one_graph
+        self.stays.update(other.stays)
         self.mismatches += other.mismatches
         self.dynamo_divergences += other.dynamo_divergences
         self.fired.update(other.fired)
@@ -213,14 +225,46 @@ def check_batch(
     mended = load_module(result.code, directory, "fuzz_mended")
     torch._dynamo.reset()
     rows = BATTERY + tuple(extra_rows)
+    spans = _spans(source, names)
     for index, (program, name) in enumerate(zip(programs, names)):
         tally.programs += 1
         compiled = index % compile_every == 0
         tally.compiled += compiled
-        found = _check_program(program, getattr(original, name), getattr(mended, name), rows, compiled, tally)
+        first, last = spans[name]
+        rewritten = any(first <= s.lineno <= last for s in result.sites)
+        declined = any(first <= s.lineno <= last for s in result.skips)
+        divergences = tally.dynamo_divergences
+        with BreakRecorder() as recorder:  # the compiled arm's breaks
+            found = _check_program(program, getattr(original, name), getattr(mended, name), rows, compiled, tally)
         if found is not None:
             tally.mismatches.append(found)
+        elif compiled and rewritten and not declined and tally.dynamo_divergences == divergences:
+            _count_graphs(recorder.report(ask_rules=False), tally)
     return tally
+
+
+def _spans(source: str, names: list[str]) -> dict[str, tuple[int, int]]:
+    """The lines each program's function occupies in the batch module."""
+    starts = {line.split("(")[0][4:]: number for number, line in enumerate(source.splitlines(), 1)
+              if line.startswith("def f")}
+    ordered = [starts[name] for name in names] + [source.count("\n") + 2]
+    return {name: (ordered[i], ordered[i + 1] - 1) for i, name in enumerate(names)}
+
+
+def _count_graphs(report, tally: Tally) -> None:
+    """One program's contribution to the one-graph rate (see :class:`Tally`)."""
+    declined_at_run_time = [b for b in report.breaks if b.reason.startswith("rewritten, still breaks: graphmend:")]
+    if declined_at_run_time or any(not (b.fixable or b.rewritten) for b in report.breaks):
+        # A break no rewrite removes, or one the runtime declined with its
+        # reason (values of different dtypes, autograd): not a fixable program.
+        for what in sorted({_reason_kind(b.reason) for b in declined_at_run_time}):
+            tally.declined[f"runtime: {what.removeprefix('rewritten, still breaks: graphmend: ')}"] += 1
+        return
+    tally.fixable += 1
+    if not report.breaks:
+        tally.one_graph += 1
+    for what in sorted({f"{b.category}: {_reason_kind(b.reason)}" for b in report.breaks}):
+        tally.stays[what] += 1
 
 
 def _check_program(program, original, mended, rows, compiled, tally) -> Mismatch | None:

@@ -326,7 +326,7 @@ def predicated(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Ar
     facts = ctx.facts
     line = ctx.line(original)
     bound_before = facts.bound_before(original)
-    raising = [always_raises(arm.original) and not returns for arm in arms]
+    raising = [always_raises(arm.original) for arm in arms]
     if all(raising):
         raise Declined("both branches raise")
     if returns:
