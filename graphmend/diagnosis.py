@@ -297,31 +297,41 @@ def _static_fix(category: str, reason: str, filename: str, lineno: int) -> tuple
     return None, _dynamo_hint(reason)
 
 
-def _ask_rules(filename: str, lineno: int, rule: str) -> tuple[bool, str | None]:
-    """Dry-run the rules on the function around the site, in the same
-    skeleton of its file that mending uses (so imports resolve): (fixable,
-    why not)."""
+def _ask_rules(filename: str, sites: dict[int, str]) -> dict[int, tuple[bool, str | None]]:
+    """Dry-run the rules on the functions around ``sites`` (line -> the rule
+    expected to fix it), all at once and in the skeleton of their file that
+    mending uses, so inner sites are rewritten as ``mend`` will rewrite them:
+    line -> (fixable, why not)."""
     from graphmend.errors import SourceError
     from graphmend.pipeline import file_effect_helpers, transform_skeleton
     from graphmend.rules.base import RuleOptions
 
     parsed = parse_file(filename)
-    statement = parsed.statement_at(lineno) if parsed else None
-    around = parsed.defs_around(lineno) if parsed else []
-    if statement is None or not around:
-        return False, "no source for this site"
-    function = max(around, key=lambda node: node.lineno)
-    skeleton = parsed.skeleton([parsed.unit_of(function)])
-    line = statement.lineno
-    options = RuleOptions(lines=frozenset({line}), effect_helpers=file_effect_helpers(parsed))
+    answers = {line: (False, "no source for this site") for line in sites}
+    if parsed is None:
+        return answers
+    units = []
+    for line in sites:
+        around = parsed.defs_around(line)
+        if around and parsed.statement_at(line) is not None:
+            units.append(parsed.unit_of(max(around, key=lambda node: node.lineno)))
+    if not units:
+        return answers
+    options = RuleOptions(lines=frozenset(sites), effect_helpers=file_effect_helpers(parsed))
     try:
-        result = transform_skeleton(skeleton, options, filename)
+        result = transform_skeleton(parsed.skeleton(units), options, filename)
     except SourceError as err:
-        return False, str(err)
-    if any(site.lineno == line for site in result.sites):
-        return True, None
-    declined = [f"[{s.rule}] {s.reason}" for s in result.skips if s.lineno == line]
-    return False, "; ".join(declined) or f"[{rule}] no rewrite matches this statement"
+        return {line: (False, str(err)) for line in sites}
+    rewritten = {site.lineno for site in result.sites}
+    for line, rule in sites.items():
+        if answers[line][1] == "no source for this site" and not any(u.start <= line <= u.end for u in units):
+            continue
+        if line in rewritten:
+            answers[line] = (True, None)
+        else:
+            declined = [f"[{s.rule}] {s.reason}" for s in result.skips if s.lineno == line]
+            answers[line] = (False, "; ".join(declined) or f"[{rule}] no rewrite matches this statement")
+    return answers
 
 
 # -- recording -------------------------------------------------------------------
@@ -448,10 +458,6 @@ class BreakRecorder:
                 text = f"rewritten, still breaks: {ours.group(1) if ours else text}"
             else:
                 rule, hint = _static_fix(category, text, frame.filename, lineno)
-            fixable = rule is not None
-            if fixable and ask_rules:
-                fixable, declined = _ask_rules(frame.filename, lineno, rule)
-                hint = declined or hint
             sites[key] = Break(
                 category=category,
                 filename=frame.filename,
@@ -459,11 +465,21 @@ class BreakRecorder:
                 function=original_function_name(frame.name),
                 statement=linecache.getline(frame.filename, lineno).strip(),
                 reason=text.splitlines()[0],
-                fixable=fixable,
-                rule=rule if fixable else None,
+                fixable=rule is not None,
+                rule=rule,
                 hint=hint,
                 rewritten=rewritten,
             )
+        if ask_rules:
+            by_file: dict[str, dict[int, str]] = {}
+            for b in sites.values():
+                if b.fixable:
+                    by_file.setdefault(b.filename, {})[b.lineno] = b.rule
+            for filename, lines in by_file.items():
+                for line, (fixable, declined) in _ask_rules(filename, lines).items():
+                    b = sites[(filename, line)]
+                    b.fixable, b.hint = fixable, declined or b.hint
+                    b.rule = b.rule if fixable else None
         breaks = list(sites.values())
         if self.first_call_graphs is None:  # a whole run: count break events
             graph_count, break_count = self.graph_count, sum(b.count for b in breaks)

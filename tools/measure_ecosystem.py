@@ -220,7 +220,9 @@ def worker(name: str, mode: str, explain: bool) -> dict[str, Any]:
     # 2. diagnose the original
     try:
         start = time.perf_counter()
-        result["before"] = _report_dict(_diagnose(*row.build(training), training))
+        report = _diagnose(*row.build(training), training)
+        result["before"] = _report_dict(report)
+        result["before_report"] = report
         result["before"]["seconds"] = round(time.perf_counter() - start, 2)
     except Exception as exc:
         errors["diagnose_before"] = _error(exc)
@@ -242,12 +244,18 @@ def worker(name: str, mode: str, explain: bool) -> dict[str, Any]:
         except Exception as exc:
             errors["explain"] = _error(exc)
 
-    # 4. mend, diagnose the mended code
+    # 4. mend as graphmend.compile does (the sites the diagnosis reported,
+    #    and the named modules statically), diagnose the mended code
     fn, args, kwargs = row.build(training)
     target = fn
+    report = result.pop("before_report", None)
     try:
+        from graphmend.api import mend_report
+
         start = time.perf_counter()
         graphmend.mend(target, modules=list(row.modules))
+        if report is not None:
+            mend_report(target, report, modules=list(row.modules))
         result["mend_seconds"] = round(time.perf_counter() - start, 2)
     except Exception as exc:
         errors["mend"] = _error(exc)

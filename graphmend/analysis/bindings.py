@@ -184,6 +184,24 @@ def path_to(root: cst.CSTNode, target: cst.CSTNode) -> list[cst.CSTNode] | None:
     return None
 
 
+def following(path: Sequence[cst.CSTNode]) -> list[cst.CSTNode]:
+    """The statements that may run after the last node of ``path`` (the
+    nodes from a function definition, or above, down to it) within the
+    innermost function: the rest of each enclosing block, and every
+    enclosing loop again (its next iteration)."""
+    after: list[cst.CSTNode] = []
+    node = path[-1]
+    for parent in reversed(path[:-1]):
+        if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+            break
+        if isinstance(parent, (cst.For, cst.While)):
+            after.append(parent)
+        elif isinstance(parent, (cst.IndentedBlock, cst.SimpleStatementLine, cst.Module)) and node in parent.body:
+            after.extend(parent.body[parent.body.index(node) + 1 :])
+        node = parent
+    return after
+
+
 def walk_own(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """Like :func:`walk`, without descending into nested functions, lambdas
     and classes (code that does not run where ``node`` runs)."""

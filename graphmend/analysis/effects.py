@@ -128,14 +128,17 @@ _VIEW_METHODS = api._names(
 )
 
 
-def in_place_updates(function: cst.FunctionDef) -> list[tuple[str | None, str]]:
-    """Every statement that may update a tensor in place: (the root name it
-    updates, why).  ``n += e`` updates a tensor ``n`` in place, unless every
-    binding of ``n`` is a tuple, list or literal (``outputs += (attn_weights,)``
-    rebinds a tuple)."""
-    containers = _literal_container_names(function)
+def in_place_updates(code: cst.FunctionDef | list[cst.CSTNode], function: cst.FunctionDef | None = None
+                     ) -> list[tuple[str | None, str]]:
+    """Every statement in ``code`` (a function, or statements of one) that
+    may update a tensor in place: (the root name it updates, why).
+    ``n += e`` updates a tensor ``n`` in place, unless every binding of ``n``
+    is a tuple, list or literal (``outputs += (attn_weights,)`` rebinds a tuple)."""
+    function = code if isinstance(code, cst.FunctionDef) else function
+    containers = _literal_container_names(function) if function is not None else set()
+    nodes = walk(code.body) if isinstance(code, cst.FunctionDef) else (n for statement in code for n in walk(statement))
     updates = []
-    for node in walk(function.body):
+    for node in nodes:
         if isinstance(node, cst.AugAssign) and not (
             isinstance(node.target, cst.Name) and node.target.value in containers
         ):
@@ -222,10 +225,12 @@ def alias_sources(value: cst.BaseExpression, qualified_name: QualifiedName | Non
     return set()  # arithmetic, comparisons, literals: new values
 
 
-def in_place_hazard(function: cst.FunctionDef, names: set[str]) -> str | None:
-    """Why an update in place somewhere in ``function`` may reach a tensor
-    one of ``names`` holds (so a merged copy would miss it), or None."""
-    updates = in_place_updates(function)
+def in_place_hazard(function: cst.FunctionDef, names: set[str], after: list[cst.CSTNode] | None = None) -> str | None:
+    """Why an update in place in ``function`` may reach a tensor one of
+    ``names`` holds (so a merged copy would miss it), or None.  With
+    ``after``, only updates in those statements count (the ones that may
+    run after the merge)."""
+    updates = in_place_updates(function) if after is None else in_place_updates(after, function)
     if not updates:
         return None
     classes = alias_classes(function)
@@ -342,17 +347,27 @@ def _node_ids(nodes) -> set[int]:
     return {id(node) for root in nodes for node in walk(root)}
 
 
+def fresh_locals(function: cst.FunctionDef) -> frozenset[str]:
+    """Locals that only ever hold objects the function made itself: no
+    parameter, attribute or global may share them (see :func:`alias_classes`)."""
+    classes = alias_classes(function)
+    own = local_names(function)
+    shared = {classes.get(name, name) for name in classes if name not in own}
+    return frozenset(name for name in own if classes.get(name, name) not in shared)
+
+
 def hazards_around(function: cst.FunctionDef, guard: cst.CSTNode, after: list[cst.CSTNode]) -> list[Hazard]:
     """The effects in ``function`` that deferring ``guard``'s raise would
     make visible or lose.  ``after`` holds the statements that can run
     after the guard (the caller knows where the guard sits).
 
-    After the guard every effect counts but a Python effect on the
-    function's own names (a local list's ``append``: gone with the raise).
-    Before it, only Python effects on state the function does not own: an
-    in-place tensor op has run by the time the check fires, as in eager.
+    After the guard every effect counts but one on an object the function
+    made itself (a local list's ``append``, a store into a fresh tensor):
+    gone with the raise.  Before it, only Python effects on state the
+    function does not own: an in-place tensor op has run by the time the
+    check fires, as in eager.
     """
-    finder = _EffectFinder(local_names(function))
+    finder = _EffectFinder(fresh_locals(function))
     function.body.visit(finder)
     in_guard, runs_after = _node_ids([guard]), _node_ids(after)
     hazards = []
@@ -360,7 +375,7 @@ def hazards_around(function: cst.FunctionDef, guard: cst.CSTNode, after: list[cs
         if id(effect.node) in in_guard:
             continue
         if id(effect.node) in runs_after:
-            if not (effect.kind == "python" and effect.owned):
+            if not effect.owned:
                 hazards.append(Hazard(effect.node, f"after the guard, {effect.what}"))
         elif effect.kind != "tensor" and not effect.owned:
             hazards.append(Hazard(effect.node, f"before the guard, {effect.what}"))
@@ -399,6 +414,8 @@ def message_impurity(expr: cst.CSTNode, qualified_name: QualifiedName, static: C
                 continue
             if isinstance(node.func, cst.Attribute):
                 method = node.func.attr.value
+                if method in ("format", "join") and isinstance(node.func.value, (cst.SimpleString, cst.ConcatenatedString)):
+                    continue  # a literal's format: its arguments are checked on their own
                 if method in api.SCALAR_METHODS:
                     return f"{code(node)} reads a tensor's value"
                 if method in api.STATIC_METHODS or (method in api.PURE_METHODS and api.torch_function(name) is None):

@@ -218,12 +218,13 @@ class FunctionFacts:
         """Why the function may update a tensor in place anywhere, or None."""
         return in_place_update(self.function)
 
-    def in_place_hazard(self, names: set[str]) -> str | None:
-        """Why an in-place update in the function may reach a tensor one of
-        ``names`` holds (see :func:`graphmend.analysis.effects.in_place_hazard`)."""
+    def in_place_hazard(self, names: set[str], after: list[cst.CSTNode] | None = None) -> str | None:
+        """Why an in-place update in the function (in ``after``, when given)
+        may reach a tensor one of ``names`` holds (see
+        :func:`graphmend.analysis.effects.in_place_hazard`)."""
         if self.in_place_reason is None:
             return None
-        return in_place_hazard(self.function, names)
+        return in_place_hazard(self.function, names, after)
 
     def effect_call(self, call: cst.Call) -> str | None:
         """What kind of effect call ``call`` is: ``"print"``,

@@ -77,6 +77,7 @@ from collections.abc import Sequence
 import libcst as cst
 import libcst.matchers as m
 
+from graphmend.analysis.bindings import following
 from graphmend.analysis.effects import hazards_around, index_uses, message_impurity
 from graphmend.analysis.facts import FunctionFacts
 from graphmend.analysis.tensorness import Tensorness
@@ -213,18 +214,12 @@ def check_placement(ctx: Context, guard: cst.CSTNode, ancestors: Sequence[cst.CS
     if facts.is_generator:
         raise Declined("generator function: code after a yield runs after the caller resumes it")
     chain = list(ancestors)
-    if chain and chain[-1] is guard:
-        chain.pop()
-    after: list[cst.CSTNode] = []
-    node: cst.CSTNode = guard
-    for parent in reversed(chain[chain.index(function) + 1 :]):
-        if isinstance(parent, (cst.Try, cst.TryStar, cst.With, cst.ExceptHandler, cst.Finally)):
-            raise Declined("guard inside try/with/except: the deferred raise would leave the block")
-        if isinstance(parent, (cst.For, cst.While)):
-            after.append(parent)  # the next iteration runs the whole loop again
-        elif isinstance(parent, (cst.IndentedBlock, cst.Module, cst.SimpleStatementLine)) and node in parent.body:
-            after.extend(parent.body[parent.body.index(node) + 1 :])
-        node = parent
+    if not chain or chain[-1] is not guard:
+        chain.append(guard)
+    inside = chain[chain.index(function) + 1 : -1]
+    if any(isinstance(p, (cst.Try, cst.TryStar, cst.With, cst.ExceptHandler, cst.Finally)) for p in inside):
+        raise Declined("guard inside try/with/except: the deferred raise would leave the block")
+    after = following(chain)
     hazards = hazards_around(function, guard, after)
     if hazards:
         raise Declined(hazards[0].reason)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from graphmend.analysis.bindings import read_names, stored_names
+from graphmend.analysis.bindings import following, read_names, stored_names
 from graphmend.rules.base import Context, Declined, keyword, runtime_call, thunk
 from graphmend.rules.predicates import lower_test
 from graphmend.rules.where.if_statement import worth_trying
@@ -25,8 +25,9 @@ def convert_ifexp(ctx: Context, original: cst.IfExp, updated: cst.IfExp) -> cst.
     try:
         statement = next(a for a in reversed(ctx.ancestors)
                          if isinstance(a, (cst.BaseSmallStatement, cst.BaseCompoundStatement)))
+        path = ctx.ancestors[: ctx.ancestors.index(statement) + 1]
         reason = facts.impurity(original.body) or facts.impurity(original.orelse) or facts.in_place_hazard(
-            read_names(original) | set(stored_names(statement)))
+            read_names(original) | set(stored_names(statement)), [statement, *following(path)])
         if reason:
             raise Declined(reason)
         test = lower_test(facts, original.test, updated.test)

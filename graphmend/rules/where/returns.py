@@ -71,14 +71,14 @@ class _Lowering:
     def arm(self, body: Sequence[cst.CSTNode], continuation: Sequence[cst.CSTNode]) -> list[cst.CSTNode]:
         """``body`` then ``continuation``, with every ``if`` that needs it
         holding the rest in its arms."""
-        for index, statement in enumerate(body):
+        combined = list(body)
+        if continuation and not ends_abruptly(body):
+            self.copied += len(continuation)
+            combined += [self.ctx.metadata.copy(s) for s in continuation]
+        for index, statement in enumerate(combined):
             if self.needs(statement):
-                rest = [*body[index + 1 :], *continuation]
-                return [*body[:index], self._split(statement, rest)]
-        if ends_abruptly(body) or not continuation:
-            return list(body)
-        self.copied += len(continuation)
-        return [*body, *(self.ctx.metadata.copy(s) for s in continuation)]
+                return [*combined[:index], self._split(statement, combined[index + 1 :])]
+        return combined
 
     def _split(self, node: cst.If, rest: Sequence[cst.CSTNode]) -> cst.If:
         then = self.arm(statements(node.body), rest)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from graphmend.analysis.bindings import read_before_bound, read_names, statements, stored_names
+from graphmend.analysis.bindings import following, read_before_bound, read_names, statements, stored_names
 from graphmend.analysis.effects import alias_sources, code
 from graphmend.rules.base import Context, Declined, generated, runtime_call
 from graphmend.rules.predicates import lower_test
@@ -67,7 +67,7 @@ def _mend_while(ctx: Context, original: cst.While, updated: cst.While) -> list[c
                 raise Declined(reason)
             last_value[small.targets[0].target.value] = small.value
     assigned = stored_names(original.body)
-    reason = facts.in_place_hazard(read_names(original) | set(assigned))
+    reason = facts.in_place_hazard(read_names(original) | set(assigned), [original, *following(ctx.ancestors)])
     if reason:
         raise Declined(reason)
     test_reads = read_names(original.test)
