@@ -16,6 +16,7 @@ import functools
 import os
 import sys
 import types
+import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -130,6 +131,52 @@ def _file_functions(filename: str) -> list[types.FunctionType]:
         if isinstance(module_file, str) and os.path.realpath(module_file) == real:
             return live_functions(functions_in_modules([name]))
     return []
+
+
+def effect_helpers_of(function: types.FunctionType) -> frozenset[str]:
+    """The global names ``function`` calls that hold message helpers: a
+    function (or a chain of ``functools.wraps`` wrappers, such as
+    lightning's ``rank_zero_only``) whose only effect is a print, a log
+    record or a warning, or a ``functools.partial`` of ``warnings.warn`` or
+    ``print`` (torchmetrics' ``_future_warning``)."""
+    names: set[str] = set()
+    pending = [function.__code__]
+    while pending:
+        code = pending.pop()
+        names.update(code.co_names)
+        pending.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return frozenset(name for name in names if is_effect_helper(function.__globals__.get(name)))
+
+
+def is_effect_helper(value: Any, depth: int = 0) -> bool:
+    if isinstance(value, functools.partial):
+        return value.func is warnings.warn or value.func is print
+    if not isinstance(value, types.FunctionType) or depth > 3 or module_name(value).startswith("graphmend"):
+        return False
+    from graphmend.analysis.scan import effect_helpers, effect_only
+    from graphmend.resolve import wrapper_chain
+
+    chain = wrapper_chain(value)
+    for index, link in enumerate(chain):
+        parsed = parse_file(link.__code__.co_filename, link.__globals__)
+        node = parsed.def_of(link.__code__) if parsed else None
+        if node is None:
+            return False
+        callables = set(effect_helpers(parsed.tree))
+        for variable, cell in zip(link.__code__.co_freevars, link.__closure__ or ()):
+            try:
+                held = cell.cell_contents
+            except ValueError:
+                continue
+            if (index + 1 < len(chain) and held is chain[index + 1]) or is_effect_helper(held, depth + 1):
+                callables.add(variable)
+        for name in link.__code__.co_names:
+            held = link.__globals__.get(name)
+            if name not in callables and held is not link and is_effect_helper(held, depth + 1):
+                callables.add(name)
+        if not effect_only(node, callables):
+            return False
+    return True
 
 
 def function_at(filename: str, lineno: int, pool: list[types.FunctionType]) -> tuple[types.FunctionType | None, int]:

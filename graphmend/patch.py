@@ -106,7 +106,7 @@ def _mend_file(filename: str, requests: list[tuple[types.FunctionType, Lines]], 
     to_skeleton = skeleton.to_skeleton()
     wanted = [lines for *_, lines in targets]
     requested = None if wanted[0] is None else frozenset().union(*wanted)
-    helpers = file_effect_helpers(parsed)
+    helpers = file_effect_helpers(parsed).union(*(discover.effect_helpers_of(f) for f, *_ in targets))
     options = RuleOptions(rules=frozenset(rule_names), lines=requested, effect_helpers=helpers)
     try:
         mended_text = cache.cached(

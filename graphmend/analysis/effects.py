@@ -217,12 +217,31 @@ def alias_sources(value: cst.BaseExpression, qualified_name: QualifiedName | Non
         if method in api.PURE_METHODS:
             return set()
         function = api.torch_function(qualified_name(value.func)) if qualified_name else None
-        if (function in api.TENSOR_FUNCTIONS or function in api.PURE_METHODS) and function not in _VIEW_METHODS:
-            return set()
+        if function is not None and function not in _VIEW_METHODS:
+            return set()  # torch's functions make new tensors, but for views
         if isinstance(value.func, cst.Name) and value.func.value in api.PURE_BUILTINS:
             return set()
         return name_uses(value).loads_names()  # an unknown call may hand back its argument
     return set()  # arithmetic, comparisons, literals: new values
+
+
+def merged_names(statements, qualified_name: QualifiedName | None = None) -> set[str]:
+    """What merging the values ``statements`` bind replaces: the names they
+    bind, and the names whose tensors those values may be (or view)."""
+    names: set[str] = set()
+    for statement in statements:
+        for node in walk(statement):
+            if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
+                targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+                for target in targets:
+                    names.update(target_names(target) if isinstance(target, (cst.Name, cst.Tuple, cst.List))
+                                 else {root_name(target)} - {None})
+                names |= alias_sources(node.value, qualified_name)
+            elif isinstance(node, cst.AugAssign):
+                names.update({root_name(node.target)} - {None})
+            elif isinstance(node, cst.Return) and node.value is not None:
+                names |= alias_sources(node.value, qualified_name)
+    return names
 
 
 def in_place_hazard(function: cst.FunctionDef, names: set[str], after: list[cst.CSTNode] | None = None) -> str | None:

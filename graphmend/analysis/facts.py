@@ -33,7 +33,13 @@ from graphmend.analysis.bindings import (
     walk,
     walk_own,
 )
-from graphmend.analysis.effects import expression_impurity, in_place_hazard, in_place_update, linear_impurity
+from graphmend.analysis.effects import (
+    expression_impurity,
+    in_place_hazard,
+    in_place_update,
+    linear_impurity,
+    merged_names,
+)
 from graphmend.analysis.liveness import Liveness
 from graphmend.analysis.source import ModuleNames
 from graphmend.analysis.tensorness import Tensorness, classify, is_bool_scalar, tensor_names
@@ -217,6 +223,11 @@ class FunctionFacts:
     def in_place_reason(self) -> str | None:
         """Why the function may update a tensor in place anywhere, or None."""
         return in_place_update(self.function)
+
+    def merged_names(self, statements) -> set[str]:
+        """What merging the values ``statements`` bind replaces (see
+        :func:`graphmend.analysis.effects.merged_names`)."""
+        return merged_names(statements, self.qualified_name)
 
     def in_place_hazard(self, names: set[str], after: list[cst.CSTNode] | None = None) -> str | None:
         """Why an in-place update in the function (in ``after``, when given)

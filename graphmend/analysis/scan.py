@@ -140,10 +140,13 @@ def _is_effect_call(call: ast.Call, helpers: set[str]) -> bool:
     return False
 
 
-def _effect_only(body: list[ast.stmt], helpers: set[str]) -> bool:
+def _effect_only(body: list[ast.stmt], helpers: set[str], guarded: bool = False) -> bool:
     """Whether ``body`` does nothing but compute locals, test and emit
-    messages (print, a logger method, ``warn``, another such helper)."""
+    messages (print, a logger method, ``warn``, another such helper), and
+    raise under a test (a misconfiguration check)."""
     for statement in body:
+        if isinstance(statement, ast.Raise) and guarded:
+            continue
         if isinstance(statement, (ast.Pass, ast.Break, ast.Continue)):
             continue
         if isinstance(statement, ast.Expr):
@@ -153,16 +156,17 @@ def _effect_only(body: list[ast.stmt], helpers: set[str]) -> bool:
             if not (isinstance(value, ast.Call) and _is_effect_call(value, helpers)):
                 return False
         elif isinstance(statement, ast.Return):
-            if statement.value is not None and not (
-                isinstance(statement.value, ast.Constant) and statement.value.value is None
+            value = statement.value
+            if value is not None and not (
+                _inert(value) or isinstance(value, ast.Call) and _is_effect_call(value, helpers)
             ):
                 return False
         elif isinstance(statement, ast.Assign):
             if not all(isinstance(t, ast.Name) for t in statement.targets) or not _inert(statement.value):
                 return False
         elif isinstance(statement, ast.If):
-            if not (_inert(statement.test) and _effect_only(statement.body, helpers)
-                    and _effect_only(statement.orelse, helpers)):
+            if not (_inert(statement.test) and _effect_only(statement.body, helpers, True)
+                    and _effect_only(statement.orelse, helpers, True)):
                 return False
         else:
             return False
@@ -183,6 +187,13 @@ def _emits(body: list[ast.stmt]) -> bool:
                if isinstance(statement, (ast.Expr, ast.If)))
 
 
+def effect_only(function: ast.AST, helpers: set[str]) -> bool:
+    """Whether the def ``function`` is a message helper: it emits a message
+    (calls print, a logger method, ``warn`` or one of ``helpers``) and does
+    nothing else that calling it later could change."""
+    return _emits(function.body) and _effect_only(function.body, helpers)
+
+
 def effect_helpers(tree: ast.Module) -> frozenset[str]:
     """Names of the module-level functions (undecorated) whose only effect
     is a message: calling one later, with the same arguments, is
@@ -196,7 +207,7 @@ def effect_helpers(tree: ast.Module) -> frozenset[str]:
     while changed:  # a helper may call another helper
         changed = False
         for name, node in candidates.items():
-            if name not in found and _emits(node.body) and _effect_only(node.body, found):
+            if name not in found and effect_only(node, found):
                 found.add(name)
                 changed = True
     return frozenset(found)

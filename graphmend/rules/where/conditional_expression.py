@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from graphmend.analysis.bindings import following, read_names, stored_names
+from graphmend.analysis.bindings import following, stored_names
+from graphmend.analysis.effects import alias_sources
 from graphmend.rules.base import Context, Declined, keyword, runtime_call, thunk
 from graphmend.rules.predicates import lower_test
 from graphmend.rules.where.if_statement import worth_trying
@@ -26,8 +27,9 @@ def convert_ifexp(ctx: Context, original: cst.IfExp, updated: cst.IfExp) -> cst.
         statement = next(a for a in reversed(ctx.ancestors)
                          if isinstance(a, (cst.BaseSmallStatement, cst.BaseCompoundStatement)))
         path = ctx.ancestors[: ctx.ancestors.index(statement) + 1]
+        replaced = set(stored_names(statement)) | alias_sources(original, facts.qualified_name)
         reason = facts.impurity(original.body) or facts.impurity(original.orelse) or facts.in_place_hazard(
-            read_names(original) | set(stored_names(statement)), [statement, *following(path)])
+            replaced, [statement, *following(path)])
         if reason:
             raise Declined(reason)
         test = lower_test(facts, original.test, updated.test)

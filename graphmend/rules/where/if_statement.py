@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import libcst as cst
 import libcst.matchers as m
 
-from graphmend.analysis.bindings import assigned_targets, following, read_names, statements, stored_names, walk
+from graphmend.analysis.bindings import assigned_targets, following, statements, stored_names, walk
 from graphmend.analysis.tensorness import Tensorness
 from graphmend.conventions import GENERATED_PREFIX
 from graphmend.rules.base import Context, Declined, assign, code, generated, is_runtime_call, runtime_call
@@ -87,8 +87,7 @@ def mend_if(ctx: Context, original: cst.If, updated: cst.If) -> list[cst.BaseSta
     facts = ctx.facts
     # A merged value is a new tensor: an in-place update that may reach what
     # an arm reads or binds would no longer be seen through it.
-    reason = facts.in_place_hazard(read_names(original) | set(stored_names(original)),
-                                   [original, *following(ctx.ancestors)])
+    reason = facts.in_place_hazard(facts.merged_names([original]), [original, *following(ctx.ancestors)])
     if reason:
         raise Declined(reason)
     if isinstance(original.orelse, cst.If):  # elif: mend it as a nested if

@@ -67,7 +67,7 @@ def _mend_while(ctx: Context, original: cst.While, updated: cst.While) -> list[c
                 raise Declined(reason)
             last_value[small.targets[0].target.value] = small.value
     assigned = stored_names(original.body)
-    reason = facts.in_place_hazard(read_names(original) | set(assigned), [original, *following(ctx.ancestors)])
+    reason = facts.in_place_hazard(facts.merged_names([original]), [original, *following(ctx.ancestors)])
     if reason:
         raise Declined(reason)
     test_reads = read_names(original.test)
