@@ -1,22 +1,33 @@
 """``graphmend.compile``: a drop-in for ``torch.compile`` that mends first.
 
-The first call runs one diagnosis (:func:`graphmend.diagnosis.diagnose_calls`,
-one Dynamo trace on a private backend) with the real arguments, mends exactly the
-functions where it reported fixable breaks, wherever they live, and then
-compiles with the user's keyword arguments; the user's backend sees only the
-final graphs.  Later calls go straight to the compiled callable.
+The first call mends statically, with no extra trace: the model's
+``forward`` and the functions it reaches in its own modules (and the
+helpers its decorators hold), every site the rules can prove safe, reached
+by that input or not.  It adds the sites a persistent record
+(:mod:`graphmend.records`) kept from earlier processes, then compiles with
+the user's keyword arguments and makes the call.  Mending costs a cheap
+``ast`` scan and, the first time a source is seen, the rules on the
+functions that hold sites; the rewritten sources are cached, so a second
+process pays neither.  The user's backend sees only the final graphs.
 
-The extra runs of the first call (diagnosis, and with ``verify=True`` an
-eager run of the original and one of the mended code) must leave nothing
-behind for the real call: they get copies of the arguments, run in the
-caller's grad/autocast mode, and afterwards the RNG states, every
+That first compiled call is watched (Dynamo's own break records, not
+another trace): a fixable break it meets in code the static mending did
+not reach -- a base class's method in a library module, a line the rules
+only try when a diagnosis points at it -- is written to the record, so the
+next process mends it too.  ``diagnose=True`` keeps the earlier behaviour:
+one diagnosis trace with the real arguments before mending, so even those
+sites are mended in the first process, for the price of that trace.
+
+The extra runs that ``diagnose=True`` and ``verify=True`` make must leave
+nothing behind for the real call: they get copies of the arguments, run in
+the caller's grad/autocast mode, and afterwards the RNG states, every
 submodule's attributes and registered parameters, buffers and submodules
-(bindings), and the buffers' values are put back.
-Parameters are not copied (that would double the memory); one that a forward
-modifies in place is reported with a warning.  What they print, and the
-warnings they raise, are discarded so the user sees them once; log records
-are not, because ``logger.warning_once`` would remember a suppressed message
-and never show it.
+(bindings), and the buffers' values are put back.  Parameters are not
+copied (that would double the memory); one that a forward modifies in
+place is reported with a warning.  What they print, and the warnings they
+raise, are discarded so the user sees them once; log records are not,
+because ``logger.warning_once`` would remember a suppressed message and
+never show it.
 """
 
 from __future__ import annotations
@@ -36,10 +47,11 @@ import torch
 import torch.utils._pytree as pytree
 
 from graphmend.compare import first_difference
-from graphmend.diagnosis import call, diagnose_calls
-from graphmend.errors import GraphmendError, VerificationError
+from graphmend import records
+from graphmend.diagnosis import BreakRecorder, call, diagnose_calls, short_path
 from graphmend.discover import model_functions
-from graphmend.patch import mend_sites, unmend
+from graphmend.errors import GraphmendError, VerificationError
+from graphmend.patch import mend, mend_sites, mended_functions, unmend
 
 logger = logging.getLogger("graphmend")
 
@@ -144,8 +156,7 @@ def mend_report(
     live (``modules`` limits them to functions defined there); the functions
     now mended.  ``unmend(obj)`` undoes it."""
     sites = [(b.filename, b.lineno) for b in report.breaks if b.fixable]
-    candidates = model_functions(obj) if isinstance(obj, torch.nn.Module) else [obj]
-    return mend_sites(sites, candidates, modules=modules, rules=rules, anchor=obj)
+    return mend_sites(sites, _candidates(obj), modules=modules, rules=rules, anchor=obj)
 
 
 def _diagnose(obj: Any, *args: Any, **kwargs: Any) -> Any:
@@ -154,7 +165,7 @@ def _diagnose(obj: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 class _FirstCall:
-    """Diagnose, mend and compile on the first call; then call the result."""
+    """Mend and compile on the first call; then call the result."""
 
     def __init__(
         self,
@@ -162,12 +173,14 @@ class _FirstCall:
         modules: str | Iterable[str] | None,
         rules: Iterable[str] | None,
         verify: bool,
+        diagnose: bool,
         compile_kwargs: dict[str, Any],
     ) -> None:
         self.obj = obj
         self.modules = modules
         self.rules = None if rules is None else tuple(rules)
         self.verify = verify
+        self.diagnose = diagnose
         self.compile_kwargs = compile_kwargs
         self.compiled: Callable[..., Any] | None = None
         self._lock = threading.Lock()
@@ -176,20 +189,27 @@ class _FirstCall:
         if self.compiled is None:
             with self._lock:
                 if self.compiled is None:
-                    self.compiled = self._prepare(args, kwargs)
+                    self._prepare(args, kwargs)
+                    return self._first(args, kwargs)
         return self.compiled(*args, **kwargs)
 
-    def _prepare(self, args: tuple, kwargs: dict) -> Callable[..., Any]:
+    def _prepare(self, args: tuple, kwargs: dict) -> None:
         state = _SavedState(self.obj)
         expected = _quietly(state, self.obj, *args, **kwargs) if self.verify else None
-        report = _quietly(state, _diagnose, self.obj, *args, **kwargs)
-        mended = mend_report(self.obj, report, modules=self.modules, rules=self.rules)
-        logger.debug(
-            "graphmend: %d break(s), %d fixable; mended %s",
-            report.break_count,
-            sum(b.fixable for b in report.breaks),
-            [f.__qualname__ for f in mended],
-        )
+        # A function's own module by default: Dynamo inlines what it calls there.
+        modules = self.modules if self.modules is not None or isinstance(self.obj, torch.nn.Module) \
+            else getattr(self.obj, "__module__", None)
+        mend(self.obj, modules=modules, rules=self.rules, only_modules=self.modules is not None)
+        mended = mended_functions(self.obj)
+        self.record = records.key(self.obj, args, kwargs)
+        sites = records.load(self.record)
+        if self.diagnose:
+            report = _quietly(state, _diagnose, self.obj, *args, **kwargs)
+            sites += [(b.filename, b.lineno) for b in report.breaks if b.fixable]
+        if sites:
+            mended += mend_sites(sites, _candidates(self.obj), modules=self.modules, rules=self.rules,
+                                 anchor=self.obj)
+        logger.debug("graphmend: mended %s", sorted({f.__qualname__ for f in mended}))
         if self.verify and mended:
             actual = _quietly(state, self.obj, *args, **kwargs)
             difference = first_difference(expected, actual)
@@ -197,9 +217,28 @@ class _FirstCall:
                 unmend(self.obj)
                 raise VerificationError(
                     f"the mended code's output differs from the original's: {difference} "
-                    f"(mended: {', '.join(f.__qualname__ for f in mended)}); the mending was undone"
+                    f"(mended: {', '.join(sorted({f.__qualname__ for f in mended}))}); the mending was undone"
                 )
-        return torch.compile(self.obj, **self.compile_kwargs)
+        self.compiled = torch.compile(self.obj, **self.compile_kwargs)
+
+    def _first(self, args: tuple, kwargs: dict) -> Any:
+        """The first compiled call, watched: fixable breaks it meets are
+        recorded for the next process."""
+        with BreakRecorder() as recorder:
+            result = self.compiled(*args, **kwargs)
+        fixable = [(b.filename, b.lineno) for b in recorder.report(ask_rules=False).breaks if b.fixable]
+        if fixable:
+            records.store(self.record, fixable)
+            logger.info(
+                "graphmend: %d fixable break site(s) remain (%s); they are mended from the next "
+                "process on (or pass diagnose=True)",
+                len(fixable), ", ".join(f"{short_path(f)}:{line}" for f, line in fixable[:5]),
+            )
+        return result
+
+
+def _candidates(obj: Any) -> list[Any]:
+    return model_functions(obj) if isinstance(obj, torch.nn.Module) else [obj]
 
 
 class MendedModule(torch.nn.Module):
@@ -211,6 +250,10 @@ class MendedModule(torch.nn.Module):
         super().__init__()
         self._orig_mod = module
         self._first_call = first_call
+
+    @property
+    def _graphmend_original(self) -> torch.nn.Module:
+        return self._orig_mod
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         return self._first_call(*args, **kwargs)
@@ -230,21 +273,26 @@ def compile(
     modules: str | Iterable[str] | None = None,
     rules: Iterable[str] | None = None,
     verify: bool = False,
+    diagnose: bool = False,
     **torch_compile_kwargs: Any,
 ) -> Any:
-    """``torch.compile(obj, **torch_compile_kwargs)``, after mending the graph
-    breaks a diagnosis of the first call reports as fixable.
+    """``torch.compile(obj, **torch_compile_kwargs)``, after mending.
 
-    ``modules`` limits mending to functions defined in those modules (module
-    name prefixes, e.g. ``"transformers.models.t5"``); ``rules`` selects rules
-    by name.  With ``verify=True`` the first call also runs the original and
-    the mended code eagerly and raises :class:`VerificationError` (undoing
-    the mending) if their outputs differ in any bit; eager against eager, so
-    the comparison judges the rewrite, not the backend's numerics.
+    ``modules`` names the modules whose functions are mended (module name
+    prefixes, e.g. ``"transformers.models.t5"``; by default the module that
+    defines a model's class); ``rules`` selects rules by name.  With
+    ``diagnose=True`` the first call first runs one diagnosis trace and
+    mends every fixable site it reports, wherever it lives (see the module
+    docstring).  With ``verify=True`` the first call also runs the original
+    and the mended code eagerly and raises :class:`VerificationError`
+    (undoing the mending) if their outputs differ in any bit; eager against
+    eager, so the comparison judges the rewrite, not the backend's numerics.
+    Compiling what ``graphmend.compile`` returned compiles its original again.
     """
+    obj = getattr(obj, "_graphmend_original", obj)  # compiling a compiled one again
     if not callable(obj):
         raise GraphmendError(f"compile() needs a function or an nn.Module, not {type(obj).__name__}")
-    first_call = _FirstCall(obj, modules, rules, verify, torch_compile_kwargs)
+    first_call = _FirstCall(obj, modules, rules, verify, diagnose, torch_compile_kwargs)
     if isinstance(obj, torch.nn.Module):
         return MendedModule(obj, first_call)
 
@@ -252,4 +300,5 @@ def compile(
     def compiled(*args: Any, **kwargs: Any) -> Any:
         return first_call(*args, **kwargs)
 
+    compiled._graphmend_original = obj
     return compiled

@@ -114,9 +114,10 @@ def load(key: str) -> str | None:
     return body
 
 
-def store(key: str, body: str) -> None:
-    """Publish ``body`` under ``key`` atomically; failures only cost speed."""
-    path = _entry_path(key)
+def write_atomically(path: Path, text: str) -> None:
+    """Publish ``text`` at ``path`` with ``os.replace`` (readers see the old
+    or the new file, never a mix); failures are logged at debug level and
+    only cost speed."""
     temp_name = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -124,7 +125,7 @@ def store(key: str, body: str) -> None:
             "w", encoding="utf-8", newline="", dir=path.parent, prefix=".tmp-", delete=False
         ) as file:
             temp_name = file.name
-            file.write(_header(body) + body)
+            file.write(text)
         os.replace(temp_name, path)
         temp_name = None
     except OSError as err:
@@ -135,6 +136,11 @@ def store(key: str, body: str) -> None:
                 os.unlink(temp_name)
             except OSError:
                 pass
+
+
+def store(key: str, body: str) -> None:
+    """Publish ``body`` under ``key`` atomically; failures only cost speed."""
+    write_atomically(_entry_path(key), _header(body) + body)
 
 
 def cached(

@@ -179,6 +179,31 @@ def is_effect_helper(value: Any, depth: int = 0) -> bool:
     return True
 
 
+def _foreign(function: types.FunctionType) -> bool:
+    """torch's, graphmend's and the standard library's code: never mended."""
+    top = module_name(function).split(".")[0]
+    return top in ("torch", "graphmend") or top in sys.stdlib_module_names
+
+
+def reached_in(candidates: Iterable[Any], prefixes: Sequence[str]) -> list[types.FunctionType]:
+    """The functions behind ``candidates`` that lie in the modules named by
+    ``prefixes``, and what those reach through decorators: the wrappers
+    around them and the helpers held in their closure cells, wherever those
+    are defined (transformers' ``dynamic_rope_update`` wraps a model's own
+    ``forward`` from ``modeling_rope_utils``)."""
+    functions: dict[types.FunctionType, None] = {}
+    for candidate in candidates:
+        try:
+            reached = _reachable(candidate)
+        except Unmendable:
+            continue
+        own = matches(module_name(reached[0]), prefixes)
+        for function in reached:
+            if matches(module_name(function), prefixes) or (own and not _foreign(function)):
+                functions.setdefault(function)
+    return list(functions)
+
+
 def function_at(filename: str, lineno: int, pool: list[types.FunctionType]) -> tuple[types.FunctionType | None, int]:
     """The live function around ``filename:lineno``, and the first line of the
     statement there (Dynamo may report a later line of a multi-line one)."""

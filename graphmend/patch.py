@@ -31,10 +31,11 @@ from typing import Any
 import torch
 
 from graphmend import cache, discover, swap
+from graphmend.analysis.scan import might_hold_site
 from graphmend.analysis.source import ParsedFile, Unit, first_line, line_map, parse_file
 from graphmend.conventions import RUNTIME_ALIAS
 from graphmend.errors import GraphmendError, SourceError
-from graphmend.pipeline import file_effect_helpers, select_rules, transform_skeleton
+from graphmend.pipeline import file_effect_helpers, scan_knows, select_rules, transform_skeleton
 from graphmend.resolve import Unmendable, check_rebuildable, describe, resolve, resolve_quietly
 from graphmend.rules.base import RuleOptions
 from graphmend.scope import compile_in_scope, fingerprint, mended_code, move_to_file_lines
@@ -87,11 +88,15 @@ def _mend_file(filename: str, requests: list[tuple[types.FunctionType, Lines]], 
         for function, _ in requests:
             _skip(function, "no source (defined by exec/compile, or the file is gone, or it does not parse)")
         return []
+    helpers = file_effect_helpers(parsed).union(*(discover.effect_helpers_of(f) for f, _ in requests))
     targets: list[tuple[types.FunctionType, ast.AST, Unit, Lines]] = []
     for function, lines in requests:
         node = parsed.def_of(function.__code__)
         if node is None:
             _skip(function, "its source does not match the loaded code (file edited since import?)")
+            continue
+        if lines is None and scan_knows(rule_names) and not might_hold_site(node, helpers):
+            _skip(function, "no rule has a site in it")
             continue
         unit = parsed.unit_of(node)
         original = compile_in_scope(node, function, unit.scope_class, parsed.imported)  # leaves the tree as it is
@@ -106,7 +111,6 @@ def _mend_file(filename: str, requests: list[tuple[types.FunctionType, Lines]], 
     to_skeleton = skeleton.to_skeleton()
     wanted = [lines for *_, lines in targets]
     requested = None if wanted[0] is None else frozenset().union(*wanted)
-    helpers = file_effect_helpers(parsed).union(*(discover.effect_helpers_of(f) for f, *_ in targets))
     options = RuleOptions(rules=frozenset(rule_names), lines=requested, effect_helpers=helpers)
     try:
         mended_text = cache.cached(
@@ -194,7 +198,8 @@ def _mend_functions(requests: Iterable[tuple[types.FunctionType, Lines]], rules:
 # -- public API -----------------------------------------------------------------------
 
 
-def mend(obj: Any, *, modules: str | Iterable[str] | None = None, rules: Iterable[str] | None = None) -> Any:
+def mend(obj: Any, *, modules: str | Iterable[str] | None = None, rules: Iterable[str] | None = None,
+         only_modules: bool = False) -> Any:
     """Rewrite ``obj`` in memory, in place, so Dynamo meets fewer graph breaks.
 
     A function comes back as itself, its code mended and ``__wrapped__`` set
@@ -202,8 +207,9 @@ def mend(obj: Any, *, modules: str | Iterable[str] | None = None, rules: Iterabl
     itself with ``forward`` and the functions it reaches in ``modules`` mended
     (see this module's docstring).  Anything that cannot be mended comes back
     unchanged, the reason logged at debug level on the ``graphmend`` logger.
-    ``rules`` selects rules by name (default: all).  Raises
-    :class:`GraphmendError` only for an ``obj`` that is not callable.
+    ``rules`` selects rules by name (default: all).  With ``only_modules``,
+    ``obj``'s own function is mended only if it lies in ``modules`` too.
+    Raises :class:`GraphmendError` only for an ``obj`` that is not callable.
     """
     if not callable(obj) and not isinstance(obj, (staticmethod, classmethod)):
         raise GraphmendError(f"mend() needs a function or an nn.Module, not {type(obj).__name__}")
@@ -219,10 +225,18 @@ def mend(obj: Any, *, modules: str | Iterable[str] | None = None, rules: Iterabl
         except Unmendable as why:
             _skip(obj, str(why))
             own = []
-        reached = [f for f in discover.live_functions(candidates) if discover.matches(discover.module_name(f), prefixes)]
+        if only_modules:
+            own = [f for f in own if discover.matches(discover.module_name(f), prefixes)]
+        reached = discover.reached_in(candidates, prefixes)
         requests = [(function, None) for function in dict.fromkeys(own + reached)]
         _remember(obj, _mend_functions(requests, rules))
     return obj
+
+
+def mended_functions(obj: Any) -> list[types.FunctionType]:
+    """The functions mending ``obj`` patched (and still patched)."""
+    anchor = _anchor(obj)
+    return [f for f in _OWNED.get(anchor, []) if f in PATCHES] if anchor is not None else []
 
 
 def _anchor(obj: Any) -> Any:

@@ -69,6 +69,15 @@ class SkeletonResult:
         return bool(self.sites)
 
 
+def scan_knows(rule_names: Iterable[str]) -> bool:
+    """Whether the ``ast`` scan can tell where these rules have sites (it
+    knows the built-in rules; a rule plugged into :data:`CONVERTERS` is
+    shown every function)."""
+    from graphmend.rules.base import RULE_NAMES as BUILT_IN
+
+    return set(rule_names) <= set(BUILT_IN)
+
+
 def select_rules(names: Iterable[str] | None) -> tuple[str, ...]:
     """The rule names selected (all when ``None``), in rule order."""
     if names is None:
@@ -267,11 +276,15 @@ def transform_source(
     except (SyntaxError, ValueError) as err:
         raise SourceError(filename, getattr(err, "lineno", None) or 1, getattr(err, "msg", str(err))) from None
     helpers = effect_helpers | file_effect_helpers(parsed)
-    units = candidate_units(parsed, helpers, lines)
+    selected = select_rules(rules)
+    if scan_knows(selected) or lines is not None:
+        units = candidate_units(parsed, helpers, lines)
+    else:
+        units = list({u.start: u for u in map(parsed.unit_of, parsed.defs.values())}.values())
     if not units:
         return TransformResult(source, False, (), ())
     skeleton = parsed.skeleton(units)
-    options = RuleOptions(rules=frozenset(select_rules(rules)), lines=lines, effect_helpers=helpers)
+    options = RuleOptions(rules=frozenset(selected), lines=lines, effect_helpers=helpers)
     result = transform_skeleton(skeleton, options, filename)
     out = list(parsed.lines)
     for unit, new in sorted(zip(skeleton.units, result.unit_lines), key=lambda pair: -pair[0].start):

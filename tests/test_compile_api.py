@@ -90,16 +90,17 @@ def test_break_in_a_called_function_is_mended_where_it_lives(module, fake_rules)
     assert module.calls_step.__code__ is caller_code
 
 
-def test_later_calls_skip_diagnosis(module, fake_rules, monkeypatch):
+@pytest.mark.parametrize("diagnose, traces", [(False, 0), (True, 1)])
+def test_first_call_diagnoses_only_when_asked(module, fake_rules, monkeypatch, diagnose, traces):
     diagnoses = []
     real = api.diagnose_calls
     monkeypatch.setattr(api, "diagnose_calls", lambda *a, **k: diagnoses.append(1) or real(*a, **k))
     counter = GraphCounter()
-    compiled = gm_compile(module.step, backend=counter, rules=FAKEWHERE)
+    compiled = gm_compile(module.step, backend=counter, rules=FAKEWHERE, diagnose=diagnose)
 
     results = [compiled(torch.full((3,), float(v))) for v in (1, -1, 2)]
 
-    assert len(diagnoses) == 1
+    assert len(diagnoses) == traces
     assert counter.graphs == 1
     for v, out in zip((1, -1, 2), results):
         assert torch.equal(out, module.step.__wrapped__(torch.full((3,), float(v))))
@@ -169,3 +170,66 @@ def test_modules_option_limits_what_is_mended(module, fake_rules):
 def test_non_callable_is_an_error():
     with pytest.raises(graphmend.GraphmendError, match="not str"):
         gm_compile("model")
+
+
+HELPER_MODULE = """
+import torch
+
+
+def scale(x):
+    y = x * 2
+    if y.sum() > 0:
+        y = y + 1
+    return y
+"""
+
+CALLER_MODULE = """
+import {helper}
+
+
+def forward(x):
+    return {helper}.scale(x) - 1
+"""
+
+
+def test_a_break_in_another_module_is_recorded_and_mended_in_the_next_process(tmp_path, fake_rules):
+    helper = load_module(textwrap.dedent(HELPER_MODULE), tmp_path, "helper")
+    import sys
+
+    sys.path.insert(0, str(tmp_path))
+    try:
+        caller = load_module(textwrap.dedent(CALLER_MODULE.format(helper=helper.__name__)), tmp_path, "caller")
+        x = torch.ones(3)
+        first = GraphCounter()
+        torch._dynamo.reset()
+        out = gm_compile(caller.forward, backend=first, rules=FAKEWHERE)(x)
+        assert first.graphs > 1  # the helper lies outside the caller's module: met, recorded
+        assert not patch.mended_functions(helper.scale)
+        graphmend.unmend(caller.forward)
+
+        second = GraphCounter()  # a new first call, as in the next process: the record is read
+        torch._dynamo.reset()
+        assert torch.equal(gm_compile(caller.forward, backend=second, rules=FAKEWHERE)(x), out)
+        assert second.graphs == 1
+        assert "torch.where" in patch.mended_source(helper.scale)
+    finally:
+        sys.path.remove(str(tmp_path))
+        patch.unmend(helper.scale)
+
+
+def test_compiling_what_graphmend_compiled_compiles_the_original(module, fake_rules):
+    x = torch.ones(3)
+    expected = module.step(x)
+    twice = gm_compile(gm_compile(module.step, backend="eager", rules=FAKEWHERE), backend="eager", rules=FAKEWHERE)
+    assert torch.equal(twice(x), expected)
+    model = module.Stateful()
+    compiled = gm_compile(gm_compile(model, backend="eager"), backend="eager")
+    assert compiled._orig_mod is model
+    compiled(x)
+
+
+def test_graphmend_never_mends_its_own_code():
+    from graphmend import runtime
+
+    graphmend.mend(runtime.where)
+    assert runtime.where.__code__ is runtime.where.__code__ and not patch.mended_functions(runtime.where)
