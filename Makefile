@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test fuzz bench clean
+.PHONY: demo test fuzz bench bench-ecosystem clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,13 @@ fuzz: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/graphmend bench --out bench-results
+	$(BIN)/graphmend bench --cold --switches --out bench-results
+
+# The second corpus: ten PyTorch-ecosystem libraries, pinned, installed here
+# only (never by `make test`).
+bench-ecosystem: $(STAMP)
+	$(BIN)/python -m pip install --quiet -c constraints.txt -c constraints-ecosystem.txt -e '.[dev,ecosystem]'
+	$(BIN)/graphmend bench --corpus ecosystem --out bench-results/ecosystem
 
 clean:
 	rm -rf $(VENV) bench-results

@@ -194,7 +194,7 @@ class _FirstCall:
         return self.compiled(*args, **kwargs)
 
     def _prepare(self, args: tuple, kwargs: dict) -> None:
-        state = _SavedState(self.obj)
+        state = _SavedState(self.obj) if self.verify or self.diagnose else None
         expected = _quietly(state, self.obj, *args, **kwargs) if self.verify else None
         # A function's own module by default: Dynamo inlines what it calls there.
         modules = self.modules if self.modules is not None or isinstance(self.obj, torch.nn.Module) \

@@ -1,14 +1,15 @@
-"""``graphmend bench``: the corpus (SPEC section 5), original vs mended,
-measured side by side in one process.
+"""``graphmend bench``: the corpus (SPEC section 5), original vs mended.
 
 Per row: graphs and breaks before and after with the categories of what
 remains, capture statistics, bit-identical output (eager, where the
 original's numbers are defined), recompiles on a second call with another
-batch size for both arms, time to mend (cold cache and cached), cold time
-(first call, compilation included) and warm latency (median of repeated
-calls) for both arms, and on CUDA the CUDA-graph launches per forward under
-``mode="reduce-overhead"``.  Results go to ``results.json``,
-``results.md`` and ``breaks.png``.
+batch size for both arms, time to mend (cold cache and cached), and on CUDA
+the CUDA-graph launches per forward under ``mode="reduce-overhead"``.
+Results go to ``results.json``, ``results.md`` and ``breaks.png``.
+
+Latency is not measured here: in one process the second arm reuses what the
+first one compiled and imported.  ``graphmend bench --cold``
+(:mod:`graphmend.timing`) times both arms in fresh processes.
 """
 
 from __future__ import annotations
@@ -16,11 +17,10 @@ from __future__ import annotations
 import json
 import os
 import platform
-import statistics
 import tempfile
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,8 +46,6 @@ class Arm:
     pct_ops: float | None = None
     graph_calls: int | None = None
     recompiles_second_batch: int | None = None
-    cold_s: float | None = None
-    warm_ms: float | None = None
     cudagraph_launches: int | None = None
 
 
@@ -63,16 +61,6 @@ class RowResult:
     mend_cached_ms: float | None = None
     functions_mended: int = 0
     error: str | None = None
-
-    @property
-    def cold_ratio(self) -> float | None:
-        o, m = self.original.cold_s, self.mended.cold_s
-        return m / o if o and m else None
-
-    @property
-    def warm_ratio(self) -> float | None:
-        o, m = self.original.warm_ms, self.mended.warm_ms
-        return m / o if o and m else None
 
 
 def _to_device(value: Any, device: str) -> Any:
@@ -101,38 +89,12 @@ def _arm_from_report(report: Report) -> Arm:
     )
 
 
-def _timed(fn: Callable[[], Any]) -> tuple[Any, float]:
-    start = time.perf_counter()
-    result = fn()
-    return result, time.perf_counter() - start
-
-
-def _synchronize(device: str) -> None:
-    if device == "cuda":
-        torch.cuda.synchronize()
-
-
-def _measure_compiled(arm: Arm, model: torch.nn.Module, args: tuple, kwargs: dict, *, backend: str, device: str, repeats: int) -> Any:
-    """Cold and warm times, and recompiles on a second batch size.
-
-    Inductor's on-disk caches are off while the arm runs: the second arm
-    would otherwise reuse kernels the first one compiled and look colder
-    than it is."""
+def _measure_compiled(arm: Arm, model: torch.nn.Module, args: tuple, kwargs: dict, *, backend: str,
+                      device: str) -> None:
+    """Recompiles on a second batch size, and CUDA-graph launches on CUDA."""
     torch._dynamo.reset()
-    with torch._inductor.config.patch(force_disable_caches=True):
-        return _measure_uncached(arm, model, args, kwargs, backend=backend, device=device, repeats=repeats)
-
-
-def _measure_uncached(arm: Arm, model: torch.nn.Module, args: tuple, kwargs: dict, *, backend: str, device: str, repeats: int) -> Any:
     compiled = torch.compile(model, backend=backend)
-
-    def call() -> Any:
-        out = compiled(*args, **kwargs)
-        _synchronize(device)
-        return out
-
-    output, arm.cold_s = _timed(call)
-    arm.warm_ms = statistics.median(_timed(call)[1] for _ in range(repeats)) * 1e3
+    compiled(*args, **kwargs)
     doubled_args, doubled_kwargs = _doubled_batch((args, kwargs))
     with BreakRecorder() as recorder:
         try:
@@ -142,7 +104,6 @@ def _measure_uncached(arm: Arm, model: torch.nn.Module, args: tuple, kwargs: dic
     arm.recompiles_second_batch = len(recorder.recompiles) if recorder else None
     if device == "cuda":
         arm.cudagraph_launches = _cudagraph_launches(model, args, kwargs)
-    return output
 
 
 def _cudagraph_launches(model: torch.nn.Module, args: tuple, kwargs: dict) -> int:
@@ -167,7 +128,7 @@ def _mend(model: torch.nn.Module, report: Report) -> tuple[int, float]:
     return len(patched), (time.perf_counter() - start) * 1e3
 
 
-def run_row(name: str, *, backend: str, device: str, repeats: int) -> RowResult:
+def run_row(name: str, *, backend: str, device: str) -> RowResult:
     """Both arms of one row.  Every phase gets a freshly built model (same
     seed, same weights): some models change their own state on a call
     (Phi-3 caches ``long_inv_freq`` on its first long input and breaks once
@@ -182,7 +143,7 @@ def run_row(name: str, *, backend: str, device: str, repeats: int) -> RowResult:
         before = graphmend.diagnose(fresh(), *args, **kwargs)
         expected = fresh()(*args, **kwargs)
         result = RowResult(name, row.title, _arm_from_report(before), Arm())
-        _measure_compiled(result.original, fresh(), args, kwargs, backend=backend, device=device, repeats=repeats)
+        _measure_compiled(result.original, fresh(), args, kwargs, backend=backend, device=device)
 
         model = fresh()
         with tempfile.TemporaryDirectory() as cache:
@@ -203,7 +164,7 @@ def run_row(name: str, *, backend: str, device: str, repeats: int) -> RowResult:
             result.mended = _arm_from_report(graphmend.diagnose(fresh(), *args, **kwargs))
             result.difference = first_difference(expected, fresh()(*args, **kwargs))
             result.identical = result.difference is None
-            _measure_compiled(result.mended, fresh(), args, kwargs, backend=backend, device=device, repeats=repeats)
+            _measure_compiled(result.mended, fresh(), args, kwargs, backend=backend, device=device)
         finally:
             unmend(model)
     return result
@@ -222,12 +183,12 @@ def _categories(arm: Arm) -> str:
 
 def markdown(results: list[RowResult], environment: dict[str, str]) -> str:
     lines = [
-        "| row | graphs | breaks | remaining | ops captured | identical | recompiles (2nd batch) | mend ms cold / cached | cold s | warm ms | cold ratio | warm ratio |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| row | graphs | breaks | remaining | ops captured | identical | recompiles (2nd batch) | mend ms cold / cached | CUDA-graph launches |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         if r.error:
-            lines.append(f"| {r.title} | error: {r.error} |" + " |" * 10)
+            lines.append(f"| {r.title} | error: {r.error} |" + " |" * 7)
             continue
         o, m = r.original, r.mended
         lines.append(
@@ -236,29 +197,17 @@ def markdown(results: list[RowResult], environment: dict[str, str]) -> str:
             f"| {'yes' if r.identical else 'NO'} "
             f"| {o.recompiles_second_batch} → {m.recompiles_second_batch} "
             f"| {_fmt(r.mend_cold_ms, '.0f')} / {_fmt(r.mend_cached_ms, '.0f')} "
-            f"| {_fmt(o.cold_s, '.1f')} → {_fmt(m.cold_s, '.1f')} "
-            f"| {_fmt(o.warm_ms, '.2f')} → {_fmt(m.warm_ms, '.2f')} "
-            f"| {_fmt(r.cold_ratio, '.2f')}x | {_fmt(r.warm_ratio, '.2f')}x |"
+            f"| {_fmt(o.cudagraph_launches, 'd')} → {_fmt(m.cudagraph_launches, 'd')} |"
         )
     ok = [r for r in results if not r.error]
-    cold = [r.cold_ratio for r in ok if r.cold_ratio]
-    warm = [r.warm_ratio for r in ok if r.warm_ratio]
     lines += [
         "",
         f"Totals: breaks {sum(r.original.breaks for r in ok)} → {sum(r.mended.breaks for r in ok)}; "
-        f"identical outputs {sum(bool(r.identical) for r in ok)}/{len(ok)}; "
-        f"geometric-mean cold ratio {_fmt(_geomean(cold), '.2f')}x, warm ratio {_fmt(_geomean(warm), '.2f')}x "
-        "(mended / original; below 1 is faster).",
+        f"identical outputs {sum(bool(r.identical) for r in ok)}/{len(ok)}.",
         "",
         "Environment: " + ", ".join(f"{k} {v}" for k, v in environment.items()) + ".",
     ]
     return "\n".join(lines) + "\n"
-
-
-def _geomean(values: list[float]) -> float | None:
-    if not values:
-        return None
-    return float(torch.tensor(values, dtype=torch.float64).log().mean().exp())
 
 
 def chart(results: list[RowResult], path: Path) -> None:
@@ -298,13 +247,13 @@ def environment(device: str, backend: str) -> dict[str, str]:
 
 def write(results: list[RowResult], env: dict[str, str], out: Path) -> None:
     """results.json, results.md and breaks.png for the rows so far."""
-    rows = [{**asdict(r), "cold_ratio": r.cold_ratio, "warm_ratio": r.warm_ratio} for r in results]
+    rows = [asdict(r) for r in results]
     (out / "results.json").write_text(json.dumps({"environment": env, "rows": rows}, indent=2))
     (out / "results.md").write_text(markdown(results, env))
     chart(results, out / "breaks.png")
 
 
-def run(rows: Sequence[str], *, backend: str, device: str, repeats: int, out: Path, progress: bool = True) -> list[RowResult]:
+def run(rows: Sequence[str], *, backend: str, device: str, out: Path, progress: bool = True) -> list[RowResult]:
     """Every row in turn; the results are written after each row, so a run
     stopped early keeps what it measured."""
     from rich.progress import Progress
@@ -318,7 +267,7 @@ def run(rows: Sequence[str], *, backend: str, device: str, repeats: int, out: Pa
         for name in rows:
             bar.update(task, description=f"{name}")
             try:
-                results.append(run_row(name, backend=backend, device=device, repeats=repeats))
+                results.append(run_row(name, backend=backend, device=device))
             except Exception as err:  # one failing row must not hide the others
                 row = corpus.ROWS[name]
                 results.append(RowResult(name, row.title, Arm(), Arm(), error=f"{type(err).__name__}: {err}"))

@@ -104,7 +104,8 @@ def _cmd_fix(args: argparse.Namespace) -> int:
     missing = [p for p in args.paths if not os.path.exists(p)]
     for path in missing:
         print(f"{path}:1: no such file or folder", file=sys.stderr)
-    run = fix_paths([p for p in args.paths if p not in missing], rules=rules, write=args.mode == "write")
+    run = fix_paths([p for p in args.paths if p not in missing], rules=rules, write=args.mode == "write",
+                    jobs=args.jobs)
     if args.format == "json":
         print(json.dumps({"files": [f.to_dict() for f in run.files]}, indent=2))
     else:
@@ -133,6 +134,10 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
     from graphmend import bench, corpus
 
+    if args.corpus == "ecosystem":
+        from graphmend import bench_ecosystem
+
+        return bench_ecosystem.main([*(["--rows", *args.rows] if args.rows else []), "--out", args.out])
     rows = args.rows or [name for name, row in corpus.ROWS.items()]
     unknown = sorted(set(rows) - set(corpus.ROWS))
     if unknown:
@@ -142,10 +147,30 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         print("graphmend: --device cuda but no CUDA device is available", file=sys.stderr)
         return 2
     out = Path(args.out)
-    results = bench.run(rows, backend=args.backend, device=args.device, repeats=args.repeats, out=out)
+    if args.cold:
+        return _bench_cold(args, rows, out)
+    results = bench.run(rows, backend=args.backend, device=args.device, out=out)
     print((out / "results.md").read_text())
     print(f"wrote {out / 'results.json'}, {out / 'results.md'}, {out / 'breaks.png'}")
     return 1 if any(r.error or r.identical is False for r in results) else 0
+
+
+def _bench_cold(args: argparse.Namespace, rows: list[str], out) -> int:
+    from rich.console import Console
+
+    from graphmend import bench, timing
+
+    console = Console(stderr=True)
+    arms = ["torch", "graphmend", "control", "graphmend_second", *(timing.SWITCHES if args.switches else ())]
+    control_row = args.control or rows[0]
+    results = timing.run(
+        rows, arms, repetitions=args.repetitions, backend=args.backend, device=args.device, warm=args.repeats,
+        threads=args.threads, out=out, environment=bench.environment(args.device, args.backend),
+        control_row=control_row, progress=lambda text: console.log(text),
+    )
+    print((out / "timing.md").read_text())
+    print(f"wrote {out / 'timing.json'}, {out / 'timing.md'}")
+    return 1 if any(r.error for r in results) else 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -221,6 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
     fix.set_defaults(mode="check")
     fix.add_argument("--select", metavar="RULES", help="comma-separated rules to apply (default: all): trap,where,defer")
     fix.add_argument("--format", choices=("text", "json"), default="text", help="text (default) or json")
+    fix.add_argument("--jobs", type=int, metavar="N", help="processes to share the files out to (default: one per core)")
     fix.add_argument("-v", "--verbose", action="store_true", help="also list the sites each rule left alone, and why")
     fix.set_defaults(handler=_cmd_fix)
 
@@ -235,10 +261,24 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         epilog="Exit status: 1 if a row failed or its outputs differ, else 0.",
     )
+    bench.add_argument("--corpus", choices=("transformers", "ecosystem"), default="transformers",
+                       help="the paper's transformers corpus (default), or the ecosystem corpus: ten other "
+                            "PyTorch libraries, inference and training (needs the 'ecosystem' extra)")
     bench.add_argument("--rows", nargs="+", metavar="ROW", help="rows to run (default: all)")
     bench.add_argument("--backend", default="inductor", choices=("inductor", "eager", "aot_eager"), help="torch.compile backend (default inductor)")
     bench.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="device (default cpu)")
-    bench.add_argument("--repeats", type=int, default=20, help="warm calls per arm, median reported (default 20)")
+    bench.add_argument("--repeats", type=int, default=20, help="with --cold: warm calls per process, median reported (default 20)")
+    bench.add_argument(
+        "--cold", action="store_true",
+        help="time the first call and warm calls of torch.compile and graphmend.compile, each arm in "
+             "fresh processes with empty caches, interleaved (writes timing.json and timing.md)",
+    )
+    bench.add_argument("--repetitions", type=int, default=3, help="with --cold: fresh processes per arm (default 3)")
+    bench.add_argument("--threads", type=int, default=1, help="with --cold: torch threads per process (default 1)")
+    bench.add_argument("--control", metavar="ROW", help="with --cold: the row that also runs the control and "
+                       "second-process arms (default: the first row)")
+    bench.add_argument("--switches", action="store_true", help="with --cold: also Dynamo's own switches on the "
+                       "original code (nested_graph_breaks, capture_scalar_outputs, the logging switches)")
     bench.add_argument("--out", default="bench-results", help="output folder (default bench-results)")
     bench.set_defaults(handler=_cmd_bench)
     return parser

@@ -2,47 +2,36 @@
 
 T5 from transformers 4.52.4 (small config, random weights, nothing
 downloaded) breaks ``torch.compile`` on a ``logger.warning_once`` call.  The
-demo prints the diagnosis, mends the model, diagnoses it again, checks that
-the outputs are bit-identical, and times both arms under inductor side by
-side: cold (first call, compilation included) and warm (median of repeated
-calls).
+demo prints the diagnosis, mends the model, diagnoses it again and checks
+that the outputs are bit-identical.  Then it times ``torch.compile`` and
+``graphmend.compile`` as a user meets them (:mod:`graphmend.timing`): each
+arm in fresh processes with empty caches, interleaved, cold (the first call,
+compilation included) and warm (median of later calls), medians with their
+spread.
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
+import tempfile
 import warnings
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
+from pathlib import Path
 
 import torch
 from rich.console import Console
 from rich.table import Table
 
 import graphmend
-from graphmend import corpus
+from graphmend import corpus, timing
 from graphmend.compare import first_difference
-
-
-def _timed(fn: Callable[[], Any]) -> tuple[Any, float]:
-    start = time.perf_counter()
-    result = fn()
-    return result, time.perf_counter() - start
-
-
-def _warm_median(fn: Callable[[], Any], repeats: int) -> float:
-    samples = []
-    for _ in range(repeats):
-        samples.append(_timed(fn)[1])
-    return statistics.median(samples)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m graphmend.demo", description=__doc__)
     parser.add_argument("--row", default="t5", choices=sorted(corpus.ROWS), help="corpus row")
-    parser.add_argument("--repeats", type=int, default=20, help="warm calls per arm")
+    parser.add_argument("--repetitions", type=int, default=3, help="fresh processes per arm")
+    parser.add_argument("--repeats", type=int, default=20, help="warm calls per process")
     parser.add_argument("--backend", default="inductor", help="torch.compile backend to time")
     args = parser.parse_args(argv)
 
@@ -50,42 +39,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     warnings.filterwarnings("ignore")
     row = corpus.ROWS[args.row]
     model, call_args, call_kwargs = row.build()
-    run = lambda fn: fn(*call_args, **call_kwargs)  # noqa: E731
     console.rule(f"[bold]graphmend demo: {row.title}")
     console.print(
         f"torch {torch.__version__}, transformers "
-        f"{__import__('transformers').__version__}, graphmend {graphmend.__version__}, "
-        f"{torch.get_num_threads()} CPU threads"
+        f"{__import__('transformers').__version__}, graphmend {graphmend.__version__}"
     )
 
     with torch.no_grad():
         console.rule("1. diagnose the original model")
         before = graphmend.diagnose(model, *call_args, **call_kwargs)
         before.show(console)
-        expected = run(model)
+        expected = model(*call_args, **call_kwargs)
 
-        console.rule(f"2. the original under torch.compile(backend={args.backend!r})")
-        torch._dynamo.reset()
-        original = torch.compile(model, backend=args.backend)
-        original_out, original_cold = _timed(lambda: run(original))
-        original_warm = _warm_median(lambda: run(original), args.repeats)
-
-        console.rule(f"3. graphmend.compile(model, backend={args.backend!r})")
-        torch._dynamo.reset()
-        mended = graphmend.compile(model, modules=row.modules, backend=args.backend)
-        mended_out, mended_cold = _timed(lambda: run(mended))
-        mended_warm = _warm_median(lambda: run(mended), args.repeats)
-
-        console.rule("4. diagnose the mended model")
+        console.rule("2. mend it, and diagnose the mended model")
+        graphmend.mend(model, modules=row.modules)
         after = graphmend.diagnose(model, *call_args, **call_kwargs)
         after.show(console)
-        mended_eager = run(model)
+        mended_eager = model(*call_args, **call_kwargs)
         graphmend.unmend(model)
-
     eager_difference = first_difference(expected, mended_eager)
-    compiled_difference = first_difference(original_out, mended_out)
+
+    console.rule(f"3. torch.compile vs graphmend.compile (backend={args.backend!r}), fresh processes")
+    with tempfile.TemporaryDirectory() as out:
+        (timed,) = timing.run(
+            [row.name], ["torch", "graphmend"], repetitions=args.repetitions, backend=args.backend,
+            device="cpu", warm=args.repeats, threads=1, out=Path(out), environment={}, control_row=None,
+            progress=lambda text: console.log(text),
+        )
+    if timed.error:
+        console.print(f"[red]timing failed: {timed.error}")
+        return 1
     table = Table(title=f"{row.title}: original vs mended")
-    for column in ("", "original", "mended", "mended / original"):
+    for column in ("", "torch.compile", "graphmend.compile", "graphmend / torch"):
         table.add_column(column, justify="right")
     table.add_row("graphs", str(before.graph_count), str(after.graph_count), "")
     table.add_row("breaks", str(before.break_count), str(after.break_count), "")
@@ -95,31 +80,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{after.pct_ops:.1%}" if after.pct_ops is not None else "-",
         "",
     )
-    table.add_row(
-        "cold (first call) s",
-        f"{original_cold:.2f}",
-        f"{mended_cold:.2f}",
-        f"{mended_cold / original_cold:.2f}x",
-    )
-    table.add_row(
-        f"warm (median of {args.repeats}) ms",
-        f"{original_warm * 1e3:.2f}",
-        f"{mended_warm * 1e3:.2f}",
-        f"{mended_warm / original_warm:.2f}x",
-    )
-    console.rule("5. results")
+    for label, measure, method, spec in (
+        ("cold (first call) s", "cold_s", "cold", ".2f"),
+        (f"warm (median of {args.repeats}) ms", "warm_ms", "warm", ".2f"),
+    ):
+        ratio = timed.ratio("graphmend", measure)
+        table.add_row(
+            label,
+            getattr(timed.arms["torch"], method)().text(spec),
+            getattr(timed.arms["graphmend"], method)().text(spec),
+            f"{ratio.text('.2f')} ({timing.verdict(ratio)})",
+        )
     console.print(table)
+    console.print(
+        f"medians over {args.repetitions} fresh processes per arm [min-max], empty inductor and graphmend "
+        "caches, arms interleaved, 1 thread"
+    )
     console.print(
         "eager output, mended vs original: "
         + ("[green]bit-identical[/]" if eager_difference is None else f"[red]{eager_difference}[/]")
     )
     console.print(
-        f"{args.backend} output, mended vs original: "
-        + (
-            "[green]bit-identical[/]"
-            if compiled_difference is None
-            else f"[yellow]{compiled_difference}[/] (different graphs may fuse differently)"
-        )
+        f"{args.backend} output, graphmend.compile vs torch.compile: "
+        + ("[green]bit-identical[/]" if timed.same_output.get("graphmend")
+           else "[yellow]differs[/] (different graphs may fuse differently)")
+    )
+    console.print(
+        "messages (prints, logs, warnings) of the first call, as eager: "
+        + ("[green]the same[/]" if timed.same_messages.get("graphmend") else "[red]different[/]")
     )
     return 0 if eager_difference is None and after.graph_count <= before.graph_count else 1
 

@@ -303,7 +303,7 @@ def _ask_rules(filename: str, sites: dict[int, str]) -> dict[int, tuple[bool, st
     mending uses, so inner sites are rewritten as ``mend`` will rewrite them:
     line -> (fixable, why not)."""
     from graphmend.errors import SourceError
-    from graphmend.pipeline import file_effect_helpers, transform_skeleton
+    from graphmend.pipeline import transform_skeleton
     from graphmend.rules.base import RuleOptions
 
     parsed = parse_file(filename)
@@ -317,7 +317,7 @@ def _ask_rules(filename: str, sites: dict[int, str]) -> dict[int, tuple[bool, st
             units.append(parsed.unit_of(max(around, key=lambda node: node.lineno)))
     if not units:
         return answers
-    options = RuleOptions(lines=frozenset(sites), effect_helpers=file_effect_helpers(parsed))
+    options = RuleOptions(lines=frozenset(sites), effect_helpers=parsed.effect_helpers)
     try:
         result = transform_skeleton(parsed.skeleton(units), options, filename)
     except SourceError as err:

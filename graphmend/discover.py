@@ -153,7 +153,7 @@ def is_effect_helper(value: Any, depth: int = 0) -> bool:
         return value.func is warnings.warn or value.func is print
     if not isinstance(value, types.FunctionType) or depth > 3 or module_name(value).startswith("graphmend"):
         return False
-    from graphmend.analysis.scan import effect_helpers, effect_only
+    from graphmend.analysis.scan import effect_only
     from graphmend.resolve import wrapper_chain
 
     chain = wrapper_chain(value)
@@ -162,7 +162,7 @@ def is_effect_helper(value: Any, depth: int = 0) -> bool:
         node = parsed.def_of(link.__code__) if parsed else None
         if node is None:
             return False
-        callables = set(effect_helpers(parsed.tree))
+        callables = set(parsed.effect_helpers)
         for variable, cell in zip(link.__code__.co_freevars, link.__closure__ or ()):
             try:
                 held = cell.cell_contents

@@ -18,7 +18,7 @@ break in at least one of the two modes:
 
 The libraries are imported only inside ``build()``; their versions are pinned
 in ``constraints-ecosystem.txt`` (``pip install -c constraints-ecosystem.txt
-'.[ecosystem]'``).  ``tools/measure_ecosystem.py`` measures every row in both
+'.[ecosystem]'``).  ``graphmend bench --corpus ecosystem`` measures every row in both
 modes and ``../notes/ecosystem-report.md`` (in the team's notes) explains
 every site.
 """

@@ -5,13 +5,17 @@ Python itself would use (PEP 263), rewritten by the pipeline with every rule
 matching statically, and, with ``write``, replaced atomically: a temporary
 file in the same folder, the original's permissions, then ``os.replace``.
 A file that cannot be read or parsed is reported and left byte for byte
-untouched.
+untouched.  Files are independent: with more than one, they are shared
+out over a pool of processes, one per core (``jobs``), and reported in the
+order given.
 """
 
 from __future__ import annotations
 
 import ast
+import concurrent.futures
 import difflib
+import functools
 import io
 import os
 import shutil
@@ -21,6 +25,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from graphmend.analysis.source import collector_paused
 from graphmend.errors import SourceError
 from graphmend.pipeline import TransformResult, transform_source
 
@@ -150,6 +155,18 @@ def _replace_atomically(path: str, data: bytes) -> None:
         raise
 
 
-def fix_paths(paths: Iterable[str], *, rules: Iterable[str] | None = None, write: bool = False) -> FixRun:
+def _fix_quickly(path: str, *, rules: tuple[str, ...] | None, write: bool) -> FileResult:
+    with collector_paused():
+        return fix_file(path, rules=rules, write=write)
+
+
+def fix_paths(paths: Iterable[str], *, rules: Iterable[str] | None = None, write: bool = False,
+              jobs: int | None = None) -> FixRun:
     rules = tuple(rules) if rules is not None else None
-    return FixRun([fix_file(p, rules=rules, write=write) for p in python_files(paths)])
+    files = list(python_files(paths))
+    fix = functools.partial(_fix_quickly, rules=rules, write=write)
+    jobs = min(jobs or os.cpu_count() or 1, len(files))
+    if jobs <= 1:
+        return FixRun([fix(path) for path in files])
+    with concurrent.futures.ProcessPoolExecutor(jobs) as pool:
+        return FixRun(list(pool.map(fix, files, chunksize=max(1, len(files) // (jobs * 8)))))

@@ -32,10 +32,10 @@ import torch
 
 from graphmend import cache, discover, swap
 from graphmend.analysis.scan import might_hold_site
-from graphmend.analysis.source import ParsedFile, Unit, first_line, line_map, parse_file
+from graphmend.analysis.source import ParsedFile, Unit, collector_paused, first_line, line_map, parse_file
 from graphmend.conventions import RUNTIME_ALIAS
 from graphmend.errors import GraphmendError, SourceError
-from graphmend.pipeline import file_effect_helpers, scan_knows, select_rules, transform_skeleton
+from graphmend.pipeline import scan_knows, select_rules, transform_skeleton
 from graphmend.resolve import Unmendable, check_rebuildable, describe, resolve, resolve_quietly
 from graphmend.rules.base import RuleOptions
 from graphmend.scope import compile_in_scope, fingerprint, mended_code, move_to_file_lines
@@ -88,7 +88,7 @@ def _mend_file(filename: str, requests: list[tuple[types.FunctionType, Lines]], 
         for function, _ in requests:
             _skip(function, "no source (defined by exec/compile, or the file is gone, or it does not parse)")
         return []
-    helpers = file_effect_helpers(parsed).union(*(discover.effect_helpers_of(f) for f, _ in requests))
+    helpers = parsed.effect_helpers.union(*(discover.effect_helpers_of(f) for f, _ in requests))
     targets: list[tuple[types.FunctionType, ast.AST, Unit, Lines]] = []
     for function, lines in requests:
         node = parsed.def_of(function.__code__)
@@ -189,7 +189,8 @@ def _mend_functions(requests: Iterable[tuple[types.FunctionType, Lines]], rules:
         groups.setdefault((function.__code__.co_filename, lines is None), []).append((function, lines))
     for (filename, _), group in groups.items():
         try:
-            done.extend(_mend_file(filename, group, rule_names))
+            with collector_paused():
+                done.extend(_mend_file(filename, group, rule_names))
         except Exception:  # a bug in a rule or here must not break the user's program
             logger.warning("graphmend: mending functions in %s failed; left unchanged", filename, exc_info=True)
     return done

@@ -275,7 +275,7 @@ def transform_source(
         parsed = parse_text(filename, source)
     except (SyntaxError, ValueError) as err:
         raise SourceError(filename, getattr(err, "lineno", None) or 1, getattr(err, "msg", str(err))) from None
-    helpers = effect_helpers | file_effect_helpers(parsed)
+    helpers = effect_helpers | parsed.effect_helpers
     selected = select_rules(rules)
     if scan_knows(selected) or lines is not None:
         units = candidate_units(parsed, helpers, lines)
@@ -295,13 +295,6 @@ def transform_source(
     if result.needs_runtime:
         code = add_runtime_import(code, filename)
     return TransformResult(code, code != source, result.sites, result.skips)
-
-
-def file_effect_helpers(parsed) -> frozenset[str]:
-    """Module-level functions of the file whose only effect is a message."""
-    from graphmend.analysis.scan import effect_helpers
-
-    return effect_helpers(parsed.tree)
 
 
 def add_runtime_import(code: str, filename: str = "<string>") -> str:

@@ -19,10 +19,12 @@ and the import hook (whole files).
 from __future__ import annotations
 
 import ast
+import contextlib
 import difflib
 import functools
+import gc
 import linecache
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -127,6 +129,13 @@ class ParsedFile:
             line for s in self.tree.body if _is_prelude(s) for line in range(s.lineno, s.end_lineno + 1)
         )
 
+    @functools.cached_property
+    def effect_helpers(self) -> frozenset[str]:
+        """Module-level functions of the file whose only effect is a message."""
+        from graphmend.analysis.scan import effect_helpers
+
+        return effect_helpers(self.tree)
+
     def def_of(self, code) -> ast.AST | None:
         """The def that compiled to ``code`` (by name and first line)."""
         return self.defs.get((code.co_name, code.co_firstlineno))
@@ -174,6 +183,22 @@ class ParsedFile:
             text += "\n"
         return Skeleton(text, ordered, tuple(sorted(chosen.values(), key=lambda u: u.start)), self.module_names,
                         self.prelude)
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off for a burst of parsing and
+    rewriting.  Syntax trees allocate hundreds of thousands of objects,
+    which trigger full collections, and in a process holding a model each
+    of them walks every module and tensor: a quarter of a mend's time.  The
+    trees hold no cycles, so nothing is left for the collector."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 @functools.lru_cache(maxsize=64)
