@@ -25,6 +25,14 @@ test: $(STAMP)
 fuzz: $(STAMP)
 	PYTHONPATH=tests $(BIN)/python -m fuzz
 
+# graphmend on every torch version in .compat/torch-* (not part of `make
+# test`): the corpus rows (diagnose, mend, diagnose, bit-identical to eager)
+# and a fuzz sample per version, one venv after another, as a matrix in
+# compat-results.md; see tools/compat_matrix.py.
+COMPAT_FUZZ ?= 40
+compat: $(STAMP)
+	$(BIN)/python tools/compat_matrix.py matrix --fuzz $(COMPAT_FUZZ) --out compat-results.md
+
 bench: $(STAMP)
 	$(BIN)/graphmend bench --out bench-results
 	$(BIN)/graphmend bench --cold --switches --out bench-results

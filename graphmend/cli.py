@@ -134,6 +134,11 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
     from graphmend import bench, corpus
 
+    if args.speed:
+        from graphmend import bench_speed
+
+        print(bench_speed.write(bench_speed.run(), Path(args.out)))
+        return 0
     if args.corpus == "ecosystem":
         from graphmend import bench_ecosystem
 
@@ -264,6 +269,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--corpus", choices=("transformers", "ecosystem"), default="transformers",
                        help="the paper's transformers corpus (default), or the ecosystem corpus: ten other "
                             "PyTorch libraries, inference and training (needs the 'ecosystem' extra)")
+    bench.add_argument("--speed", action="store_true", help="time graphmend itself: fix --check against a bare "
+                       "LibCST parse, fix over every transformers modeling file, mend from a diagnosis "
+                       "(writes speed.json and speed.md)")
     bench.add_argument("--rows", nargs="+", metavar="ROW", help="rows to run (default: all)")
     bench.add_argument("--backend", default="inductor", choices=("inductor", "eager", "aot_eager"), help="torch.compile backend (default inductor)")
     bench.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="device (default cpu)")

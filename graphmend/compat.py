@@ -14,6 +14,18 @@ else in graphmend touches ``torch._dynamo`` beyond its public API.
   (``ConvertFrame.__call__``): see :func:`_run_failing_mended_frames_eagerly`.
 * Frame exec strategies (``set_code_exec_strategy``): the runtime's
   functions are never compiled as frames of their own.
+* Types of loggers and string formatters while tracing: torch 2.11's
+  ``LoggingLoggerVariable`` and ``StringFormatVariable`` have no
+  ``python_type``, so ``isinstance(logger, logging.Logger)`` and
+  ``isinstance(f"...", torch.Tensor)`` break the graph (GB0175).
+  :func:`_type_loggers_and_formatters` gives them torch 2.12's own
+  ``python_type``.  Dynamo's ``id()`` of a logger also breaks on 2.11, so
+  the runtime hands a logger to its replay by name there
+  (:func:`logger_key`), and iterating a module's ``__dict__`` breaks, so
+  ``store_buffer`` re-registers instead of proving the copy safe
+  (:data:`TRACES_MODULE_DICT`).
+* The graph-break registry that ships in the wheel
+  (``torch/_dynamo/graph_break_registry.json``): :func:`graph_break_id`.
 
 :func:`install` applies what the probes allow, once, on the first mend or
 compile or when rewritten code first imports the runtime -- never at
@@ -28,7 +40,12 @@ from __future__ import annotations
 
 import functools
 import inspect
+import io
+import json
 import logging
+import os
+import re
+import sys
 import threading
 import warnings
 from collections.abc import Callable
@@ -55,6 +72,13 @@ class Probe:
 
 _LOCK = threading.RLock()
 _state: dict[str, Any] = {"installed": False, "probes": (), "self_test": None}
+
+#: Set by :func:`install`: the runtime hands a logger to its replay by name
+#: (Dynamo's ``id()`` takes no logger: torch 2.11), not by ``id()``.
+LOGGER_BY_NAME = False
+#: Set by :func:`install`: Dynamo traces iterating an ``nn.Module``'s
+#: ``__dict__`` (not on torch 2.11).
+TRACES_MODULE_DICT = True
 
 
 def _probe_reorderable() -> Probe:
@@ -95,11 +119,37 @@ def _probe_exec_strategy() -> Probe:
         from torch._dynamo.types import FrameAction, FrameExecStrategy  # noqa: F401
     except ImportError as error:
         return Probe("frame exec strategy", False, str(error), ("defer", "trap", "where"))
-    return Probe("frame exec strategy", True)
+    return Probe("frame exec strategy", True, rules=("defer", "trap", "where"))
+
+
+def _untyped_variables() -> list[type]:
+    """Dynamo's variable classes for loggers and string formatters that
+    inherit ``VariableTracker.python_type`` (which raises): torch 2.11."""
+    from torch._dynamo.variables.base import VariableTracker
+    from torch._dynamo.variables.misc import LoggingLoggerVariable, StringFormatVariable
+
+    return [cls for cls in (LoggingLoggerVariable, StringFormatVariable)
+            if getattr(cls, "python_type", None) is VariableTracker.python_type]
+
+
+def _probe_typed_variables() -> Probe:
+    try:
+        _untyped_variables()
+    except (ImportError, AttributeError) as error:
+        return Probe("logger and formatter types", False, f"torch._dynamo.variables: {error}", ("defer", "trap"))
+    return Probe("logger and formatter types", True, rules=("defer", "trap"))
+
+
+def _generic_id() -> bool:
+    """Whether Dynamo's ``id()`` takes any variable backed by a real object
+    (a logger included): torch 2.12 and later."""
+    from torch._dynamo.variables.base import VariableTracker
+
+    return hasattr(VariableTracker, "get_real_python_backed_value")
 
 
 PROBES: tuple[Callable[[], Probe], ...] = (
-    _probe_reorderable, _probe_inlining, _probe_convert_frame, _probe_exec_strategy,
+    _probe_reorderable, _probe_inlining, _probe_convert_frame, _probe_exec_strategy, _probe_typed_variables,
 )
 
 
@@ -126,7 +176,11 @@ def disabled_rules() -> dict[str, str]:
 
 
 def install() -> None:
-    """Apply the patches the probes allow (once per process)."""
+    """Apply the patches the probes allow, then run :func:`self_test`
+    (once per process: on the first mend or compile, or when rewritten code
+    first imports the runtime).  A probe or a self-test check that fails
+    turns its rules off with one warning naming the torch version."""
+    global LOGGER_BY_NAME, TRACES_MODULE_DICT
     with _LOCK:
         if _state["installed"]:
             return
@@ -136,6 +190,13 @@ def install() -> None:
             _share_replays_with_inlined_calls()
         if results["eager fallback"].ok:
             _run_failing_mended_frames_eagerly()
+        if results["logger and formatter types"].ok:
+            untyped = _untyped_variables()
+            _type_loggers_and_formatters(untyped)
+            LOGGER_BY_NAME = bool(untyped) or not _generic_id()
+            TRACES_MODULE_DICT = not untyped
+        if not any(rule in disabled_rules() for rule in ("defer", "trap")):
+            _state["self_test"] = self_test()
         off = disabled_rules()
         if off:
             warnings.warn(
@@ -182,8 +243,105 @@ def graph_break(reason: str) -> None:
 
 
 def is_logger(value: object) -> bool:
-    """``isinstance(value, logging.Logger)``, in a form Dynamo traces."""
+    """``isinstance(value, logging.Logger)``, in a form Dynamo traces
+    (on torch 2.11 once :func:`_type_loggers_and_formatters` is installed)."""
     return isinstance(value, logging.Logger)
+
+
+def logger_key(logger: logging.Logger):
+    """What the runtime hands to a replay to name ``logger``: its ``id()``
+    (a constant Dynamo guards by identity), or where Dynamo's ``id()`` takes
+    no logger (torch 2.11) its name, as a string formatter Dynamo formats
+    from the real logger when the call is replayed."""
+    if LOGGER_BY_NAME:
+        return f"{logger.name}"
+    return id(logger)
+
+
+def find_logger(key) -> logging.Logger:
+    """The registered logger :func:`logger_key` named."""
+    if type(key) is str:
+        found = logging.root if key == "root" else logging.Logger.manager.loggerDict.get(key)
+        if isinstance(found, logging.Logger):
+            return found
+    else:
+        # A replayed call's logger is alive (Dynamo's identity guard just
+        # held it), so its id names it; loggers made by getLogger are all
+        # registered.
+        for found in (logging.root, *logging.Logger.manager.loggerDict.values()):
+            if id(found) == key:
+                return found
+    raise LookupError("graphmend: a deferred log call's logger is not registered with logging.getLogger")
+
+
+# -- the graph-break registry ----------------------------------------------------------------
+
+_GB_LINK = re.compile(r"/gb/gb(\d+)\.html")
+
+
+@functools.lru_cache(maxsize=1)
+def graph_break_registry() -> dict[str, list[dict[str, Any]]]:
+    """Dynamo's graph-break registry as shipped in the wheel
+    (``torch/_dynamo/graph_break_registry.json``: id -> its entries, the
+    first the current one); empty where the wheel has none."""
+    path = os.path.join(os.path.dirname(torch._dynamo.__file__), "graph_break_registry.json")
+    try:
+        with open(path, encoding="utf-8") as file:
+            registry = json.load(file)
+    except (OSError, ValueError):
+        return {}
+    return registry if isinstance(registry, dict) else {}
+
+
+@functools.lru_cache(maxsize=1)
+def _ids_by_gb_type() -> dict[str, str]:
+    ids: dict[str, str] = {}
+    for gb_id, entries in sorted(graph_break_registry().items()):
+        for entry in entries if isinstance(entries, list) else ():
+            if isinstance(entry, dict) and isinstance(entry.get("Gb_type"), str):
+                ids.setdefault(entry["Gb_type"], gb_id)
+    return ids
+
+
+#: Reasons Dynamo records without a gb_type: a data-dependent jump's reason
+#: is ``generic_jump TensorVariable()`` (its fullgraph error says
+#: "Data-dependent branching").
+_REASONS_WITHOUT_GB_TYPE = {"generic_jump": "Data-dependent branching"}
+
+
+def graph_break_id(reason: str) -> str | None:
+    """Dynamo's id (``"GB0170"``) of a break, from a ``GraphCompileReason``'s
+    text: the registry link in it, else its first line (the gb_type) looked
+    up in the registry; None when the registry does not know it."""
+    link = _GB_LINK.search(reason)
+    if link:
+        return f"GB{int(link.group(1)):04d}"
+    headline = reason.strip().split("\n", 1)[0].strip()
+    for prefix, gb_type in _REASONS_WITHOUT_GB_TYPE.items():
+        if headline.startswith(prefix):
+            headline = gb_type
+    return _ids_by_gb_type().get(headline)
+
+
+def graph_break_entry(gb_id: str, gb_type: str | None = None) -> dict[str, Any] | None:
+    """The registry's entry for ``gb_id`` (the one whose gb_type is
+    ``gb_type`` where an id has several), with keys ``Gb_type``,
+    ``Context``, ``Explanation`` and ``Hints``."""
+    entries = [e for e in graph_break_registry().get(gb_id) or () if isinstance(e, dict)]
+    if not entries:
+        return None
+
+    def plain(text: Any) -> bool:
+        # Some entries hold the source text of an expression
+        # ("_explanation", '"Detected ..." + trace_info'), not its value.
+        return isinstance(text, str) and bool(text) and not text.startswith(("_", '"', "'", 'f"'))
+
+    def score(entry: dict[str, Any]) -> tuple[bool, bool, bool]:
+        return (gb_type is None or entry.get("Gb_type") == gb_type, plain(entry.get("Explanation")),
+                bool(entry.get("Hints")))
+
+    # The first of the best: an entry for this gb_type, its text expanded.
+    return max(entries, key=score)
 
 
 # -- the patches -----------------------------------------------------------------------------
@@ -237,15 +395,51 @@ def _share_replays_with_inlined_calls() -> None:
         original(self, *args, **kwargs)
         if is_rewritten(self.f_code):
             _TRACE.mended = True
+        shared = self.parent.debug_locals
+        if isinstance(shared, _OthersReplays):
+            shared = shared.shared
         if not _is_ours(self.f_code):
+            # Other code's own calls stay as Dynamo makes them (dropped when
+            # inlined), but rewritten code it calls in turn (a helper called
+            # through a function that is not rewritten) must still reach
+            # the list that is replayed.
+            if self.output.is_root_tracer() and shared is not None:
+                self.debug_locals = _OthersReplays(shared, self.debug_locals)
             return
         if self.output.is_root_tracer():
-            self.debug_locals = self.parent.debug_locals
+            self.debug_locals = shared
         else:
             self.debug_locals = _ReplaysInSubgraph()
 
     __init__._graphmend_shares_replays = True
     InliningInstructionTranslator.__init__ = __init__
+
+
+def _type_loggers_and_formatters(untyped: list[type]) -> None:
+    """Give Dynamo's logger and string-formatter variables the
+    ``python_type`` torch 2.12 gives them (its own code), where they have
+    none (torch 2.11): then ``isinstance(logger, logging.Logger)`` (the
+    runtime's :func:`is_logger`) and the runtime's type tests on an
+    f-string's value trace instead of breaking the graph (GB0175).  On
+    2.11 this also lets such a test in code that is not rewritten trace,
+    as it does on 2.12 and later."""
+    from torch._dynamo.variables.misc import StringFormatVariable
+
+    for cls in untyped:
+        if cls is StringFormatVariable:
+            cls.python_type = lambda self: str
+        else:
+            cls.python_type = lambda self: type(self.value)
+
+
+class _OthersReplays(list):
+    """``debug_locals`` of inlined code that is not rewritten: its own calls
+    go to its own list (as without graphmend), while ``shared`` is the
+    list that rewritten code it inlines records into."""
+
+    def __init__(self, shared: list, own: list) -> None:
+        super().__init__(own)
+        self.shared = shared
 
 
 class _ReplaysInSubgraph(list):
@@ -281,6 +475,10 @@ def _run_failing_mended_frames_eagerly() -> None:
     original = convert_frame.ConvertFrame.__call__
     if getattr(original, "_graphmend_runs_failing_frames", False):
         return
+    # ``skip_reason`` is a field from torch 2.13 on (a TypeError before).
+    extra = {}
+    if "skip_reason" in inspect.signature(ConvertFrameReturn).parameters:
+        extra["skip_reason"] = "graphmend: the rewritten code fails; it runs eagerly"
 
     @functools.wraps(original)
     def __call__(self, frame, cache_entry, hooks, frame_state, skip=0):
@@ -300,10 +498,172 @@ def _run_failing_mended_frames_eagerly() -> None:
             return ConvertFrameReturn(
                 frame_exec_strategy=FrameExecStrategy(FrameAction.SKIP, FrameAction.DEFAULT),
                 apply_to_code=False,
-                skip_reason="graphmend: the rewritten code fails; it runs eagerly",
+                **extra,
             )
         finally:
             _TRACE.mended = outer
 
     __call__._graphmend_runs_failing_frames = True
     convert_frame.ConvertFrame.__call__ = __call__
+
+
+# -- the self-test -----------------------------------------------------------------------------
+
+#: Rewritten code as the rules write it: a deferred print inside an inlined
+#: helper, a deferred log call and a deferred check.  Compiled afresh from
+#: this text by each :func:`self_test`, so its code objects (and the cache
+#: entries Dynamo keeps on them) are its own and die with it.
+_SELF_TEST_SOURCE = """
+def helper(x):
+    _graphmend.deferred_print("graphmend self-test", x, stream="_graphmend_self_test")
+    return x + 1
+
+def printed(x):
+    return helper(x) * 2
+
+def logged(x):
+    _graphmend.deferred_log(logger, "warning", "graphmend self-test %s", x)
+    return x * 2
+
+def checked(x):
+    if _graphmend.deferred_check((x > 0).any(), "ValueError", "graphmend.compat", lambda: ("graphmend self-test",)):
+        raise ValueError("graphmend self-test")
+    return x * 2
+
+def everything(x):
+    y = printed(x)
+    logged(x)
+    return checked(y)
+"""
+
+#: check -> the rules that cannot work without it.
+SELF_TEST_RULES = {
+    "a deferred print inside an inlined helper is replayed once": ("defer", "trap"),
+    "a deferred log call keeps its logger and level": ("defer",),
+    "a deferred check raises the exact exception": ("trap",),
+}
+
+
+class _Records(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+def self_test() -> dict[str, str]:
+    """Check end to end, under ``torch.compile(backend="eager",
+    fullgraph=True)``, that the runtime's deferred calls work on this torch:
+    a deferred print inside an inlined helper is replayed once, a deferred
+    check raises the exact exception, a deferred log call keeps its logger
+    and level.  Returns rule -> why it is off (empty when all pass).
+
+    One compile of one function when everything works; the checks are
+    compiled one by one only to tell which failed.  The functions are
+    compiled from source each time (fresh code objects) and their cache
+    entries are dropped afterwards; ``torch._dynamo.reset()`` is not used,
+    so the user's compiled code is untouched, and Dynamo's graph counter
+    and break list are left as they were.
+    """
+    if torch.compiler.is_compiling():  # never while Dynamo traces
+        return {}
+    from torch._dynamo import output_graph
+    from torch._dynamo.utils import counters
+
+    from graphmend import runtime
+
+    logger_name = "graphmend.self_test"
+    test_logger = logging.getLogger(logger_name)
+    namespace: dict[str, Any] = {"_graphmend": runtime, "logger": test_logger, "__name__": "graphmend.compat"}
+    exec(compile(_SELF_TEST_SOURCE, "<graphmend self-test>", "exec"), namespace)  # noqa: S102 -- our own constant source
+    codes = [namespace[name].__code__ for name in ("helper", "printed", "logged", "checked", "everything")]
+
+    graphs_before = counters["stats"]["unique_graphs"]
+    breaks_before = len(output_graph.graph_break_reasons)
+    handler = _Records()
+    saved = test_logger.handlers[:], test_logger.propagate, test_logger.level, test_logger.disabled
+    test_logger.handlers[:] = [handler]
+    test_logger.propagate, test_logger.disabled = False, False
+    test_logger.setLevel(logging.DEBUG)
+    x = torch.ones(2)
+    expected_print = f"graphmend self-test {x}\n"
+    expected_message = f"graphmend self-test {x}"
+
+    def run(function) -> tuple[str, BaseException | None]:
+        # The print goes to a stream of its own (``sys._graphmend_self_test``),
+        # so other threads' output is never caught here.
+        handler.records.clear()
+        out = io.StringIO()
+        sys._graphmend_self_test = out
+        try:
+            torch.compile(function, backend="eager", fullgraph=True)(x.clone())
+        except BaseException as error:  # noqa: BLE001 -- reported, not raised
+            return out.getvalue(), error
+        finally:
+            del sys._graphmend_self_test
+        return out.getvalue(), None
+
+    def check_print(out: str, error: BaseException | None) -> str | None:
+        if out != expected_print:
+            return f"printed {out!r}, expected {expected_print!r}"
+        return None
+
+    def check_log() -> str | None:
+        records = [(r.name, r.levelno, r.getMessage()) for r in handler.records]
+        expected = [(logger_name, logging.WARNING, expected_message)]
+        return None if records == expected else f"logged {records!r}, expected {expected!r}"
+
+    def check_raise(error: BaseException | None) -> str | None:
+        if type(error) is ValueError and error.args == ("graphmend self-test",):
+            return None
+        return f"raised {_describe(error)}" if error else "raised nothing"
+
+    failures: dict[str, str] = {}
+    try:
+        out, error = run(namespace["everything"])
+        combined = check_print(out, error) or check_log() or check_raise(error)
+        if combined:
+            names = list(SELF_TEST_RULES)
+            for name, function, verdict in (
+                (names[0], "printed", lambda out, error: _describe(error) or check_print(out, error)),
+                (names[1], "logged", lambda out, error: _describe(error) or check_log()),
+                (names[2], "checked", lambda out, error: check_raise(error)),
+            ):
+                why = verdict(*run(namespace[function]))
+                if why:
+                    failures[name] = why
+            if not failures:  # each passes alone: the combination fails
+                failures[names[0]] = f"the checks fail together: {combined}"
+    except Exception as error:  # noqa: BLE001 -- the self-test itself must not fail the mend
+        failures = {name: f"the self-test failed: {type(error).__name__}: {error}" for name in SELF_TEST_RULES}
+    finally:
+        test_logger.handlers[:], test_logger.propagate, _, test_logger.disabled = saved
+        test_logger.setLevel(saved[2])
+        _forget(codes)
+        counters["stats"]["unique_graphs"] = graphs_before
+        del output_graph.graph_break_reasons[breaks_before:]
+
+    off: dict[str, str] = {}
+    for name, why in failures.items():
+        for rule in SELF_TEST_RULES[name]:
+            off.setdefault(rule, f"self-test: {name} failed ({why}) (torch {torch.__version__})")
+    return off
+
+
+def _describe(error: BaseException | None) -> str | None:
+    if error is None:
+        return None
+    text = str(error).strip()
+    return f"{type(error).__name__}: {text.splitlines()[0]}" if text else type(error).__name__
+
+
+def _forget(codes) -> None:
+    """Drop Dynamo's cache entries for the self-test's code objects."""
+    try:
+        from torch._dynamo.eval_frame import reset_code
+    except ImportError:
+        return
+    for code in codes:
+        reset_code(code)

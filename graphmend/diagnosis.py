@@ -37,6 +37,7 @@ from torch._dynamo.eval_frame import _debug_get_cache_entry_list, reset_code
 from torch._dynamo.utils import counters, guard_failures
 from torch._dynamo.profiler import fx_insert_profiling
 
+from graphmend import compat
 from graphmend.analysis.source import innermost, parse_file, statement_at
 from graphmend.errors import GraphmendError
 
@@ -75,6 +76,13 @@ class Break:
     #: graphmend rewrote this site and Dynamo still breaks there (a bug or
     #: a run-time fallback: the reason says which).
     rewritten: bool = False
+    #: Dynamo's id for this kind of break (``"GB0170"``) in the graph-break
+    #: registry of the installed torch, and that registry's explanation and
+    #: hints (None / empty where the registry does not know the break).
+    gb_id: str | None = None
+    gb_type: str | None = None
+    explanation: str | None = None
+    hints: list[str] = field(default_factory=list)
 
     @property
     def location(self) -> str:
@@ -111,6 +119,9 @@ class Report:
     captured_ops: int | None = None
     total_ops: int | None = None
     pct_time: float | None = None
+    #: Rules off on this torch (a compat probe or the self-test failed):
+    #: rule -> why.  A break such a rule would fix is reported not fixable.
+    disabled_rules: dict[str, str] = field(default_factory=dict)
 
     @property
     def pct_ops(self) -> float | None:
@@ -133,6 +144,7 @@ class Report:
             "pct_time": self.pct_time,
             "breaks": [asdict(b) for b in self.breaks],
             "recompiles": [asdict(r) for r in self.recompiles],
+            "disabled_rules": dict(self.disabled_rules),
         }
 
     def summary(self) -> str:
@@ -155,7 +167,8 @@ class Report:
             table.add_column(column, overflow="fold")
         for b in self.breaks:
             fix = f"[green]{b.rule}[/]" if b.fixable else "[red]no[/]"
-            detail = b.reason if b.fixable or not b.hint else f"{b.reason}\nhint: {b.hint}"
+            reason = f"[{b.gb_id}] {b.reason}" if b.gb_id else b.reason
+            detail = reason if b.fixable or not b.hint else f"{reason}\nhint: {b.hint}"
             table.add_row(
                 b.category,
                 escape(f"{b.location}\n{b.function}()"),
@@ -182,6 +195,8 @@ class Report:
     def show(self, console: Console | None = None) -> None:
         console = console or Console()
         console.print(self.table())
+        for rule, why in sorted(self.disabled_rules.items()):
+            console.print(escape(f"rule [{rule}] is disabled: {why}"), soft_wrap=True)
         if self.recompiles:
             console.print(self.recompile_table())
 
@@ -275,6 +290,13 @@ def _scalar_feeds_predicate(filename: str, lineno: int) -> bool:
     parsed = parse_file(filename)
     node = innermost(parsed.tree, lineno, (ast.If, ast.While, ast.IfExp)) if parsed else None
     return node is not None and bool(_calls(node.test) & _SCALAR_CALLS)
+
+
+def _gb_type(reason: str) -> str | None:
+    """The gb_type of a break reason: its first line ("Data-dependent
+    branching" for a data-dependent jump, whose reason has none)."""
+    headline = reason.strip().split("\n", 1)[0].strip()
+    return "Data-dependent branching" if headline.startswith("generic_jump") else headline or None
 
 
 def _dynamo_hint(reason: str) -> str | None:
@@ -458,7 +480,13 @@ class BreakRecorder:
                 text = f"rewritten, still breaks: {ours.group(1) if ours else text}"
             else:
                 rule, hint = _static_fix(category, text, frame.filename, lineno)
+            gb_id = compat.graph_break_id(reason.reason)
+            entry = compat.graph_break_entry(gb_id, _gb_type(reason.reason)) if gb_id else None
             sites[key] = Break(
+                gb_id=gb_id,
+                gb_type=entry.get("Gb_type") if entry else None,
+                explanation=entry.get("Explanation") if entry else None,
+                hints=[h for h in entry.get("Hints") or () if isinstance(h, str)] if entry else [],
                 category=category,
                 filename=frame.filename,
                 lineno=lineno,
@@ -470,6 +498,13 @@ class BreakRecorder:
                 hint=hint,
                 rewritten=rewritten,
             )
+        from graphmend.pipeline import disabled_rules
+
+        off = disabled_rules()
+        for b in sites.values():
+            if b.rule in off:
+                b.fixable, b.hint = False, f"[{b.rule}] is disabled: {off[b.rule]}"
+                b.rule = None
         if ask_rules:
             by_file: dict[str, dict[int, str]] = {}
             for b in sites.values():
@@ -491,6 +526,7 @@ class BreakRecorder:
             break_count=break_count,
             breaks=breaks,
             recompiles=list(self.recompiles),
+            disabled_rules=off,
         )
 
 

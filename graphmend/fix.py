@@ -17,8 +17,10 @@ import concurrent.futures
 import difflib
 import functools
 import io
+import multiprocessing
 import os
 import shutil
+import sys
 import tempfile
 import tokenize
 from collections.abc import Iterable, Iterator
@@ -168,5 +170,8 @@ def fix_paths(paths: Iterable[str], *, rules: Iterable[str] | None = None, write
     jobs = min(jobs or os.cpu_count() or 1, len(files))
     if jobs <= 1:
         return FixRun([fix(path) for path in files])
-    with concurrent.futures.ProcessPoolExecutor(jobs) as pool:
+    # Forking a process that holds torch's thread pools is unsafe; the CLI
+    # (which imports no torch) forks, a library caller with torch spawns.
+    context = multiprocessing.get_context("spawn" if "torch" in sys.modules else "fork")
+    with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
         return FixRun(list(pool.map(fix, files, chunksize=max(1, len(files) // (jobs * 8)))))

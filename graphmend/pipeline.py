@@ -28,6 +28,8 @@ Sites and skips are reported in the numbering of the source given.
 
 from __future__ import annotations
 
+import dataclasses
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -42,7 +44,7 @@ from graphmend.errors import SourceError
 from graphmend.rules import defer, trap, where
 from graphmend.rules.base import RULE_NAMES, Context, Converter, RuleOptions, Site, Skip
 
-__all__ = ["CONVERTERS", "RULE_NAMES", "SkeletonResult", "TransformResult", "select_rules",
+__all__ = ["CONVERTERS", "RULE_NAMES", "SkeletonResult", "TransformResult", "disabled_rules", "select_rules",
            "transform_skeleton", "transform_source"]
 
 
@@ -216,8 +218,26 @@ def _rewrite(skeleton: Skeleton, options: RuleOptions, filename: str, lower: boo
     return converted.code, ctx, undone
 
 
+def disabled_rules() -> dict[str, str]:
+    """Rule name -> why it is off on this torch (:func:`graphmend.compat.disabled_rules`,
+    installing the compat module first).  Nothing is off where torch is not
+    imported: ``graphmend fix`` needs no torch, and the runtime its output
+    imports checks the torch it meets (and warns)."""
+    if "torch" not in sys.modules:
+        return {}
+    from graphmend import compat
+
+    compat.install()
+    return compat.disabled_rules()
+
+
 def transform_skeleton(skeleton: Skeleton, options: RuleOptions, filename: str = "<string>") -> SkeletonResult:
-    """Apply the rules to ``skeleton`` (lines, sites and skips in source lines)."""
+    """Apply the rules to ``skeleton`` (lines, sites and skips in source lines).
+    A rule that is off on this torch (:func:`disabled_rules`) does not apply,
+    so no message or check is rewritten into a form that would drop it."""
+    off = options.rules & set(disabled_rules())
+    if off:
+        options = dataclasses.replace(options, rules=options.rules - off)
     code, ctx, undone = _rewrite(skeleton, options, filename, lower=True)
     units = skeleton.unit_texts(code)
     sites, skips = list(ctx.sites), list(ctx.skips)

@@ -207,9 +207,10 @@ def deferred_log(logger, method: str, *args, gate=None, keep_grad=True) -> None:
         if _open(gate):
             getattr(logger, method)(*args)
     elif compiling() and not _cached_by_identity(method, args):
-        # id(logger) is a constant guarded by identity; the Logger is found
-        # again among the registered loggers when the call is replayed.
-        _replay_log(gate, id(logger), method, *encode(args, keep_grad))
+        # id(logger) is a constant guarded by identity (or, where Dynamo's
+        # id() takes no logger, its name); the Logger is found again among
+        # the registered loggers when the call is replayed.
+        _replay_log(gate, compat.logger_key(logger), method, *encode(args, keep_grad))
     elif _open(gate):
         _log(logger, method, *args)
 
@@ -343,17 +344,6 @@ def _stacklevel_past_runtime(stacklevel: int) -> int:
     return level + stacklevel - 1
 
 
-def _logger_with_id(key: int) -> logging.Logger:
-    # A replayed call's logger is alive (Dynamo's identity guard just held
-    # it), so its id names it; loggers made by getLogger are all registered.
-    for logger in (logging.root, *logging.Logger.manager.loggerDict.values()):
-        if id(logger) == key:
-            return logger
-    raise LookupError(
-        "graphmend: a deferred log call's logger is not registered with logging.getLogger"
-    )
-
-
 @compat.register_replay
 def _replay_print(gate, stream, sep, end, flush, *tokens) -> None:
     if _open(gate):
@@ -367,9 +357,9 @@ def _replay_warn(gate, category, module, stacklevel, *tokens) -> None:
 
 
 @compat.register_replay
-def _replay_log(gate, key: int, method: str, *tokens) -> None:
+def _replay_log(gate, key, method: str, *tokens) -> None:
     if _open(gate):
-        _log(_logger_with_id(key), method, *decode(tokens))
+        _log(compat.find_logger(key), method, *decode(tokens))
 
 
 @compat.register_replay
@@ -624,6 +614,8 @@ def _can_copy_into(owner, name, current, value, persistent) -> bool:
         return False
     if (name in owner._non_persistent_buffers_set) == persistent:
         return False
+    if compiling() and not compat.TRACES_MODULE_DICT:
+        return False  # the scan below would break the graph (torch 2.11): re-register
     others = [
         *(v for k, v in owner.__dict__.items() if isinstance(v, torch.Tensor)),
         *(v for k, v in owner._buffers.items() if k != name),

@@ -1,0 +1,120 @@
+"""``graphmend bench --speed``: how long graphmend itself takes.
+
+Three measurements, each as a user meets it (whole fresh processes, empty
+graphmend cache), repeated and interleaved where there is a comparison:
+
+* ``graphmend fix --check`` on transformers' ``modeling_t5.py`` against a
+  process that only imports LibCST and parses the same file
+  (``libcst.parse_module``): the floor of any LibCST codemod;
+* ``graphmend fix --check`` over every ``modeling_*.py`` of the installed
+  transformers, with the number of sites it finds;
+* mending T5 from a diagnosis (``graphmend.api.mend_report``, what
+  ``graphmend.compile(..., diagnose=True)`` does) with an empty cache, in a
+  process that has already built and diagnosed the model.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+from graphmend.timing import Spread
+
+
+def _transformers_models() -> Path:
+    import importlib.util
+
+    spec = importlib.util.find_spec("transformers")
+    return Path(spec.origin).parent / "models"
+
+
+def _wall(command: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - start
+
+
+_MEND_FROM_DIAGNOSIS = """
+import json, sys, time, torch, graphmend
+from graphmend import corpus
+from graphmend.api import mend_report
+row = corpus.ROWS["t5"]
+model = row.model()
+args, kwargs = row.inputs()
+with torch.no_grad():
+    report = graphmend.diagnose(model, *args, **kwargs)
+start = time.perf_counter()
+mended = mend_report(model, report)
+print(json.dumps({"seconds": time.perf_counter() - start, "functions": len(mended)}))
+"""
+
+
+def run(repetitions: int = 5) -> dict:
+    t5 = _transformers_models() / "t5" / "modeling_t5.py"
+    results: dict = {}
+    fix_times, parse_times = [], []
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "GRAPHMEND_CACHE_DIR": cache}
+        fix = [sys.executable, "-m", "graphmend", "fix", "--check", str(t5)]
+        parse = [sys.executable, "-c", f"import libcst; libcst.parse_module(open({str(t5)!r}).read())"]
+        for index in range(repetitions):
+            for name in (("fix", "parse") if index % 2 == 0 else ("parse", "fix")):
+                if name == "fix":
+                    fix_times.append(_wall(fix, env))
+                else:
+                    parse_times.append(_wall(parse, env))
+        results["t5_fix_check_s"] = Spread.of(fix_times)
+        results["t5_parse_s"] = Spread.of(parse_times)
+        results["t5_ratio"] = Spread.of([f / p for f, p in zip(fix_times, parse_times)])
+
+        files = sorted(str(p) for p in _transformers_models().glob("*/modeling_*.py"))
+        lines = sum(len(Path(p).read_text().splitlines()) for p in files)
+        start = time.perf_counter()
+        completed = subprocess.run([sys.executable, "-m", "graphmend", "fix", "--check", "--format", "json", *files],
+                                   env=env, capture_output=True, text=True, check=False)
+        results["all_modeling_s"] = time.perf_counter() - start
+        data = json.loads(completed.stdout)
+        results["all_modeling_files"] = len(files)
+        results["all_modeling_lines"] = lines
+        results["all_modeling_sites"] = sum(len(f["sites"]) for f in data["files"])
+        results["all_modeling_errors"] = sum(1 for f in data["files"] if f["error"])
+
+    mend_times = []
+    for _ in range(3):
+        with tempfile.TemporaryDirectory() as cache:
+            completed = subprocess.run([sys.executable, "-c", _MEND_FROM_DIAGNOSIS], capture_output=True, text=True,
+                                       env={**os.environ, "GRAPHMEND_CACHE_DIR": cache}, check=True)
+            mend_times.append(json.loads(completed.stdout.strip().splitlines()[-1])["seconds"])
+    results["t5_mend_from_diagnosis_s"] = Spread.of(mend_times)
+    results["cores"] = os.cpu_count()
+    return results
+
+
+def markdown(results: dict) -> str:
+    return "\n".join([
+        "| measurement | result |",
+        "|---|---|",
+        f"| `graphmend fix --check modeling_t5.py`, whole process | {results['t5_fix_check_s'].text('.2f')} s |",
+        f"| `libcst.parse_module(modeling_t5.py)`, whole process | {results['t5_parse_s'].text('.2f')} s |",
+        f"| ratio fix / parse (paired) | {results['t5_ratio'].text('.2f')}x |",
+        f"| `graphmend fix --check` over every `modeling_*.py` ({results['all_modeling_files']} files, "
+        f"{results['all_modeling_lines']:,} lines), {results['cores']} cores | {results['all_modeling_s']:.0f} s, "
+        f"{results['all_modeling_sites']} sites, {results['all_modeling_errors']} errors |",
+        f"| mend T5 from a diagnosis, empty cache | {results['t5_mend_from_diagnosis_s'].text('.2f')} s |",
+    ]) + "\n"
+
+
+def write(results: dict, out: Path) -> str:
+    """speed.json and speed.md in ``out``; the markdown."""
+    out.mkdir(parents=True, exist_ok=True)
+    text = markdown(results)
+    (out / "speed.md").write_text(text)
+    plain = {k: asdict(v) if isinstance(v, Spread) else v for k, v in results.items()}
+    (out / "speed.json").write_text(json.dumps(plain, indent=2))
+    return text
