@@ -49,7 +49,7 @@ import torch.utils._pytree as pytree
 from graphmend.compare import first_difference
 from graphmend import records
 from graphmend.diagnosis import BreakRecorder, call, diagnose_calls, short_path
-from graphmend.discover import model_functions
+from graphmend.discover import foreign_module, model_functions
 from graphmend.errors import GraphmendError, VerificationError
 from graphmend.patch import mend, mend_sites, mended_functions, unmend
 
@@ -197,8 +197,12 @@ class _FirstCall:
         state = _SavedState(self.obj) if self.verify or self.diagnose else None
         expected = _quietly(state, self.obj, *args, **kwargs) if self.verify else None
         # A function's own module by default: Dynamo inlines what it calls there.
-        modules = self.modules if self.modules is not None or isinstance(self.obj, torch.nn.Module) \
-            else getattr(self.obj, "__module__", None)
+        modules = self.modules
+        if modules is None and not isinstance(self.obj, torch.nn.Module):
+            # A function's own module, where Dynamo inlines what it calls; never
+            # torch's or the standard library's (``graphmend.compile(torch.relu)``).
+            own = getattr(self.obj, "__module__", None)
+            modules = own if isinstance(own, str) and not foreign_module(own) else ()
         mend(self.obj, modules=modules, rules=self.rules, only_modules=self.modules is not None)
         mended = mended_functions(self.obj)
         self.record = records.key(self.obj, args, kwargs)

@@ -59,6 +59,53 @@ def model_functions(model: torch.nn.Module, prefixes: Sequence[str] = ()) -> lis
     return functions
 
 
+def _mentioned_names(code: types.CodeType) -> set[str]:
+    names: set[str] = set()
+    pending = [code]
+    while pending:
+        code = pending.pop()
+        names.update(code.co_names, code.co_freevars, code.co_varnames)
+        pending.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return names
+
+
+def called_by_name(functions: Sequence[Any], roots: Iterable[Any]) -> list[Any]:
+    """The ``functions`` a forward can call, read by name: those named (as an
+    attribute, a global or a closure variable) by a root or by a function so
+    reached.  A name is all it takes, so this keeps every function a call
+    could reach through ``self.x(...)`` or a helper, and leaves out set-up
+    and conversion code no forward mentions (``__init__``, ``parallelize``,
+    weight loading): mending those would only cost time."""
+    by_name: dict[str, list[Any]] = {}
+    for function in functions:
+        code = _code_of(function)
+        if code is not None:
+            by_name.setdefault(code.co_name, []).append(function)
+    reached = {getattr(root, "__func__", root): None for root in roots if _code_of(root) is not None}
+    pending = list(reached)
+    while pending:
+        for name in _mentioned_names(_code_of(pending.pop())):
+            for function in by_name.get(name, ()):
+                if function not in reached:
+                    reached[function] = None
+                    pending.append(function)
+    return [f for f in functions if getattr(f, "__func__", f) in reached or _code_of(f) is None]
+
+
+def _code_of(function: Any) -> types.CodeType | None:
+    return getattr(getattr(function, "__func__", function), "__code__", None)
+
+
+def forward_roots(model: torch.nn.Module) -> list[Any]:
+    """What running ``model`` starts with: its ``forward`` and the ``forward``
+    and ``__call__`` of every class of every submodule."""
+    roots = [model.forward]
+    for cls in {cls: None for sub in model.modules() for cls in type(sub).__mro__ if cls is not object}:
+        for name in ("forward", "__call__"):
+            roots.extend(functions_of(vars(cls).get(name)))
+    return roots
+
+
 def prefixes(modules: str | Iterable[str] | None, default: str) -> list[str]:
     if modules is None:
         return [default]
@@ -179,10 +226,14 @@ def is_effect_helper(value: Any, depth: int = 0) -> bool:
     return True
 
 
-def _foreign(function: types.FunctionType) -> bool:
-    """torch's, graphmend's and the standard library's code: never mended."""
-    top = module_name(function).split(".")[0]
+def foreign_module(name: str) -> bool:
+    """torch, graphmend and the standard library: code never mended."""
+    top = name.split(".")[0]
     return top in ("torch", "graphmend") or top in sys.stdlib_module_names
+
+
+def _foreign(function: types.FunctionType) -> bool:
+    return foreign_module(module_name(function))
 
 
 def reached_in(candidates: Iterable[Any], prefixes: Sequence[str]) -> list[types.FunctionType]:

@@ -217,7 +217,7 @@ def mend(obj: Any, *, modules: str | Iterable[str] | None = None, rules: Iterabl
     with LOCK:
         if isinstance(obj, torch.nn.Module):
             prefixes = discover.prefixes(modules, type(obj).__module__)
-            candidates = discover.model_functions(obj, prefixes)
+            candidates = discover.called_by_name(discover.model_functions(obj, prefixes), discover.forward_roots(obj))
         else:
             prefixes = [] if modules is None else discover.prefixes(modules, "")
             candidates = discover.functions_in_modules(prefixes) if prefixes else []

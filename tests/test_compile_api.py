@@ -233,3 +233,39 @@ def test_graphmend_never_mends_its_own_code():
 
     graphmend.mend(runtime.where)
     assert runtime.where.__code__ is runtime.where.__code__ and not patch.mended_functions(runtime.where)
+
+
+UNREACHED_LOG = """
+import logging
+
+logger = logging.getLogger("graphmend.test.unreached")
+
+
+def forward(x, late):
+    y = x * 2
+    if late:
+        logger.warning("reached the late branch")
+    return y + 1
+"""
+
+
+def test_a_site_the_first_input_does_not_reach_is_mended_too(tmp_path, isolated_cache, caplog):
+    """No diagnosis trace decides what is mended: a logger call in a branch
+    the first call skips is mended statically, so the later call that takes
+    the branch does not break (it recompiles for the new ``late``, once)."""
+    module = load_module(textwrap.dedent(UNREACHED_LOG), tmp_path, "unreached")
+    x = torch.ones(3)
+    counter = GraphCounter()
+    torch._dynamo.reset()
+    compiled = gm_compile(module.forward, backend=counter)
+    try:
+        assert torch.equal(compiled(x, False), x * 2 + 1)
+        assert counter.graphs == 1
+        with caplog.at_level("WARNING", logger="graphmend.test.unreached"):
+            assert torch.equal(compiled(x, True), x * 2 + 1)
+        assert counter.graphs == 2  # one new graph for late=True, not two around a break
+        assert [r.getMessage() for r in caplog.records if r.name == "graphmend.test.unreached"] == [
+            "reached the late branch"
+        ]
+    finally:
+        graphmend.unmend(module.forward)
