@@ -93,7 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     console.print(table)
     console.print(
-        f"medians over {args.repetitions} fresh processes per arm [min-max], empty inductor and graphmend "
+        f"medians over {args.repetitions} fresh processes per arm \\[min-max], empty inductor and graphmend "
         "caches, arms interleaved, 1 thread"
     )
     console.print(
