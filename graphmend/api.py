@@ -196,7 +196,6 @@ class _FirstCall:
     def _prepare(self, args: tuple, kwargs: dict) -> None:
         state = _SavedState(self.obj) if self.verify or self.diagnose else None
         expected = _quietly(state, self.obj, *args, **kwargs) if self.verify else None
-        # A function's own module by default: Dynamo inlines what it calls there.
         modules = self.modules
         if modules is None and not isinstance(self.obj, torch.nn.Module):
             # A function's own module, where Dynamo inlines what it calls; never

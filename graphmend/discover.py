@@ -40,12 +40,17 @@ def matches(name: str, prefixes: Sequence[str]) -> bool:
     return any(name == p or name.startswith(p + ".") for p in prefixes)
 
 
+def _module_classes(model: torch.nn.Module) -> dict[type, None]:
+    """Every class in the MRO of every submodule's class, in order, once."""
+    return {cls: None for sub in model.modules() for cls in type(sub).__mro__ if cls is not object}
+
+
 def model_functions(model: torch.nn.Module, prefixes: Sequence[str] = ()) -> list[Any]:
     """Where ``mend`` looks for functions of ``model``: ``model.forward``, the
     methods of every class in the MRO of every submodule's class, and the
     module-level functions of the Python modules among ``prefixes`` that
     define such a class or are named exactly."""
-    classes = {cls: None for sub in model.modules() for cls in type(sub).__mro__ if cls is not object}
+    classes = _module_classes(model)
     functions = [model.forward]
     for cls in classes:
         for value in vars(cls).values():
@@ -100,7 +105,7 @@ def forward_roots(model: torch.nn.Module) -> list[Any]:
     """What running ``model`` starts with: its ``forward`` and the ``forward``
     and ``__call__`` of every class of every submodule."""
     roots = [model.forward]
-    for cls in {cls: None for sub in model.modules() for cls in type(sub).__mro__ if cls is not object}:
+    for cls in _module_classes(model):
         for name in ("forward", "__call__"):
             roots.extend(functions_of(vars(cls).get(name)))
     return roots

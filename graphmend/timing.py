@@ -35,6 +35,7 @@ import io
 import json
 import logging
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -361,8 +362,6 @@ def measure_row(row: str, arms: Sequence[str], *, repetitions: int, backend: str
             # Each primed process gets a copy: its own run must not change the record.
             cache = None
             if ARMS[arm].primed:
-                import shutil
-
                 cache = tempfile.mkdtemp(dir=scratch)
                 shutil.copytree(primed_cache, cache, dirs_exist_ok=True)
             timing.arms[arm].samples.append(run(arm, cache))

@@ -19,6 +19,7 @@ import graphmend
 from graphmend import compat
 from graphmend.cli import main as cli_main
 from graphmend.pipeline import transform_source
+from harness import load_module
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -138,16 +139,9 @@ def test_a_failing_self_test_turns_its_rules_off_and_diagnose_says_why(fresh_com
     assert "deferred_check" not in code and "raise ValueError" in code
     assert "deferred_print" in code  # defer still applies
 
-    module_path = tmp_path / "guarded.py"
-    module_path.write_text("import torch\n\ndef g(x):\n    if (x < 0).any():\n        raise ValueError('negative')\n"
-                           "    return x * 2\n")
-    sys.path.insert(0, str(tmp_path))
-    try:
-        import guarded
-        report = graphmend.diagnose(guarded.g, torch.ones(2))
-    finally:
-        sys.path.remove(str(tmp_path))
-        sys.modules.pop("guarded", None)
+    guarded = load_module("import torch\n\ndef g(x):\n    if (x < 0).any():\n        raise ValueError('negative')\n"
+                          "    return x * 2\n", tmp_path, "guarded")
+    report = graphmend.diagnose(guarded.g, torch.ones(2))
     assert report.disabled_rules == off
     assert report.to_dict()["disabled_rules"] == off
     guard = next(b for b in report.breaks if b.category == "GUARD")
@@ -184,8 +178,7 @@ def test_graph_break_ids_come_from_the_registry() -> None:
 
 
 def test_diagnose_shows_graph_break_ids(tmp_path) -> None:
-    module_path = tmp_path / "breaks_gb.py"
-    module_path.write_text(textwrap.dedent('''
+    breaks_gb = load_module(textwrap.dedent('''
         import torch
 
         def f(x):
@@ -193,14 +186,8 @@ def test_diagnose_shows_graph_break_ids(tmp_path) -> None:
                 x = x + 1
             print("x", x)
             return x * 2
-    '''))
-    sys.path.insert(0, str(tmp_path))
-    try:
-        import breaks_gb
-        report = graphmend.diagnose(breaks_gb.f, torch.ones(2))
-    finally:
-        sys.path.remove(str(tmp_path))
-        sys.modules.pop("breaks_gb", None)
+    '''), tmp_path, "breaks_gb")
+    report = graphmend.diagnose(breaks_gb.f, torch.ones(2))
     ids = {b.category: b.gb_id for b in report.breaks}
     assert ids == {"DC": "GB0170", "IO": "GB0059"}
     dc = next(b for b in report.breaks if b.category == "DC")
