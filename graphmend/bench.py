@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 import torch
-import torch._inductor.config
 
 import graphmend
 from graphmend import corpus
