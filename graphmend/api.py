@@ -35,6 +35,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import functools
+import importlib
 import io
 import logging
 import random
@@ -202,7 +203,8 @@ class _FirstCall:
             # torch's or the standard library's (``graphmend.compile(torch.relu)``).
             own = getattr(self.obj, "__module__", None)
             modules = own if isinstance(own, str) and not foreign_module(own) else ()
-        mend(self.obj, modules=modules, rules=self.rules, only_modules=self.modules is not None)
+        mend(self.obj, modules=modules, rules=self.rules, only_modules=self.modules is not None,
+             while_waiting=self._import_backend)
         mended = mended_functions(self.obj)
         self.record = records.key(self.obj, args, kwargs)
         sites = records.load(self.record)
@@ -223,6 +225,12 @@ class _FirstCall:
                     f"(mended: {', '.join(sorted({f.__qualname__ for f in mended}))}); the mending was undone"
                 )
         self.compiled = torch.compile(self.obj, **self.compile_kwargs)
+
+    def _import_backend(self) -> None:
+        """What the first compile imports anyway, done while the rules run in
+        a helper process: inductor's compiler (2 s in a fresh process)."""
+        if self.compile_kwargs.get("backend", "inductor") == "inductor":
+            importlib.import_module("torch._inductor.compile_fx")
 
     def _first(self, args: tuple, kwargs: dict) -> Any:
         """The first compiled call, watched: fixable breaks it meets are

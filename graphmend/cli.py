@@ -171,7 +171,7 @@ def _bench_cold(args: argparse.Namespace, rows: list[str], out) -> int:
     results = timing.run(
         rows, arms, repetitions=args.repetitions, backend=args.backend, device=args.device, warm=args.repeats,
         threads=args.threads, out=out, environment=bench.environment(args.device, args.backend),
-        control_row=control_row, progress=lambda text: console.log(text),
+        control_row=control_row, warm_processes=args.warm_processes, progress=lambda text: console.log(text),
     )
     print((out / "timing.md").read_text())
     print(f"wrote {out / 'timing.json'}, {out / 'timing.md'}")
@@ -275,13 +275,16 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--rows", nargs="+", metavar="ROW", help="rows to run (default: all)")
     bench.add_argument("--backend", default="inductor", choices=("inductor", "eager", "aot_eager"), help="torch.compile backend (default inductor)")
     bench.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="device (default cpu)")
-    bench.add_argument("--repeats", type=int, default=20, help="with --cold: warm calls per process, median reported (default 20)")
+    bench.add_argument("--repeats", type=int, default=100, help="with --cold: warm calls per process, median reported (default 100)")
     bench.add_argument(
         "--cold", action="store_true",
         help="time the first call and warm calls of torch.compile and graphmend.compile, each arm in "
              "fresh processes with empty caches, interleaved (writes timing.json and timing.md)",
     )
     bench.add_argument("--repetitions", type=int, default=3, help="with --cold: fresh processes per arm (default 3)")
+    bench.add_argument("--warm-processes", type=int, default=4,
+                       help="with --cold: more processes per arm for warm latency, compiling from a filled "
+                            "inductor cache (default 4)")
     bench.add_argument("--threads", type=int, default=1, help="with --cold: torch threads per process (default 1)")
     bench.add_argument("--control", metavar="ROW", help="with --cold: the row that also runs the control and "
                        "second-process arms (default: the first row)")

@@ -175,6 +175,11 @@ def disabled_rules() -> dict[str, str]:
     return off
 
 
+def installed() -> bool:
+    """Whether :func:`install` has run (or is running) in this process."""
+    return _state["installed"]
+
+
 def install() -> None:
     """Apply the patches the probes allow, then run :func:`self_test`
     (once per process: on the first mend or compile, or when rewritten code

@@ -498,9 +498,8 @@ class BreakRecorder:
                 hint=hint,
                 rewritten=rewritten,
             )
-        from graphmend.pipeline import disabled_rules
-
-        off = disabled_rules()
+        compat.install()
+        off = compat.disabled_rules()
         for b in sites.values():
             if b.rule in off:
                 b.fixable, b.hint = False, f"[{b.rule}] is disabled: {off[b.rule]}"

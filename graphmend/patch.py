@@ -18,27 +18,31 @@ graphmend's own modules are never mended.
 from __future__ import annotations
 
 import ast
+import contextlib
 import copy
+import dataclasses
 import importlib
 import linecache
 import logging
+import sys
 import textwrap
 import types
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import torch
 
-from graphmend import cache, discover, swap
+from graphmend import cache, compat, discover, swap
 from graphmend.analysis.scan import might_hold_site
-from graphmend.analysis.source import ParsedFile, Unit, collector_paused, first_line, line_map, parse_file
+from graphmend.analysis.source import ParsedFile, Skeleton, Unit, collector_paused, first_line, line_map, parse_file
 from graphmend.conventions import RUNTIME_ALIAS
 from graphmend.errors import GraphmendError, SourceError
-from graphmend.pipeline import scan_knows, select_rules, transform_skeleton
 from graphmend.resolve import Unmendable, check_rebuildable, describe, resolve, resolve_quietly
-from graphmend.rules.base import RuleOptions
+from graphmend.rules.options import RuleOptions, built_in, select_rules
 from graphmend.scope import compile_in_scope, fingerprint, mended_code, move_to_file_lines
+from graphmend.sidecar import Sidecar, SidecarFailed, worthwhile
 from graphmend.swap import LOCK, PATCHES, Lines
 
 logger = logging.getLogger("graphmend")
@@ -81,13 +85,34 @@ def _source_of(filename: str, globals_: dict[str, Any]) -> ParsedFile | None:
     return parse_file(filename, globals_)
 
 
-def _mend_file(filename: str, requests: list[tuple[types.FunctionType, Lines]], rule_names: tuple[str, ...]) -> list[types.FunctionType]:
-    """Mend functions defined in one file, all with ``lines`` or all without."""
+@dataclass
+class _FilePlan:
+    """One file's functions to mend, up to the skeleton the rules rewrite."""
+
+    filename: str
+    parsed: ParsedFile
+    targets: list[tuple[types.FunctionType, ast.AST, Unit, Lines]]
+    skeleton: Skeleton
+    options: RuleOptions
+    rule_names: tuple[str, ...]
+
+    def cache_key(self, off: Iterable[str] = ()) -> str:
+        return cache.cache_key(
+            self.skeleton.text,
+            rules=[rule for rule in self.rule_names if rule not in off],
+            lines=self.options.lines,
+            extra=sorted(self.options.effect_helpers),
+        )
+
+
+def _plan_file(filename: str, requests: list[tuple[types.FunctionType, Lines]], rule_names: tuple[str, ...]) -> _FilePlan | None:
+    """The skeleton of the functions in one file (all with ``lines`` or all
+    without) that the rules may change; ``None`` when there are none."""
     parsed = _source_of(filename, requests[0][0].__globals__)
     if parsed is None:
         for function, _ in requests:
             _skip(function, "no source (defined by exec/compile, or the file is gone, or it does not parse)")
-        return []
+        return None
     helpers = parsed.effect_helpers.union(*(discover.effect_helpers_of(f) for f, _ in requests))
     targets: list[tuple[types.FunctionType, ast.AST, Unit, Lines]] = []
     for function, lines in requests:
@@ -95,7 +120,7 @@ def _mend_file(filename: str, requests: list[tuple[types.FunctionType, Lines]], 
         if node is None:
             _skip(function, "its source does not match the loaded code (file edited since import?)")
             continue
-        if lines is None and scan_knows(rule_names) and not might_hold_site(node, helpers):
+        if lines is None and built_in(rule_names) and not might_hold_site(node, helpers):
             _skip(function, "no rule has a site in it")
             continue
         unit = parsed.unit_of(node)
@@ -105,28 +130,68 @@ def _mend_file(filename: str, requests: list[tuple[types.FunctionType, Lines]], 
             continue
         targets.append((function, node, unit, lines))
     if not targets:
-        return []
-
-    skeleton = parsed.skeleton(unit for _, _, unit, _ in targets)
-    to_skeleton = skeleton.to_skeleton()
+        return None
     wanted = [lines for *_, lines in targets]
     requested = None if wanted[0] is None else frozenset().union(*wanted)
     options = RuleOptions(rules=frozenset(rule_names), lines=requested, effect_helpers=helpers)
+    return _FilePlan(filename, parsed, targets, parsed.skeleton(unit for _, _, unit, _ in targets), options, rule_names)
+
+
+def _rewrite_plans(plans: list[_FilePlan], sidecar: Sidecar | None,
+                   while_waiting: Callable[[], Any] | None) -> list[str | SourceError]:
+    """Each plan's rewritten skeleton (or why the rules failed on it), from
+    the cache, the helper process or the rules run here.  compat is
+    installed (its self-test run) while the helper works: a rule it turns
+    off does not apply, and a helper's answer made with it is not used.
+    ``while_waiting`` is called once, before the helper's answers are
+    read, when there are any to wait for."""
+    tickets = {}
+    if sidecar is not None:
+        for index, plan in enumerate(plans):
+            if cache.load(plan.cache_key()) is None:
+                tickets[index] = sidecar.submit(plan.skeleton, plan.options, plan.filename)
+    compat.install()
+    off = set(compat.disabled_rules())
+    if tickets and while_waiting is not None:
+        while_waiting()
+    texts: list[str | SourceError] = []
+    for index, plan in enumerate(plans):
+        key = plan.cache_key(off)
+        text = cache.load(key)
+        if text is None and index in tickets and not off & plan.options.rules:
+            try:
+                text = sidecar.result(tickets[index])
+            except SidecarFailed as why:
+                logger.debug("graphmend: the helper process did not rewrite %s (%s); rewriting here",
+                             plan.filename, why)
+        if text is None:
+            from graphmend.pipeline import transform_skeleton
+
+            options = dataclasses.replace(plan.options, rules=plan.options.rules - off)
+            try:
+                text = transform_skeleton(plan.skeleton, options, plan.filename).code
+            except SourceError as err:
+                texts.append(err)
+                continue
+        cache.store(key, text)
+        texts.append(text)
+    return texts
+
+
+def _finish_file(plan: _FilePlan, mended_text: str | SourceError) -> list[types.FunctionType]:
+    """Compile and swap in each planned function's rewritten def."""
+    targets, filename = plan.targets, plan.filename
     try:
-        mended_text = cache.cached(
-            skeleton.text,
-            rules=rule_names,
-            lines=requested,
-            extra=sorted(helpers),
-            build=lambda: transform_skeleton(skeleton, options, filename).code,
-        )
-        skeleton_tree = ast.parse(skeleton.text, filename)
+        if isinstance(mended_text, SourceError):
+            raise mended_text
+        skeleton_tree = ast.parse(plan.skeleton.text, filename)
         mended_tree = ast.parse(mended_text, filename)
     except (SourceError, SyntaxError) as err:
         for function, *_ in targets:
             _skip(function, f"the rules failed on {filename}: {err}")
         return []
 
+    to_skeleton = plan.skeleton.to_skeleton()
     mended_lines = mended_text.splitlines(keepends=True)
     skeleton_defs, mended_defs = _defs_by_name(skeleton_tree), _defs_by_name(mended_tree)
     patched = []
@@ -136,7 +201,7 @@ def _mend_file(filename: str, requests: list[tuple[types.FunctionType, Lines]], 
             # The rules add no defs, so the n-th def of a name stays the n-th.
             ordinal = [first_line(n) for n in skeleton_defs[name]].index(to_skeleton[first_line(target)])
             node = mended_defs[name][ordinal]
-            before = parsed.lines[first_line(target) - 1 : target.end_lineno]
+            before = plan.parsed.lines[first_line(target) - 1 : target.end_lineno]
             after = mended_lines[first_line(node) - 1 : node.end_lineno]
             if before == after:
                 raise Unmendable("no rewrite applies to it")
@@ -144,7 +209,7 @@ def _mend_file(filename: str, requests: list[tuple[types.FunctionType, Lines]], 
                 node = copy.deepcopy(node)  # one target nested in another: both move lines
             move_to_file_lines(node, line_map(before, after, first_line(target)), first_line(node))
             bindings = _runtime_bindings("".join(after))
-            code = mended_code(function, node, unit.scope_class, set(parsed.imported) | set(bindings))
+            code = mended_code(function, node, unit.scope_class, set(plan.parsed.imported) | set(bindings))
             swap.apply(function, code, textwrap.dedent("".join(after)), lines, bindings)
         except Unmendable as why:
             _skip(function, str(why))
@@ -153,15 +218,28 @@ def _mend_file(filename: str, requests: list[tuple[types.FunctionType, Lines]], 
     return patched
 
 
+@contextlib.contextmanager
+def _file_failure(filename: str) -> Iterator[None]:
+    """A bug in a rule or here must not break the user's program."""
+    try:
+        yield
+    except Exception:
+        logger.warning("graphmend: mending functions in %s failed; left unchanged", filename, exc_info=True)
+
+
 def _is_own(function: types.FunctionType) -> bool:
     """graphmend's own code (its runtime above all) is never rewritten."""
     name = discover.module_name(function)
     return name == "graphmend" or name.startswith("graphmend.")
 
 
-def _mend_functions(requests: Iterable[tuple[types.FunctionType, Lines]], rules: Iterable[str] | None) -> list[types.FunctionType]:
+def _mend_functions(requests: Iterable[tuple[types.FunctionType, Lines]], rules: Iterable[str] | None,
+                    while_waiting: Callable[[], Any] | None = None) -> list[types.FunctionType]:
     """Mend each (function, lines); the functions now mended (new or before)."""
-    rule_names = select_rules(rules)
+    # A rule plugged into the pipeline is there; without the pipeline imported
+    # (LibCST, which a cold first mend leaves to the helper) there are only the built-in ones.
+    pipeline = sys.modules.get("graphmend.pipeline")
+    rule_names = select_rules(rules, pipeline.RULE_NAMES) if pipeline is not None else select_rules(rules)
     merged: dict[types.FunctionType, Lines] = {}
     for function, lines in requests:
         if function in merged:
@@ -187,12 +265,23 @@ def _mend_functions(requests: Iterable[tuple[types.FunctionType, Lines]], rules:
             _skip(function, str(why))
             continue
         groups.setdefault((function.__code__.co_filename, lines is None), []).append((function, lines))
-    for (filename, _), group in groups.items():
-        try:
-            with collector_paused():
-                done.extend(_mend_file(filename, group, rule_names))
-        except Exception:  # a bug in a rule or here must not break the user's program
-            logger.warning("graphmend: mending functions in %s failed; left unchanged", filename, exc_info=True)
+    # The helper starts first: it imports LibCST while this process parses.
+    sidecar = Sidecar.start() if groups and worthwhile(rule_names) else None
+    try:
+        with collector_paused():
+            plans = []
+            for (filename, _), group in groups.items():
+                with _file_failure(filename):
+                    plan = _plan_file(filename, group, rule_names)
+                    if plan is not None:
+                        plans.append(plan)
+            if plans:
+                for plan, text in zip(plans, _rewrite_plans(plans, sidecar, while_waiting)):
+                    with _file_failure(plan.filename):
+                        done.extend(_finish_file(plan, text))
+    finally:
+        if sidecar is not None:
+            sidecar.close()
     return done
 
 
@@ -200,7 +289,7 @@ def _mend_functions(requests: Iterable[tuple[types.FunctionType, Lines]], rules:
 
 
 def mend(obj: Any, *, modules: str | Iterable[str] | None = None, rules: Iterable[str] | None = None,
-         only_modules: bool = False) -> Any:
+         only_modules: bool = False, while_waiting: Callable[[], Any] | None = None) -> Any:
     """Rewrite ``obj`` in memory, in place, so Dynamo meets fewer graph breaks.
 
     A function comes back as itself, its code mended and ``__wrapped__`` set
@@ -210,7 +299,9 @@ def mend(obj: Any, *, modules: str | Iterable[str] | None = None, rules: Iterabl
     unchanged, the reason logged at debug level on the ``graphmend`` logger.
     ``rules`` selects rules by name (default: all).  With ``only_modules``,
     ``obj``'s own function is mended only if it lies in ``modules`` too.
-    Raises :class:`GraphmendError` only for an ``obj`` that is not callable.
+    ``while_waiting`` is work the caller needs done anyway, called while a
+    helper process rewrites (:mod:`graphmend.sidecar`; ``graphmend.compile``
+    imports its backend there).  Raises :class:`GraphmendError` only for an ``obj`` that is not callable.
     """
     if not callable(obj) and not isinstance(obj, (staticmethod, classmethod)):
         raise GraphmendError(f"mend() needs a function or an nn.Module, not {type(obj).__name__}")
@@ -230,7 +321,7 @@ def mend(obj: Any, *, modules: str | Iterable[str] | None = None, rules: Iterabl
             own = [f for f in own if discover.matches(discover.module_name(f), prefixes)]
         reached = discover.reached_in(candidates, prefixes)
         requests = [(function, None) for function in dict.fromkeys(own + reached)]
-        _remember(obj, _mend_functions(requests, rules))
+        _remember(obj, _mend_functions(requests, rules, while_waiting))
     return obj
 
 

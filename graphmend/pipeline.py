@@ -43,6 +43,8 @@ from graphmend.conventions import RUNTIME_ALIAS
 from graphmend.errors import SourceError
 from graphmend.rules import defer, trap, where
 from graphmend.rules.base import RULE_NAMES, Context, Converter, RuleOptions, Site, Skip
+from graphmend.rules.options import built_in
+from graphmend.rules.options import select_rules as _select_from
 
 __all__ = ["CONVERTERS", "RULE_NAMES", "SkeletonResult", "TransformResult", "disabled_rules", "select_rules",
            "transform_skeleton", "transform_source"]
@@ -71,24 +73,9 @@ class SkeletonResult:
         return bool(self.sites)
 
 
-def scan_knows(rule_names: Iterable[str]) -> bool:
-    """Whether the ``ast`` scan can tell where these rules have sites (it
-    knows the built-in rules; a rule plugged into :data:`CONVERTERS` is
-    shown every function)."""
-    from graphmend.rules.base import RULE_NAMES as BUILT_IN
-
-    return set(rule_names) <= set(BUILT_IN)
-
-
 def select_rules(names: Iterable[str] | None) -> tuple[str, ...]:
     """The rule names selected (all when ``None``), in rule order."""
-    if names is None:
-        return RULE_NAMES
-    wanted = set(names)
-    unknown = wanted - set(RULE_NAMES)
-    if unknown:
-        raise ValueError(f"unknown rule(s) {sorted(unknown)}; known: {list(RULE_NAMES)}")
-    return tuple(rule for rule in RULE_NAMES if rule in wanted)
+    return _select_from(names, RULE_NAMES)
 
 
 def _if_statement(ctx: Context, original: cst.If, updated: cst.If):
@@ -297,7 +284,7 @@ def transform_source(
         raise SourceError(filename, getattr(err, "lineno", None) or 1, getattr(err, "msg", str(err))) from None
     helpers = effect_helpers | parsed.effect_helpers
     selected = select_rules(rules)
-    if scan_knows(selected) or lines is not None:
+    if built_in(selected) or lines is not None:
         units = candidate_units(parsed, helpers, lines)
     else:
         units = list({u.start: u for u in map(parsed.unit_of, parsed.defs.values())}.values())

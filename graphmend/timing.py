@@ -270,13 +270,19 @@ class Spread:
 @dataclass
 class ArmResult:
     arm: str
+    #: Processes with empty caches: cold and warm.
     samples: list[Sample] = field(default_factory=list)
+    #: More processes for warm latency only, compiling from a filled inductor cache.
+    warm_only: list[Sample] = field(default_factory=list)
+
+    def measured(self, measure: str) -> list[Sample]:
+        return self.samples + self.warm_only if measure == "warm_ms" else self.samples
 
     def cold(self) -> Spread | None:
         return Spread.of([s.cold_s for s in self.samples])
 
     def warm(self) -> Spread | None:
-        return Spread.of([s.warm_ms for s in self.samples])
+        return Spread.of([s.warm_ms for s in self.measured("warm_ms")])
 
 
 @dataclass
@@ -292,23 +298,27 @@ class RowTiming:
     eager_messages: list[str] = field(default_factory=list)
     error: str | None = None
 
-    def ratio(self, arm: str, measure: str, baseline: str = "torch") -> Spread | None:
-        """``arm`` over ``baseline``, paired by repetition."""
+    def ratios(self, arm: str, measure: str, baseline: str = "torch") -> list[float]:
+        """``arm`` over ``baseline``, one ratio per repetition."""
         ours, theirs = self.arms.get(arm), self.arms.get(baseline)
         if not ours or not theirs:
-            return None
-        pairs = zip(ours.samples, theirs.samples)
-        return Spread.of([getattr(a, measure) / getattr(b, measure) for a, b in pairs
-                          if getattr(a, measure) and getattr(b, measure)])
+            return []
+        pairs = zip(ours.measured(measure), theirs.measured(measure))
+        return [getattr(a, measure) / getattr(b, measure) for a, b in pairs
+                if getattr(a, measure) and getattr(b, measure)]
+
+    def ratio(self, arm: str, measure: str, baseline: str = "torch") -> Spread | None:
+        return Spread.of(self.ratios(arm, measure, baseline))
 
 
 def _run_worker(row: str, arm: str, *, backend: str, device: str, warm: int, threads: int,
-                graphmend_cache: str | None, scratch: Path) -> Sample:
-    """One fresh process for one arm, with empty caches."""
-    with tempfile.TemporaryDirectory(dir=scratch) as inductor_cache, tempfile.TemporaryDirectory(dir=scratch) as own:
+                graphmend_cache: str | None, scratch: Path, inductor_cache: str | None = None) -> Sample:
+    """One fresh process for one arm, with empty caches (or the inductor
+    cache given)."""
+    with tempfile.TemporaryDirectory(dir=scratch) as empty, tempfile.TemporaryDirectory(dir=scratch) as own:
         env = {
             **os.environ,
-            "TORCHINDUCTOR_CACHE_DIR": inductor_cache,
+            "TORCHINDUCTOR_CACHE_DIR": inductor_cache or empty,
             "GRAPHMEND_CACHE_DIR": graphmend_cache or own,
             "OMP_NUM_THREADS": str(threads),
             "MKL_NUM_THREADS": str(threads),
@@ -339,14 +349,16 @@ def _same_output(a: str, b: str) -> bool:
 
 
 def measure_row(row: str, arms: Sequence[str], *, repetitions: int, backend: str, device: str, warm: int,
-                threads: int, scratch: Path, progress: Callable[[str], None] = lambda _: None) -> RowTiming:
-    """Every arm of one row, ``repetitions`` times, interleaved."""
+                threads: int, scratch: Path, warm_processes: int = 0,
+                progress: Callable[[str], None] = lambda _: None) -> RowTiming:
+    """Every arm of one row, ``repetitions`` times, interleaved; then
+    ``warm_processes`` more processes per arm, interleaved, for warm latency."""
     from graphmend import corpus
 
     timing = RowTiming(row, corpus.ROWS[row].title, {arm: ArmResult(arm) for arm in arms})
-    run = lambda arm, cache=None: _run_worker(  # noqa: E731
+    run = lambda arm, cache=None, inductor_cache=None: _run_worker(  # noqa: E731
         row, arm, backend=backend, device=device, warm=0 if arm == "eager" else warm, threads=threads,
-        graphmend_cache=cache, scratch=scratch)
+        graphmend_cache=cache, scratch=scratch, inductor_cache=inductor_cache)
     progress(f"{row}: eager reference")
     eager = run("eager")
     timing.eager_messages = eager.messages
@@ -355,21 +367,33 @@ def measure_row(row: str, arms: Sequence[str], *, repetitions: int, backend: str
         primed_cache = tempfile.mkdtemp(dir=scratch)
         progress(f"{row}: priming the graphmend cache")
         run("graphmend", primed_cache)
+
+    def graphmend_cache(arm: str) -> str | None:
+        # Each primed process gets a copy: its own run must not change the record.
+        if not ARMS[arm].primed:
+            return None
+        cache = tempfile.mkdtemp(dir=scratch)
+        shutil.copytree(primed_cache, cache, dirs_exist_ok=True)
+        return cache
+
     for repetition in range(repetitions):
-        order = list(arms) if repetition % 2 == 0 else list(reversed(arms))
-        for arm in order:
+        for arm in list(arms) if repetition % 2 == 0 else list(reversed(arms)):
             progress(f"{row}: {arm} ({repetition + 1}/{repetitions})")
-            # Each primed process gets a copy: its own run must not change the record.
-            cache = None
-            if ARMS[arm].primed:
-                cache = tempfile.mkdtemp(dir=scratch)
-                shutil.copytree(primed_cache, cache, dirs_exist_ok=True)
-            timing.arms[arm].samples.append(run(arm, cache))
+            timing.arms[arm].samples.append(run(arm, graphmend_cache(arm)))
+    # Warm latency differs more from one process to the next than from one
+    # call to the next, so it takes more processes; an arm's first such
+    # process fills an inductor cache its others compile from.
+    inductor_caches = {arm: tempfile.mkdtemp(dir=scratch) for arm in arms}
+    for repetition in range(warm_processes):
+        for arm in list(arms) if repetition % 2 == 0 else list(reversed(arms)):
+            progress(f"{row}: {arm} warm ({repetition + 1}/{warm_processes})")
+            timing.arms[arm].warm_only.append(run(arm, graphmend_cache(arm), inductor_caches[arm]))
     reference = timing.arms.get("torch")
     for arm, result in timing.arms.items():
-        timing.same_messages[arm] = all(s.messages == eager.messages for s in result.samples)
+        every = result.samples + result.warm_only
+        timing.same_messages[arm] = all(s.messages == eager.messages for s in every)
         if reference and reference.samples:
-            timing.same_output[arm] = all(_same_output(s.output, reference.samples[0].output) for s in result.samples)
+            timing.same_output[arm] = all(_same_output(s.output, reference.samples[0].output) for s in every)
     return timing
 
 
@@ -379,7 +403,7 @@ def measure_row(row: str, arms: Sequence[str], *, repetitions: int, backend: str
 def control_ratios(results: Sequence[RowTiming]) -> dict[str, Spread | None]:
     rows = [r for r in results if "control" in r.arms and not r.error]
     return {
-        measure: Spread.of([r.ratio("control", measure).median for r in rows if r.ratio("control", measure)])
+        measure: Spread.of([value for r in rows for value in r.ratios("control", measure)])
         for measure in ("cold_s", "warm_ms")
     }
 
@@ -396,6 +420,8 @@ def noisy(results: Sequence[RowTiming]) -> list[str]:
 def verdict(ratio: Spread | None) -> str:
     if ratio is None:
         return "-"
+    if ratio.low == ratio.high:
+        return "one run: no spread to judge by"
     if ratio.crosses(1.0):
         return "even (spread crosses 1.00)"
     return "faster" if ratio.high < 1.0 else "slower"
@@ -407,11 +433,13 @@ def _graphs(result: ArmResult) -> str:
     return f"{result.samples[0].graphs} / {result.samples[0].break_events}"
 
 
-def markdown(results: Sequence[RowTiming], environment: dict[str, str], repetitions: int, warm: int) -> str:
+def markdown(results: Sequence[RowTiming], environment: dict[str, str], repetitions: int, warm: int,
+             warm_processes: int = 0) -> str:
+    more = f" and {warm_processes} more that compile from a filled inductor cache" if warm_processes else ""
     lines = [
-        f"Each figure: median over {repetitions} fresh processes per arm, [min-max]; "
-        f"warm = median of {warm} calls per process; ratios paired by repetition "
-        "(graphmend / torch.compile; below 1 is faster).",
+        f"Each figure: median over {repetitions} fresh processes per arm with empty caches, [min-max]; "
+        f"warm = median of {warm} calls per process, over those processes{more}; ratios paired by "
+        "repetition (graphmend / torch.compile; below 1 is faster).",
         "",
         "| row | graphs / breaks | torch.compile cold s | graphmend.compile cold s | cold ratio | cold | "
         "torch.compile warm ms | graphmend warm ms | warm ratio | warm |",
@@ -487,7 +515,7 @@ def to_json(results: Sequence[RowTiming]) -> list[dict]:
 
 
 def run(rows: Sequence[str], arms: Sequence[str], *, repetitions: int, backend: str, device: str, warm: int,
-        threads: int, out: Path, environment: dict[str, str], control_row: str | None,
+        threads: int, out: Path, environment: dict[str, str], control_row: str | None, warm_processes: int = 0,
         progress: Callable[[str], None] = lambda _: None) -> list[RowTiming]:
     """Every row in turn (some arms on ``control_row`` only); results
     are written after each row, so a run stopped early keeps what it measured."""
@@ -498,15 +526,17 @@ def run(rows: Sequence[str], arms: Sequence[str], *, repetitions: int, backend: 
             row_arms = [a for a in arms if not ARMS[a].control_row_only or row == control_row]
             try:
                 results.append(measure_row(row, row_arms, repetitions=repetitions, backend=backend, device=device,
-                                           warm=warm, threads=threads, scratch=Path(scratch), progress=progress))
+                                           warm=warm, threads=threads, scratch=Path(scratch),
+                                           warm_processes=warm_processes, progress=progress))
             except Exception as error:  # one failing row must not hide the others
                 from graphmend import corpus
 
                 results.append(RowTiming(row, corpus.ROWS[row].title, {}, error=f"{type(error).__name__}: {error}"))
             data = {"environment": environment, "repetitions": repetitions, "warm": warm,
+                    "warm_processes": warm_processes,
                     "noisy": noisy(results), "rows": to_json(results)}
             (out / "timing.json").write_text(json.dumps(data, indent=2))
-            (out / "timing.md").write_text(markdown(results, environment, repetitions, warm))
+            (out / "timing.md").write_text(markdown(results, environment, repetitions, warm, warm_processes))
     return results
 
 

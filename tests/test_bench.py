@@ -34,7 +34,7 @@ def test_bench_one_row_writes_results(tmp_path, capsys):
 def test_bench_cold_runs_every_arm_in_fresh_processes(tmp_path):
     out = tmp_path / "cold"
     status = main(["bench", "--cold", "--rows", "biogpt", "--backend", "eager", "--repetitions", "1",
-                   "--repeats", "2", "--out", str(out)])
+                   "--warm-processes", "1", "--repeats", "2", "--out", str(out)])
     assert status == 0
     data = json.loads((out / "timing.json").read_text())
     (row,) = data["rows"]
@@ -44,6 +44,8 @@ def test_bench_cold_runs_every_arm_in_fresh_processes(tmp_path):
     for arm in arms.values():
         (sample,) = arm["samples"]
         assert sample["cold_s"] > 0 and sample["warm_ms"] > 0
+        (warm_only,) = arm["warm_only"]  # one more process, from a filled inductor cache
+        assert warm_only["warm_ms"] > 0 and warm_only["graphs"] == sample["graphs"]
     assert arms["torch"]["samples"][0]["graphs"] == 3
     assert arms["graphmend"]["samples"][0]["graphs"] == 1
     assert arms["graphmend_second"]["samples"][0]["graphs"] == 1
@@ -61,4 +63,5 @@ def test_spread_verdicts():
     assert verdict(Spread(0.9, 0.85, 0.95)) == "faster"
     assert verdict(Spread(1.1, 1.05, 1.2)) == "slower"
     assert verdict(Spread(0.97, 0.9, 1.04)) == "even (spread crosses 1.00)"
+    assert verdict(Spread(0.9, 0.9, 0.9)) == "one run: no spread to judge by"
     assert Spread.of([3.0, 1.0, 2.0]) == Spread(2.0, 1.0, 3.0)

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import graphmend
-from graphmend import cache, patch
+from graphmend import cache, pipeline
 from graphmend.analysis.source import parse_text
 from graphmend.patch import mend, unmend
 from harness import load_module
@@ -128,8 +128,8 @@ def test_unwritable_cache_only_costs_speed(monkeypatch, tmp_path):
 def test_mend_reuses_the_cached_transform(tmp_path, fake_rules, monkeypatch):
     module = load_module(PLAIN, tmp_path, "cached")
     transforms = []
-    real = patch.transform_skeleton
-    monkeypatch.setattr(patch, "transform_skeleton", lambda *a, **k: transforms.append(1) or real(*a, **k))
+    real = pipeline.transform_skeleton
+    monkeypatch.setattr(pipeline, "transform_skeleton", lambda *a, **k: transforms.append(1) or real(*a, **k))
 
     mend(module.plain, rules=MARK)
     unmend(module.plain)

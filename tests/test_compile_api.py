@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import graphmend
-from graphmend import api, patch
+from graphmend import api, patch, pipeline
 from graphmend.api import compile as gm_compile
 from harness import GraphCounter, load_module
 from test_mend import fake_rules, isolated_cache  # noqa: F401  (fixtures)
@@ -114,13 +114,13 @@ def test_verify_passes_on_a_correct_rewrite(module, fake_rules):
 
 
 def test_verify_raises_on_a_wrong_rewrite_and_undoes_it(module, fake_rules, monkeypatch):
-    real = patch.transform_skeleton
+    real = pipeline.transform_skeleton
 
     def wrong(*args, **kwargs):
         result = real(*args, **kwargs)
         return type(result)(result.code.replace("y + 1", "y + 2"), *list(vars(result).values())[1:])
 
-    monkeypatch.setattr(patch, "transform_skeleton", wrong)
+    monkeypatch.setattr(pipeline, "transform_skeleton", wrong)
     code = module.step.__code__
 
     with pytest.raises(graphmend.VerificationError, match=r"output.*differ.*9\.0 != 12\.0"):

@@ -22,6 +22,7 @@ import torch
 from torch._dynamo.testing import CompileCounter
 
 import graphmend.runtime
+from graphmend import compat
 from graphmend.compare import first_difference
 from graphmend.pipeline import transform_source
 from harness import capture, check_equivalent, compiled_outcome, load_module, mend_source
@@ -303,6 +304,16 @@ def _run_sequence(model: torch.nn.Module, inputs: list[torch.Tensor]) -> list[An
     return [(model(x), model.inv_freq.clone(), model.original_inv_freq.clone()) for x in inputs]
 
 
+def _assert_updated_in_place(current: torch.Tensor, buffer: torch.Tensor, value: torch.Tensor) -> None:
+    """The stored buffer holds ``value`` and is the tensor it was, updated in
+    place -- except on a torch whose Dynamo cannot scan a module's
+    ``__dict__`` for aliases while tracing (2.11): there the store
+    re-registers it."""
+    assert torch.equal(current, value)
+    if compat.TRACES_MODULE_DICT:
+        assert current is buffer
+
+
 def test_lazy_init_buffer_store_is_in_place_and_unaliased(tmp_path: Path) -> None:
     original, mended, _ = mend_source(fixture("lazy_init"), tmp_path, rules=["where"])
     long, short = torch.arange(8.0), torch.arange(3.0)
@@ -320,7 +331,7 @@ def test_lazy_init_buffer_store_is_in_place_and_unaliased(tmp_path: Path) -> Non
     assert counter.frame_count == 3
     buffer = model.inv_freq
     compiled(long)
-    assert model.inv_freq is buffer  # updated in place, no recompile
+    _assert_updated_in_place(model.inv_freq, buffer, expected[0][1])  # no recompile either
     assert counter.frame_count == 3
     # The predicated form computes the memo instead of storing it (see the rule).
     assert not hasattr(model, "long_inv_freq")
@@ -448,7 +459,7 @@ def test_phi3_longrope() -> None:
         assert counts == [1, 2]
         buffer = model.rotary_emb.inv_freq
         assert _run_compiled(model, [long_ids, long_ids])[1] == [1, 1]
-        assert model.rotary_emb.inv_freq is buffer
+        _assert_updated_in_place(model.rotary_emb.inv_freq, buffer, buffer.clone())
     assert first_difference(expected, outputs) is None
 
 

@@ -137,9 +137,11 @@ def _fuzz(python: str, programs: int, jobs: int, timeout: int) -> dict:
     return result
 
 
-def _version_of(python: str) -> str:
-    return subprocess.run([python, "-c", "import torch; print(torch.__version__)"], capture_output=True,
-                          text=True, check=True).stdout.strip()
+def _versions_of(python: str) -> tuple[str, str]:
+    """torch's and Python's versions in that interpreter."""
+    out = subprocess.run([python, "-c", "import platform, torch; print(torch.__version__, platform.python_version())"],
+                         capture_output=True, text=True, check=True).stdout.split()
+    return out[0], out[1]
 
 
 def matrix_main(args: argparse.Namespace) -> int:
@@ -149,13 +151,13 @@ def matrix_main(args: argparse.Namespace) -> int:
         python = str(Path(venv) / "bin" / "python")
         entry: dict = {"venv": venv}
         try:
-            entry["torch"] = _version_of(python)
+            entry["torch"], entry["python"] = _versions_of(python)
         except (subprocess.CalledProcessError, OSError) as error:
             entry["error"] = str(error)
             results.append(entry)
             continue
-        print(f"== {venv}: torch {entry['torch']}", flush=True)
-        raw = Path(args.out).with_suffix(f".{entry['torch']}.rows.json")
+        print(f"== {venv}: torch {entry['torch']}, Python {entry['python']}", flush=True)
+        raw = Path(args.out).with_suffix(f".{entry['torch']}-py{entry['python']}.rows.json")
         started = time.time()
         command = [python, str(Path(__file__).resolve()), "rows", "--json", str(raw)]
         if args.rows:
@@ -197,8 +199,8 @@ def _passes(entry: dict) -> bool:
 
 
 def render(results: list[dict]) -> str:
-    lines = [("| torch | LC/DC rows at 0 breaks | DS/mixed rows: breaks after / expected (before) | identical "
-              "| fuzz mismatches | rules off | time |"), "|---|---|---|---|---|---|---|"]
+    lines = [("| torch | Python | LC/DC rows at 0 breaks | DS/mixed rows: breaks after / expected (before) | identical "
+              "| fuzz mismatches | rules off | time |"), "|---|---|---|---|---|---|---|---|"]
     for entry in results:
         rows = entry.get("rows", [])
         zero = [r for r in rows if r["family"] in ("LC", "DC")]
@@ -212,7 +214,7 @@ def render(results: list[dict]) -> str:
                                                if "mismatches" in fuzz else "error")
         off = ", ".join(sorted(entry.get("disabled_rules", {}))) or "none"
         seconds = entry.get("rows_seconds", 0) + (fuzz or {}).get("seconds", 0)
-        lines.append(f"| {entry.get('torch', entry['venv'])} | {at_zero}/{len(zero)} | {others or '-'} "
+        lines.append(f"| {entry.get('torch', entry['venv'])} | {entry.get('python', '?')} | {at_zero}/{len(zero)} | {others or '-'} "
                      f"| {identical}/{len(rows)} | {fuzz_text} | {off} | {seconds} s |")
     failures = []
     for entry in results:

@@ -19,10 +19,9 @@ import libcst as cst
 
 from graphmend.analysis.facts import FunctionFacts, Metadata
 from graphmend.conventions import GENERATED_PREFIX, RUNTIME_ALIAS
+from graphmend.rules.options import RULE_NAMES, RuleOptions
 
-#: The rule families, in the order the engine tries them on one node.
-RULE_NAMES: tuple[str, ...] = ("trap", "where", "defer")
-
+__all__ = ["RULE_NAMES", "Context", "Converter", "Declined", "RuleOptions", "Site", "Skip"]
 
 class Declined(Exception):
     """A site a rule leaves alone; ``str()`` is the reason it records."""
@@ -44,23 +43,6 @@ class Skip:
     rule: str
     lineno: int
     reason: str
-
-
-@dataclass(frozen=True)
-class RuleOptions:
-    """Immutable settings handed to every converter.
-
-    ``rules`` are the rule families that may act; ``lines`` restricts them
-    to statements that start on one of these lines of the source (the sites
-    a diagnosis reported; ``None``: each rule finds sites by its own static
-    matching);
-    ``effect_helpers`` are qualified names of functions whose only effect
-    is a print, a log record or a warning.
-    """
-
-    rules: frozenset[str] = frozenset(RULE_NAMES)
-    lines: frozenset[int] | None = None
-    effect_helpers: frozenset[str] = frozenset()
 
 
 @dataclass
