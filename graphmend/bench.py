@@ -68,10 +68,10 @@ def _to_device(value: Any, device: str) -> Any:
     )
 
 
-def _doubled_batch(value: Any) -> Any:
-    """The same inputs with every batched tensor repeated along dim 0."""
+def batched(value: Any, factor: int) -> Any:
+    """The same inputs with every batched tensor repeated ``factor`` times along dim 0."""
     return torch.utils._pytree.tree_map(
-        lambda v: torch.cat([v, v]) if isinstance(v, torch.Tensor) and v.dim() > 0 else v, value
+        lambda v: torch.cat([v] * factor) if isinstance(v, torch.Tensor) and v.dim() > 0 else v, value
     )
 
 
@@ -94,7 +94,7 @@ def _measure_compiled(arm: Arm, model: torch.nn.Module, args: tuple, kwargs: dic
     torch._dynamo.reset()
     compiled = torch.compile(model, backend=backend)
     compiled(*args, **kwargs)
-    doubled_args, doubled_kwargs = _doubled_batch((args, kwargs))
+    doubled_args, doubled_kwargs = batched((args, kwargs), 2)
     with BreakRecorder() as recorder:
         try:
             compiled(*doubled_args, **doubled_kwargs)

@@ -171,7 +171,8 @@ def _bench_cold(args: argparse.Namespace, rows: list[str], out) -> int:
     results = timing.run(
         rows, arms, repetitions=args.repetitions, backend=args.backend, device=args.device, warm=args.repeats,
         threads=args.threads, out=out, environment=bench.environment(args.device, args.backend),
-        control_row=control_row, warm_processes=args.warm_processes, progress=lambda text: console.log(text),
+        control_row=control_row, warm_processes=args.warm_processes, large_batch=args.large_batch,
+        progress=lambda text: console.log(text),
     )
     print((out / "timing.md").read_text())
     print(f"wrote {out / 'timing.json'}, {out / 'timing.md'}")
@@ -285,6 +286,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--warm-processes", type=int, default=4,
                        help="with --cold: more processes per arm for warm latency, compiling from a filled "
                             "inductor cache (default 4)")
+    bench.add_argument("--large-batch", type=int, default=0, metavar="N",
+                       help="with --cold: also warm latency with the inputs repeated N times along the batch "
+                            "dimension (default: off)")
     bench.add_argument("--threads", type=int, default=1, help="with --cold: torch threads per process (default 1)")
     bench.add_argument("--control", metavar="ROW", help="with --cold: the row that also runs the control and "
                        "second-process arms (default: the first row)")

@@ -111,6 +111,17 @@ def forward_roots(model: torch.nn.Module) -> list[Any]:
     return roots
 
 
+def library_base_modules(model: torch.nn.Module) -> list[str]:
+    """The modules of the model's library that define base classes of its
+    submodules (transformers' ``modeling_utils``, whose
+    ``ModuleUtilsMixin.get_extended_attention_mask`` a model's forward calls
+    as ``self.get_extended_attention_mask``): their methods are the model's
+    code too.  Never torch's, the standard library's or graphmend's."""
+    library = type(model).__module__.split(".")[0]
+    names = {cls.__module__ for cls in _module_classes(model)}
+    return sorted(n for n in names if n.split(".")[0] == library and not foreign_module(n))
+
+
 def prefixes(modules: str | Iterable[str] | None, default: str) -> list[str]:
     if modules is None:
         return [default]

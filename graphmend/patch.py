@@ -309,6 +309,8 @@ def mend(obj: Any, *, modules: str | Iterable[str] | None = None, rules: Iterabl
         if isinstance(obj, torch.nn.Module):
             prefixes = discover.prefixes(modules, type(obj).__module__)
             candidates = discover.called_by_name(discover.model_functions(obj, prefixes), discover.forward_roots(obj))
+            if modules is None:  # a forward calls its library's base-class methods through self
+                prefixes = [*prefixes, *discover.library_base_modules(obj)]
         else:
             prefixes = [] if modules is None else discover.prefixes(modules, "")
             candidates = discover.functions_in_modules(prefixes) if prefixes else []

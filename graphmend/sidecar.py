@@ -123,8 +123,11 @@ class Sidecar:
         return value
 
     def close(self) -> None:
-        """Let the helper end (it exits when its input closes) without
-        waiting for it; a thread reaps it."""
+        """Let the helper end (it exits when its input closes; one that was
+        sent nothing is stopped at once) without waiting for it; a thread
+        reaps it."""
+        if not self._sent:  # everything came from the cache: its imports are wasted work
+            self._process.kill()
         self._outbox.put(None)
         try:
             self._process.stdout.close()

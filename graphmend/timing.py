@@ -173,8 +173,11 @@ def _compiled(arm: str, model: Any, backend: str) -> Callable[..., Any]:
     return torch.compile(model, backend=backend)
 
 
-def worker(row_name: str, arm: str, *, backend: str, device: str, warm: int, threads: int, output: Path) -> dict:
-    """Build the row's model, then time its first call and ``warm`` more."""
+def worker(row_name: str, arm: str, *, backend: str, device: str, warm: int, threads: int, output: Path,
+           large_batch: int = 0) -> dict:
+    """Build the row's model, then time its first call and ``warm`` more;
+    with ``large_batch``, ``warm`` more on the inputs repeated that many
+    times along the batch dimension (after the recompile they cause)."""
     import torch
     import torch._dynamo.utils
 
@@ -200,23 +203,35 @@ def worker(row_name: str, arm: str, *, backend: str, device: str, warm: int, thr
             result = compiled(*args, **kwargs)
             synchronize()
         cold = time.perf_counter() - start
-        samples = []
-        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            for index in range(warm + 2):  # two calls to settle, then the samples
-                start = time.perf_counter()
-                compiled(*args, **kwargs)
-                synchronize()
-                if index >= 2:
-                    samples.append(time.perf_counter() - start)
+
+        def warm_ms(call_args: tuple, call_kwargs: dict) -> float | None:
+            samples = []
+            with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                for index in range(warm + 2):  # two calls to settle (or recompile), then the samples
+                    start = time.perf_counter()
+                    compiled(*call_args, **call_kwargs)
+                    synchronize()
+                    if index >= 2:
+                        samples.append(time.perf_counter() - start)
+            return statistics.median(samples) * 1e3 if samples else None
+
+        warm_batch_1 = warm_ms(args, kwargs)
+        counters = torch._dynamo.utils.counters
+        graphs, break_events = counters["stats"]["unique_graphs"], sum(counters["graph_break"].values())
+        warm_large = None
+        if large_batch > 1 and arm != "eager":
+            from graphmend.bench import batched
+
+            warm_large = warm_ms(*batched((args, kwargs), large_batch))
     torch.save(torch.utils._pytree.tree_map(
         lambda v: v.cpu() if isinstance(v, torch.Tensor) else v, _plain(result)), output)
-    counters = torch._dynamo.utils.counters
     return {
         "cold_s": cold,
-        "warm_ms": statistics.median(samples) * 1e3 if samples else None,
-        "graphs": counters["stats"]["unique_graphs"] if arm != "eager" else 0,
-        "break_events": sum(counters["graph_break"].values()),
+        "warm_ms": warm_batch_1,
+        "warm_large_ms": warm_large,
+        "graphs": graphs if arm != "eager" else 0,
+        "break_events": break_events,
         "messages": messages.events,
     }
 
@@ -245,6 +260,8 @@ class Sample:
     break_events: int
     messages: list[str]
     output: str  # path of the saved output
+    #: Warm latency at the large batch, when one was asked for.
+    warm_large_ms: float | None = None
 
 
 @dataclass
@@ -276,13 +293,13 @@ class ArmResult:
     warm_only: list[Sample] = field(default_factory=list)
 
     def measured(self, measure: str) -> list[Sample]:
-        return self.samples + self.warm_only if measure == "warm_ms" else self.samples
+        return self.samples if measure == "cold_s" else self.samples + self.warm_only
 
     def cold(self) -> Spread | None:
         return Spread.of([s.cold_s for s in self.samples])
 
-    def warm(self) -> Spread | None:
-        return Spread.of([s.warm_ms for s in self.measured("warm_ms")])
+    def warm(self, measure: str = "warm_ms") -> Spread | None:
+        return Spread.of([getattr(s, measure) for s in self.measured(measure)])
 
 
 @dataclass
@@ -312,7 +329,8 @@ class RowTiming:
 
 
 def _run_worker(row: str, arm: str, *, backend: str, device: str, warm: int, threads: int,
-                graphmend_cache: str | None, scratch: Path, inductor_cache: str | None = None) -> Sample:
+                graphmend_cache: str | None, scratch: Path, inductor_cache: str | None = None,
+                large_batch: int = 0) -> Sample:
     """One fresh process for one arm, with empty caches (or the inductor
     cache given)."""
     with tempfile.TemporaryDirectory(dir=scratch) as empty, tempfile.TemporaryDirectory(dir=scratch) as own:
@@ -331,7 +349,7 @@ def _run_worker(row: str, arm: str, *, backend: str, device: str, warm: int, thr
         output = scratch / f"{row}-{arm}-{time.monotonic_ns()}.pt"
         command = [sys.executable, "-m", "graphmend.timing", "--worker", row, arm, "--backend", backend,
                    "--device", device, "--warm", str(warm), "--threads", str(threads),
-                   "--result", str(result_path), "--output", str(output)]
+                   "--result", str(result_path), "--output", str(output), "--large-batch", str(large_batch)]
         completed = subprocess.run(command, env=env, capture_output=True, text=True)
         if completed.returncode != 0:
             tail = (completed.stderr or completed.stdout).strip().splitlines()[-3:]
@@ -349,7 +367,7 @@ def _same_output(a: str, b: str) -> bool:
 
 
 def measure_row(row: str, arms: Sequence[str], *, repetitions: int, backend: str, device: str, warm: int,
-                threads: int, scratch: Path, warm_processes: int = 0,
+                threads: int, scratch: Path, warm_processes: int = 0, large_batch: int = 0,
                 progress: Callable[[str], None] = lambda _: None) -> RowTiming:
     """Every arm of one row, ``repetitions`` times, interleaved; then
     ``warm_processes`` more processes per arm, interleaved, for warm latency."""
@@ -358,7 +376,7 @@ def measure_row(row: str, arms: Sequence[str], *, repetitions: int, backend: str
     timing = RowTiming(row, corpus.ROWS[row].title, {arm: ArmResult(arm) for arm in arms})
     run = lambda arm, cache=None, inductor_cache=None: _run_worker(  # noqa: E731
         row, arm, backend=backend, device=device, warm=0 if arm == "eager" else warm, threads=threads,
-        graphmend_cache=cache, scratch=scratch, inductor_cache=inductor_cache)
+        graphmend_cache=cache, scratch=scratch, inductor_cache=inductor_cache, large_batch=large_batch)
     progress(f"{row}: eager reference")
     eager = run("eager")
     timing.eager_messages = eager.messages
@@ -434,7 +452,7 @@ def _graphs(result: ArmResult) -> str:
 
 
 def markdown(results: Sequence[RowTiming], environment: dict[str, str], repetitions: int, warm: int,
-             warm_processes: int = 0) -> str:
+             warm_processes: int = 0, large_batch: int = 0) -> str:
     more = f" and {warm_processes} more that compile from a filled inductor cache" if warm_processes else ""
     lines = [
         f"Each figure: median over {repetitions} fresh processes per arm with empty caches, [min-max]; "
@@ -460,6 +478,23 @@ def markdown(results: Sequence[RowTiming], environment: dict[str, str], repetiti
                 f"| {_text(torch_arm.warm(), '.2f')} | {_text(ours.warm(), '.2f')} "
                 f"| {_text(warm_ratio, '.2f')} | {verdict(warm_ratio)} |"
             )
+    if large_batch > 1:
+        lines += [
+            "",
+            f"Warm at {large_batch}x the batch (the inputs repeated along dim 0; same processes, after the "
+            "recompile the new shape causes):",
+            "",
+            "| row | torch.compile warm ms | graphmend warm ms | warm ratio | warm |",
+            "|---|---|---|---|---|",
+        ]
+        for r in results:
+            if not r.error and "graphmend" in r.arms:
+                ratio = r.ratio("graphmend", "warm_large_ms")
+                lines.append(
+                    f"| {r.title} | {_text(r.arms['torch'].warm('warm_large_ms'), '.2f')} "
+                    f"| {_text(r.arms['graphmend'].warm('warm_large_ms'), '.2f')} "
+                    f"| {_text(ratio, '.2f')} | {verdict(ratio)} |"
+                )
     switches = [r for r in results if not r.error and any(ARMS[a].switch for a in r.arms)]
     if switches:
         lines += [
@@ -507,7 +542,7 @@ def to_json(results: Sequence[RowTiming]) -> list[dict]:
     for r in results:
         data = asdict(r)
         data["ratios"] = {
-            arm: {m: asdict(s) if (s := r.ratio(arm, m)) else None for m in ("cold_s", "warm_ms")}
+            arm: {m: asdict(s) if (s := r.ratio(arm, m)) else None for m in ("cold_s", "warm_ms", "warm_large_ms")}
             for arm in r.arms if arm != "torch"
         }
         rows.append(data)
@@ -516,7 +551,7 @@ def to_json(results: Sequence[RowTiming]) -> list[dict]:
 
 def run(rows: Sequence[str], arms: Sequence[str], *, repetitions: int, backend: str, device: str, warm: int,
         threads: int, out: Path, environment: dict[str, str], control_row: str | None, warm_processes: int = 0,
-        progress: Callable[[str], None] = lambda _: None) -> list[RowTiming]:
+        large_batch: int = 0, progress: Callable[[str], None] = lambda _: None) -> list[RowTiming]:
     """Every row in turn (some arms on ``control_row`` only); results
     are written after each row, so a run stopped early keeps what it measured."""
     out.mkdir(parents=True, exist_ok=True)
@@ -527,16 +562,18 @@ def run(rows: Sequence[str], arms: Sequence[str], *, repetitions: int, backend: 
             try:
                 results.append(measure_row(row, row_arms, repetitions=repetitions, backend=backend, device=device,
                                            warm=warm, threads=threads, scratch=Path(scratch),
-                                           warm_processes=warm_processes, progress=progress))
+                                           warm_processes=warm_processes, large_batch=large_batch,
+                                           progress=progress))
             except Exception as error:  # one failing row must not hide the others
                 from graphmend import corpus
 
                 results.append(RowTiming(row, corpus.ROWS[row].title, {}, error=f"{type(error).__name__}: {error}"))
             data = {"environment": environment, "repetitions": repetitions, "warm": warm,
-                    "warm_processes": warm_processes,
+                    "warm_processes": warm_processes, "large_batch": large_batch,
                     "noisy": noisy(results), "rows": to_json(results)}
             (out / "timing.json").write_text(json.dumps(data, indent=2))
-            (out / "timing.md").write_text(markdown(results, environment, repetitions, warm, warm_processes))
+            (out / "timing.md").write_text(markdown(results, environment, repetitions, warm, warm_processes,
+                                                    large_batch))
     return results
 
 
@@ -549,10 +586,11 @@ def _worker_main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--result", required=True)
     parser.add_argument("--output", required=True)
+    parser.add_argument("--large-batch", type=int, default=0)
     args = parser.parse_args(argv)
     row, arm = args.worker
     data = worker(row, arm, backend=args.backend, device=args.device, warm=args.warm, threads=args.threads,
-                  output=Path(args.output))
+                  output=Path(args.output), large_batch=args.large_batch)
     Path(args.result).write_text(json.dumps(data))
     return 0
 

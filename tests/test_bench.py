@@ -34,7 +34,7 @@ def test_bench_one_row_writes_results(tmp_path, capsys):
 def test_bench_cold_runs_every_arm_in_fresh_processes(tmp_path):
     out = tmp_path / "cold"
     status = main(["bench", "--cold", "--rows", "biogpt", "--backend", "eager", "--repetitions", "1",
-                   "--warm-processes", "1", "--repeats", "2", "--out", str(out)])
+                   "--warm-processes", "1", "--large-batch", "2", "--repeats", "2", "--out", str(out)])
     assert status == 0
     data = json.loads((out / "timing.json").read_text())
     (row,) = data["rows"]
@@ -46,6 +46,7 @@ def test_bench_cold_runs_every_arm_in_fresh_processes(tmp_path):
         assert sample["cold_s"] > 0 and sample["warm_ms"] > 0
         (warm_only,) = arm["warm_only"]  # one more process, from a filled inductor cache
         assert warm_only["warm_ms"] > 0 and warm_only["graphs"] == sample["graphs"]
+        assert sample["warm_large_ms"] > 0  # the inputs twice over, after their recompile
     assert arms["torch"]["samples"][0]["graphs"] == 3
     assert arms["graphmend"]["samples"][0]["graphs"] == 1
     assert arms["graphmend_second"]["samples"][0]["graphs"] == 1
@@ -55,6 +56,7 @@ def test_bench_cold_runs_every_arm_in_fresh_processes(tmp_path):
     assert row["ratios"]["control"]["cold_s"]["median"] > 0
     text = (out / "timing.md").read_text()
     assert "Control (torch.compile against itself)" in text and "| BioGPT" in text
+    assert "Warm at 2x the batch" in text
 
 
 def test_spread_verdicts():

@@ -269,3 +269,27 @@ def test_a_site_the_first_input_does_not_reach_is_mended_too(tmp_path, isolated_
         ]
     finally:
         graphmend.unmend(module.forward)
+
+
+def test_a_library_base_class_method_is_mended_in_the_first_process(isolated_cache):
+    """LayoutLMv3's break is in transformers' ``ModuleUtilsMixin.get_extended_attention_mask``
+    (``modeling_utils``, not the model's module), which its forward calls through
+    ``self``: the first process mends it, with no record and no diagnosis."""
+    from graphmend import corpus
+    from graphmend.compare import first_difference
+
+    row = corpus.ROWS["layoutlmv3"]
+    model = row.model()
+    args, kwargs = row.inputs()
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    try:
+        with torch.no_grad():
+            expected = model(*args, **kwargs)
+            actual = gm_compile(model, backend=counter)(*args, **kwargs)
+        mended = {f.__qualname__ for f in patch.mended_functions(model)}
+    finally:
+        graphmend.unmend(model)
+    assert counter.graphs == 1
+    assert "ModuleUtilsMixin.get_extended_attention_mask" in mended
+    assert first_difference(expected, actual) is None

@@ -87,6 +87,12 @@ def test_a_rule_failing_in_the_helper_is_reported_not_raised():
         helper.close()
 
 
+def test_a_helper_sent_nothing_is_stopped_at_once():
+    helper = sidecar.Sidecar.start()
+    helper.close()  # everything was in the cache
+    assert helper._process.wait(timeout=10) < 0  # killed, not left to finish its imports
+
+
 def test_no_helper_when_libcst_is_already_imported():
     # This test process has imported LibCST (the pipeline): the rules run here.
     assert "libcst" in sys.modules
