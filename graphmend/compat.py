@@ -175,6 +175,13 @@ def disabled_rules() -> dict[str, str]:
     return off
 
 
+def rules_off() -> dict[str, str]:
+    """:func:`install`, then :func:`disabled_rules`: what a caller about to
+    rewrite code or report on it asks."""
+    install()
+    return disabled_rules()
+
+
 def installed() -> bool:
     """Whether :func:`install` has run (or is running) in this process."""
     return _state["installed"]

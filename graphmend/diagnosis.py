@@ -498,8 +498,7 @@ class BreakRecorder:
                 hint=hint,
                 rewritten=rewritten,
             )
-        compat.install()
-        off = compat.disabled_rules()
+        off = compat.rules_off()
         for b in sites.values():
             if b.rule in off:
                 b.fixable, b.hint = False, f"[{b.rule}] is disabled: {off[b.rule]}"

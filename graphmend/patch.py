@@ -145,35 +145,36 @@ def _rewrite_plans(plans: list[_FilePlan], sidecar: Sidecar | None,
     off does not apply, and a helper's answer made with it is not used.
     ``while_waiting`` is called once, before the helper's answers are
     read, when there are any to wait for."""
+    cached = [cache.load(plan.cache_key()) for plan in plans]
     tickets = {}
     if sidecar is not None:
-        for index, plan in enumerate(plans):
-            if cache.load(plan.cache_key()) is None:
-                tickets[index] = sidecar.submit(plan.skeleton, plan.options, plan.filename)
-    compat.install()
-    off = set(compat.disabled_rules())
+        tickets = {index: sidecar.submit(plan.skeleton, plan.options, plan.filename)
+                   for index, plan in enumerate(plans) if cached[index] is None}
+    off = set(compat.rules_off())
     if tickets and while_waiting is not None:
         while_waiting()
     texts: list[str | SourceError] = []
     for index, plan in enumerate(plans):
-        key = plan.cache_key(off)
-        text = cache.load(key)
-        if text is None and index in tickets and not off & plan.options.rules:
-            try:
-                text = sidecar.result(tickets[index])
-            except SidecarFailed as why:
-                logger.debug("graphmend: the helper process did not rewrite %s (%s); rewriting here",
-                             plan.filename, why)
+        # A rule compat turned off: another cache entry, and not the helper's answer.
+        stale = bool(off & plan.options.rules)
+        text = cache.load(plan.cache_key(off)) if stale else cached[index]
         if text is None:
-            from graphmend.pipeline import transform_skeleton
+            if index in tickets and not stale:
+                try:
+                    text = sidecar.result(tickets[index])
+                except SidecarFailed as why:
+                    logger.debug("graphmend: the helper process did not rewrite %s (%s); rewriting here",
+                                 plan.filename, why)
+            if text is None:
+                from graphmend.pipeline import transform_skeleton
 
-            options = dataclasses.replace(plan.options, rules=plan.options.rules - off)
-            try:
-                text = transform_skeleton(plan.skeleton, options, plan.filename).code
-            except SourceError as err:
-                texts.append(err)
-                continue
-        cache.store(key, text)
+                options = dataclasses.replace(plan.options, rules=plan.options.rules - off)
+                try:
+                    text = transform_skeleton(plan.skeleton, options, plan.filename).code
+                except SourceError as err:
+                    texts.append(err)
+                    continue
+            cache.store(plan.cache_key(off), text)
         texts.append(text)
     return texts
 

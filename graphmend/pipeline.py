@@ -214,8 +214,7 @@ def disabled_rules() -> dict[str, str]:
         return {}
     from graphmend import compat
 
-    compat.install()
-    return compat.disabled_rules()
+    return compat.rules_off()
 
 
 def transform_skeleton(skeleton: Skeleton, options: RuleOptions, filename: str = "<string>") -> SkeletonResult:

@@ -213,3 +213,14 @@ def test_a_cold_first_compile_leaves_libcst_to_the_helper(tmp_path):
         assert not result["libcst_imported"]
     else:  # one CPU: nothing to overlap, the rules run in the process
         assert result["helper_started"] == []
+
+
+def test_a_cached_rewrite_is_read_once_and_not_written_again(tmp_path, monkeypatch):
+    plan = _plan(tmp_path, monkeypatch)
+    [first] = patch._rewrite_plans([plan], None, None)
+    loads, stores = [], []
+    real_load = patch.cache.load
+    monkeypatch.setattr(patch.cache, "load", lambda key: loads.append(key) or real_load(key))
+    monkeypatch.setattr(patch.cache, "store", lambda key, body: stores.append(key))
+    assert patch._rewrite_plans([plan], _FakeHelper(), None) == [first]  # the cache's, not the helper's
+    assert len(loads) == 1 and stores == []
