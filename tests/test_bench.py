@@ -67,3 +67,21 @@ def test_spread_verdicts():
     assert verdict(Spread(0.97, 0.9, 1.04)) == "even (spread crosses 1.00)"
     assert verdict(Spread(0.9, 0.9, 0.9)) == "one run: no spread to judge by"
     assert Spread.of([3.0, 1.0, 2.0]) == Spread(2.0, 1.0, 3.0)
+
+
+def test_warm_latency_comes_from_the_processes_that_loaded_their_kernels():
+    from graphmend.timing import ArmResult, RowTiming, Sample
+
+    def sample(cold_s, warm_ms):
+        return Sample(cold_s=cold_s, warm_ms=warm_ms, graphs=1, break_events=0, messages=[], output="")
+
+    # Cold processes only: both measures from them.
+    alone = ArmResult("torch", samples=[sample(10.0, 1.0), sample(11.0, 0.5)])
+    assert alone.warm().median == 0.75 and alone.cold().median == 10.5
+    # With warm-only processes, warm comes from them alone; cold never does.
+    torch_arm = ArmResult("torch", samples=[sample(10.0, 1.2)], warm_only=[sample(2.0, 0.6), sample(2.0, 0.6)])
+    ours = ArmResult("graphmend", samples=[sample(9.0, 0.5)], warm_only=[sample(2.0, 0.5), sample(2.0, 0.54)])
+    assert torch_arm.warm().median == 0.6 and torch_arm.cold().median == 10.0
+    row = RowTiming("biogpt", "BioGPT", {"torch": torch_arm, "graphmend": ours})
+    assert row.ratios("graphmend", "cold_s") == [0.9]
+    assert [round(r, 2) for r in row.ratios("graphmend", "warm_ms")] == [0.83, 0.9]
