@@ -38,6 +38,7 @@ from torch._dynamo.utils import counters, guard_failures
 from torch._dynamo.profiler import fx_insert_profiling
 
 from graphmend import compat
+from graphmend.analysis import scan
 from graphmend.analysis.source import innermost, parse_file, statement_at
 from graphmend.errors import GraphmendError
 
@@ -49,6 +50,23 @@ _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 #: graphmend's own code: a break inside it is a rewritten site that still breaks.
 _GRAPHMEND_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _RESUME = re.compile(r"^torch_dynamo_resume_in_(.+)_at_\d+$")
+
+#: Dynamo's refusal to replay a call after the graph, which for a deferred
+#: message means one of its arguments cannot travel there.
+_NOT_REORDERABLE = "can't actually be reordered"
+
+
+def _runtime_reason(text: str) -> str | None:
+    """Why a rewritten site still breaks, when graphmend's runtime knows."""
+    ours = re.search(r"Message: (graphmend: .*)", text)
+    if ours:
+        return ours.group(1)
+    if _NOT_REORDERABLE in text:
+        return ("graphmend: an argument of the deferred message is not a value Dynamo can replay after the "
+                "graph (tensors, constants, shapes, dtypes, devices, enums and containers of these can); "
+                "the call runs in place, as before")
+    return None
+
 
 _SCALAR_HINT = (
     "torch._dynamo.config.capture_scalar_outputs = True keeps the scalar in the graph"
@@ -286,10 +304,17 @@ def classify(reason: str, filename: str, lineno: int) -> str:
     return category
 
 
-def _scalar_feeds_predicate(filename: str, lineno: int) -> bool:
+def _scalar_where_may_fix(filename: str, lineno: int) -> bool:
+    """A scalar that feeds a predicate, or a statement reading back
+    ``arange(...).tolist()``: [Where] is asked about them."""
     parsed = parse_file(filename)
-    node = innermost(parsed.tree, lineno, (ast.If, ast.While, ast.IfExp)) if parsed else None
-    return node is not None and bool(_calls(node.test) & _SCALAR_CALLS)
+    if parsed is None:
+        return False
+    node = innermost(parsed.tree, lineno, (ast.If, ast.While, ast.IfExp))
+    if node is not None and _calls(node.test) & _SCALAR_CALLS:
+        return True
+    statement = parsed.statement_at(lineno)
+    return statement is not None and any(scan.arange_tolist(n) for n in ast.walk(statement))
 
 
 def _gb_type(reason: str) -> str | None:
@@ -309,7 +334,7 @@ def _dynamo_hint(reason: str) -> str | None:
 def _static_fix(category: str, reason: str, filename: str, lineno: int) -> tuple[str | None, str | None]:
     """(rule, hint) from the category alone, before asking the rule itself."""
     if category == "SCALAR":
-        if _scalar_feeds_predicate(filename, lineno):
+        if _scalar_where_may_fix(filename, lineno):
             return "where", None
         return None, _SCALAR_HINT
     if category == "DS":
@@ -475,9 +500,9 @@ class BreakRecorder:
             rewritten = _in_runtime(reason.user_stack)
             if rewritten:
                 # The runtime names why its predicated form did not apply.
-                ours = re.search(r"Message: (graphmend: .*)", text)
+                ours = _runtime_reason(text)
                 rule, hint = None, None if ours else _dynamo_hint(text)
-                text = f"rewritten, still breaks: {ours.group(1) if ours else text}"
+                text = f"rewritten, still breaks: {ours or text}"
             else:
                 rule, hint = _static_fix(category, text, frame.filename, lineno)
             gb_id = compat.graph_break_id(reason.reason)

@@ -19,7 +19,8 @@ The order lives only here:
    * ``if``: [Trap] for a guard (``if T: raise``), else [Where];
    * ``assert``: [Trap];
    * conditional expression, ``while``: [Where];
-   * expression statement: [Defer] (print, logging, warnings, helpers).
+   * expression statement: [Defer] (print, logging, warnings, helpers);
+   * call: [Where] (``torch.arange(...).tolist()`` of Python ints).
 
 Functions whose lowered returns no ``if`` then merged are converted again
 from their original text, so restructuring never shows without a reason.
@@ -93,6 +94,7 @@ CONVERTERS: dict[type[cst.CSTNode], tuple[Converter, ...]] = {
     cst.IfExp: (where.convert_ifexp,),
     cst.While: (where.convert_while,),
     cst.Expr: (defer.convert_effect_call,),
+    cst.Call: (where.convert_static_tolist,),
 }
 
 

@@ -66,7 +66,8 @@ def snapshot(value, keep_grad: bool = False):
     return value
 
 
-def _encode(value, tokens: list, keep_grad: bool) -> None:
+def _encode(value, tokens: list, keep_grad: bool) -> bool:
+    """Append ``value``'s tokens; whether Dynamo can replay them all."""
     if isinstance(value, torch.Tensor):
         tokens.append("t")
         tokens.append(snapshot(value, keep_grad))
@@ -89,14 +90,18 @@ def _encode(value, tokens: list, keep_grad: bool) -> None:
     elif isinstance(value, (tuple, list)) and type(value) in (tuple, list):
         tokens.append("tuple" if isinstance(value, tuple) else "list")
         tokens.append(len(value))
+        replayable = True
         for item in value:
-            _encode(item, tokens, keep_grad)
+            replayable = _encode(item, tokens, keep_grad) and replayable
+        return replayable
     elif type(value) is dict:
         tokens.append("dict")
         tokens.append(len(value))
+        replayable = True
         for key, item in value.items():
-            _encode(key, tokens, keep_grad)
-            _encode(item, tokens, keep_grad)
+            replayable = _encode(key, tokens, keep_grad) and replayable
+            replayable = _encode(item, tokens, keep_grad) and replayable
+        return replayable
     elif type(value) is bool:
         tokens.append("c")
         tokens.append(bool(value))
@@ -111,17 +116,22 @@ def _encode(value, tokens: list, keep_grad: bool) -> None:
         # formatter (an f-string's fstring()), a formatter over it.
         tokens.append("c")
         tokens.append("{}".format(value))
-    else:  # None, a string formatter, or what Dynamo will refuse (a graph break)
+    else:  # None, or what Dynamo refuses to replay (an object, a class, a function)
         tokens.append("c")
         tokens.append(value)
+        return value is None
+    return True
 
 
-def encode(values, keep_grad: bool = False) -> list:
-    """``values`` as a flat list of tokens Dynamo can replay."""
+def encode(values, keep_grad: bool = False, strict: bool = False) -> list | None:
+    """``values`` as a flat list of tokens Dynamo can replay; with
+    ``strict``, None when one of them is a value it cannot replay (a call
+    replaying such tokens graph-breaks, then runs in place)."""
     tokens: list = []
+    replayable = True
     for value in values:
-        _encode(value, tokens, keep_grad)
-    return tokens
+        replayable = _encode(value, tokens, keep_grad) and replayable
+    return tokens if replayable or not strict else None
 
 
 def decode(tokens) -> list:
@@ -242,10 +252,18 @@ def deferred_call(function: str, module: str, *args, gate=None, keep_grad=True, 
     ``module``'s globals) is a function whose only effect is a message: a
     print, a log record or a warning (a library's warning helper)."""
     if compiling():
-        names = tuple(kwargs)
-        _replay_call(gate, module, function, len(names), *names,
-                     *encode([*args, *kwargs.values()], keep_grad))
-    elif _open(gate):
+        # Given an argument Dynamo cannot replay (an object, a class), an
+        # ungated helper is called in place, as the original was: Dynamo
+        # inlines it, and it breaks the graph only if it reaches its message
+        # (a helper that warns about non-empty ``unused_kwargs`` mostly
+        # does not).  A gated one would break on its gate: its replay
+        # breaks instead, once, and runs in place.
+        tokens = encode([*args, *kwargs.values()], keep_grad, strict=gate is None)
+        if tokens is not None:
+            names = tuple(kwargs)
+            _replay_call(gate, module, function, len(names), *names, *tokens)
+            return
+    if _open(gate):
         resolve(module, function)(*args, **kwargs)
 
 
@@ -384,6 +402,23 @@ def _replay_assert(gate, test, module: str, called: bool, *tokens) -> None:
 
 
 # --- [Where] ---------------------------------------------------------------------------
+
+#: Below this magnitude ``torch.arange``'s length, computed in doubles, is exact.
+_EXACT_ARANGE_BOUND = 2**31
+
+
+def arange_list(*args):
+    """``torch.arange(*args).tolist()``, as ``list(range(*args))`` when every
+    argument is a Python int: the same ints, with no tensor data read back
+    (which would break the graph).  Anything else (floats, bools, tensors,
+    large values, a step whose sign does not lead from start to end, on
+    which torch.arange raises where range() is empty) runs the original."""
+    if all(type(arg) is int and -_EXACT_ARANGE_BOUND < arg < _EXACT_ARANGE_BOUND for arg in args):
+        start, end, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
+        if (step > 0 and end >= start) or (step < 0 and end <= start):
+            return list(range(*args))
+    return torch.arange(*args).tolist()
+
 # Rewritten ``if T:`` statements read ``if is_tensor(c): <both arms,
 # merged by where()> elif c: <original arm> else: <original arm>``.
 # Every helper below falls back to exactly what the original statement did

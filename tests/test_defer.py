@@ -5,6 +5,7 @@ from __future__ import annotations
 import linecache
 import logging
 import warnings
+from pathlib import Path
 
 import pytest
 import torch
@@ -311,6 +312,78 @@ def f(x):
     return x + 1
 '''
     check_equivalent(source, "f", [(torch.ones(2),)], tmp_path, rules=["defer"], graphs=None)
+
+
+_UNUSED_KWARGS_HELPER = '''
+import warnings
+
+
+def handle_unused(solver, unused):
+    if len(unused) > 0:
+        warnings.warn("{}: unexpected arguments {}".format(type(solver).__name__, unused))
+
+
+class Solver:
+    def __init__(self, **unused):
+        handle_unused(self, unused)
+
+
+def f(x):
+    y = x * 2
+    Solver()
+    return y + 1
+
+
+def g(x):
+    y = x * 2
+    Solver(step=1)
+    return y + 1
+
+
+def warn_with(message, category):
+    warnings.warn(message, category)
+
+
+def h(x):
+    y = x * 2
+    if y.sum() < 0:
+        warn_with("negative", UserWarning)
+        y = -y
+    return y + 1
+'''
+
+
+def test_helper_given_an_object_is_called_in_place_and_adds_no_break(tmp_path):
+    # torchdiffeq's solvers call such a helper with themselves: an object
+    # cannot be replayed after the graph, so the helper is called in place,
+    # as written; Dynamo inlines it and, with nothing to warn about, the
+    # graph does not break (replaying it did).
+    result = check_equivalent(_UNUSED_KWARGS_HELPER, "f", [(torch.ones(2),)], tmp_path, rules=["defer"])
+    assert "deferred_call" in result.code
+    # When it warns, it breaks where the original broke, and warns the same.
+    check_equivalent(_UNUSED_KWARGS_HELPER, "g", [(torch.ones(2),)], tmp_path, rules=["defer"], graphs=None)
+    # In a tensor arm (a class argument): its replay breaks, and runs in place.
+    check_equivalent(_UNUSED_KWARGS_HELPER, "h", [(torch.ones(2),), (-torch.ones(2),)], tmp_path, graphs=None)
+
+
+def test_unreplayable_argument_is_reported_at_the_users_line(tmp_path):
+    from graphmend.diagnosis import diagnose
+
+    source = '''
+class Box:
+    pass
+
+
+def f(x):
+    print("box", Box(), x)
+    return x + 1
+'''
+    _, mended, _ = mend_source(source, tmp_path, rules=["defer"])
+    report = diagnose(mended.f, torch.ones(2))
+    (site,) = report.breaks
+    lines = Path(mended.__file__).read_text().splitlines()
+    assert site.filename == mended.__file__ and "deferred_print" in lines[site.lineno - 1]
+    assert site.reason.startswith("rewritten, still breaks: graphmend: an argument of the deferred message")
 
 
 @pytest.mark.parametrize(

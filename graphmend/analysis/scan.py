@@ -17,7 +17,8 @@ their own) has
   ``int()``/``float()``/``bool()``) or reads a local assigned from such a
   call;
 * an ``if`` whose body only raises, unless its test is plainly static
-  (``is None``, ``isinstance``, shapes, constants).
+  (``is None``, ``isinstance``, shapes, constants);
+* ``arange(...).tolist()``.
 """
 
 from __future__ import annotations
@@ -98,11 +99,19 @@ def _plainly_static(test: ast.AST) -> bool:
     return False
 
 
+def arange_tolist(node: ast.AST) -> bool:
+    """``arange(...).tolist()``."""
+    return (isinstance(node, ast.Call) and _callee(node) == "tolist" and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Call) and _callee(node.func.value) == "arange")
+
+
 def might_hold_site(function: ast.AST, effect_helpers: frozenset[str] = frozenset()) -> bool:
     helper_names = {name.rsplit(".", 1)[-1] for name in effect_helpers}
     tensor_names = None
     for node in _own_nodes(function):
         if isinstance(node, ast.Call) and _callee(node) in _EFFECT_NAMES | helper_names:
+            return True
+        if arange_tolist(node):
             return True
         test = getattr(node, "test", None) if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)) else None
         if test is None:

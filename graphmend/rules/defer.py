@@ -44,7 +44,11 @@ Safety
     * Under torch.compile Dynamo replays the calls after the graph in
       program order; a call with an argument Dynamo cannot replay (not a
       tensor, constant or string formatter) graph-breaks and runs eagerly in
-      place, as before.  Tensor arguments, also inside f-strings, are
+      place, as before (diagnose says which is the reason); a library
+      helper given such an argument outside a tensor arm is called in place
+      instead, as written, so that it breaks only if it reaches its message
+      (``_handle_unused_kwargs(self, unused_kwargs)`` with nothing unused
+      does not).  Tensor arguments, also inside f-strings, are
       snapshots, so an in-place update later in the graph does not show.
       Not covered: a string that other code built from a tensor (``str(t)``
       or ``"{}".format(t)`` in a helper) which is then updated in place

@@ -19,6 +19,8 @@ What it does
     * :mod:`.conditional_expression` -- ``a if T else b``;
     * :mod:`.while_loop` -- ``while T:`` over tensors of loop-invariant
       shape and dtype with a pure body becomes ``torch.while_loop``.
+    * :mod:`.static_values` -- ``torch.arange(a, b).tolist()`` over Python
+      ints becomes ``list(range(a, b))``, with no tensor data read back.
 
     Tests are lowered by :mod:`graphmend.rules.predicates`: ``not``/``and``/
     ``or`` over tensors become ``~``/``&``/``|`` (or the runtime's exact
@@ -102,6 +104,7 @@ Safety
 from graphmend.rules.where.conditional_expression import convert_ifexp
 from graphmend.rules.where.if_statement import convert_if, worth_trying
 from graphmend.rules.where.returns import lower_returns
+from graphmend.rules.where.static_values import convert_static_tolist
 from graphmend.rules.where.while_loop import convert_while
 
-__all__ = ["convert_if", "convert_ifexp", "convert_while", "lower_returns", "worth_trying"]
+__all__ = ["convert_if", "convert_ifexp", "convert_static_tolist", "convert_while", "lower_returns", "worth_trying"]
