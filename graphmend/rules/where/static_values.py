@@ -7,6 +7,16 @@ argument is a Python int (under torch.compile, a value Dynamo holds as a
 constant), the original expression otherwise.  monai's losses spell their
 reduction axes this way (``torch.arange(2, len(input.shape)).tolist()``).
 
+Before
+    ::
+
+        reduce_axis: list[int] = torch.arange(2, len(input.shape)).tolist()
+
+After
+    ::
+
+        reduce_axis: list[int] = _graphmend.arange_list(2, len(input.shape))
+
 Why it breaks the graph
     ``.tolist()`` reads a tensor's data back into Python
     (``aten._local_scalar_dense``), which Dynamo does not trace without
