@@ -403,22 +403,6 @@ def _replay_assert(gate, test, module: str, called: bool, *tokens) -> None:
 
 # --- [Where] ---------------------------------------------------------------------------
 
-#: Below this magnitude ``torch.arange``'s length, computed in doubles, is exact.
-_EXACT_ARANGE_BOUND = 2**31
-
-
-def arange_list(*args):
-    """``torch.arange(*args).tolist()``, as ``list(range(*args))`` when every
-    argument is a Python int: the same ints, with no tensor data read back
-    (which would break the graph).  Anything else (floats, bools, tensors,
-    large values, a step whose sign does not lead from start to end, on
-    which torch.arange raises where range() is empty) runs the original."""
-    if all(type(arg) is int and -_EXACT_ARANGE_BOUND < arg < _EXACT_ARANGE_BOUND for arg in args):
-        start, end, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
-        if (step > 0 and end >= start) or (step < 0 and end <= start):
-            return list(range(*args))
-    return torch.arange(*args).tolist()
-
 # Rewritten ``if T:`` statements read ``if is_tensor(c): <both arms,
 # merged by where()> elif c: <original arm> else: <original arm>``.
 # Every helper below falls back to exactly what the original statement did
@@ -708,6 +692,23 @@ def exact_int(tensor, like):
 def _is_int64_exact(dtype: torch.dtype) -> bool:
     return dtype in (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
                      torch.uint16, torch.uint32)
+
+
+#: Below this magnitude ``torch.arange``'s length, computed in doubles, is exact.
+_EXACT_ARANGE_BOUND = 2**31
+
+
+def arange_list(*args):
+    """``torch.arange(*args).tolist()``, as ``list(range(*args))`` when every
+    argument is a Python int: the same ints, with no tensor data read back
+    (which would break the graph).  Anything else (floats, bools, tensors,
+    large values, a step whose sign does not lead from start to end, on
+    which torch.arange raises where range() is empty) runs the original."""
+    if all(type(arg) is int and -_EXACT_ARANGE_BOUND < arg < _EXACT_ARANGE_BOUND for arg in args):
+        start, end, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
+        if (step > 0 and end >= start) or (step < 0 and end <= start):
+            return list(range(*args))
+    return torch.arange(*args).tolist()
 
 
 # --- Calls from eager code ----------------------------------------------------

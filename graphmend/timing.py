@@ -401,14 +401,15 @@ def measure_row(row: str, arms: Sequence[str], *, repetitions: int, backend: str
         shutil.copytree(primed_cache, cache, dirs_exist_ok=True)
         return cache
 
-    # Each cold process gets an empty inductor cache of its own; the last
-    # one an arm filled is what its warm-only processes compile from.
-    inductor_caches: dict[str, str] = {}
+    # Each cold process starts from an empty inductor cache; the one an
+    # arm's last cold process fills is kept for its warm-only processes to
+    # load (the others are removed with their process).
+    inductor_caches = {arm: tempfile.mkdtemp(dir=scratch) for arm in arms}
     for repetition in range(repetitions):
+        kept = repetition == repetitions - 1
         for arm in list(arms) if repetition % 2 == 0 else list(reversed(arms)):
             progress(f"{row}: {arm} ({repetition + 1}/{repetitions})")
-            inductor_caches[arm] = tempfile.mkdtemp(dir=scratch)
-            timing.arms[arm].samples.append(run(arm, graphmend_cache(arm), inductor_caches[arm]))
+            timing.arms[arm].samples.append(run(arm, graphmend_cache(arm), inductor_caches[arm] if kept else None))
     # Warm latency differs more from one process to the next than from one
     # call to the next, and most in processes that have just compiled from
     # an empty cache, so it takes more processes, loading the kernels.
