@@ -284,8 +284,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument("--repetitions", type=int, default=3, help="with --cold: fresh processes per arm (default 3)")
     bench.add_argument("--warm-processes", type=int, default=4,
-                       help="with --cold: more processes per arm for warm latency, compiling from a filled "
-                            "inductor cache (default 4)")
+                       help="with --cold: more processes per arm that warm latency is taken from, loading "
+                            "the kernels the cold ones compiled (default 4; 0: from the cold processes)")
     bench.add_argument("--large-batch", type=int, default=0, metavar="N",
                        help="with --cold: also warm latency with the inputs repeated N times along the batch "
                             "dimension (default: off)")
