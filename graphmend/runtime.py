@@ -476,7 +476,7 @@ def _combine(left, right, operation):
     return operation(torch.as_tensor(sides[0]), torch.as_tensor(sides[1]))
 
 
-def where(condition, if_true, if_false, grad: bool = False):
+def where(condition, if_true, if_false, grad: bool = False, one_sided=()):
     """``if_true if condition else if_false``, computed as ``torch.where``.
 
     Applied leaf by leaf to equal pytrees when ``condition`` is a
@@ -486,13 +486,18 @@ def where(condition, if_true, if_false, grad: bool = False):
     enabled and a leaf requiring grad) it applies only with ``grad``: the
     rule proved every operation of both arms has a derivative that does not
     depend on values, so the unselected arm's zero gradient stays zero
-    instead of turning ``0 * inf`` into NaN.  Where it does not apply, the
+    instead of turning ``0 * inf`` into NaN; and only when none of
+    ``one_sided`` (the values just one arm's result may depend on, see
+    :mod:`graphmend.analysis.gradients`) requires grad, since the merged
+    value passes a zero gradient to them where the original passes none
+    (``None``).  Where it does not apply, the
     original Python choice runs, ``bool(condition)`` included, with its
     graph break (named with the reason) and its error for a multi-element
     tensor.
     """
     predicate = _scalar_predicate(condition)
-    problem = "the test is not a one-element tensor" if predicate is None else _merge_problem(if_true, if_false, grad)
+    problem = ("the test is not a one-element tensor" if predicate is None
+               else _merge_problem(if_true, if_false, grad, one_sided))
     if problem is not None:
         _fall_back(problem)
         return if_true if condition else if_false
@@ -512,7 +517,7 @@ def _fall_back(problem: str) -> None:
         compat.graph_break(f"graphmend: {problem}")
 
 
-def select(condition, if_true, if_false, grad: bool = False):
+def select(condition, if_true, if_false, grad: bool = False, one_sided=tuple):
     """``if_true() if condition else if_false()`` (a conditional expression).
 
     With a tensor ``condition`` under torch.compile both thunks run (the
@@ -520,6 +525,7 @@ def select(condition, if_true, if_false, grad: bool = False):
     otherwise only the chosen one runs.  A thunk that raises (the branch
     not taken may fail: ``v.clone()`` of a ``None``) makes the original
     choice, so the error is raised only if its branch is taken.
+    ``one_sided`` is a thunk of :func:`where`'s ``one_sided`` values.
     """
     if is_tensor(condition):
         try:
@@ -527,7 +533,7 @@ def select(condition, if_true, if_false, grad: bool = False):
         except Exception as error:
             _fall_back(f"a branch fails when not taken ({type(error).__name__})")
             return if_true() if condition else if_false()
-        return where(condition, *values, grad=grad)
+        return where(condition, *values, grad=grad, one_sided=one_sided() if grad else ())
     return if_true() if condition else if_false()
 
 
@@ -581,7 +587,7 @@ def _scalar_predicate(condition):
     return scalar if scalar.dtype == torch.bool else scalar != 0
 
 
-def _merge_problem(if_true, if_false, grad: bool) -> str | None:
+def _merge_problem(if_true, if_false, grad: bool, one_sided=()) -> str | None:
     """Why ``torch.where`` cannot merge the two values exactly, or None."""
     true_leaves, true_spec = _pytree.tree_flatten(if_true)
     false_leaves, false_spec = _pytree.tree_flatten(if_false)
@@ -600,7 +606,17 @@ def _merge_problem(if_true, if_false, grad: bool) -> str | None:
                 return "under autograd, torch.where would not give the exact gradients of these branches"
         elif not (a is b or (type(a) is type(b) and isinstance(a, _EXACT_EQUALITY_TYPES) and a == b)):
             return "the branches give different Python values"
+    if torch.is_grad_enabled() and grad and any(_requires_grad(value) for value in one_sided):
+        return ("under autograd, a value only one branch reads requires grad: torch.where would give it "
+                "a zero gradient where the original gives none")
     return None
+
+
+def _requires_grad(value) -> bool:
+    """Whether a tensor in ``value`` (a pytree, or a module's parameters) requires grad."""
+    if isinstance(value, torch.nn.Module):
+        return any(parameter.requires_grad for parameter in value.parameters())
+    return any(isinstance(leaf, torch.Tensor) and leaf.requires_grad for leaf in _pytree.tree_leaves(value))
 
 
 def store_buffer(owner: torch.nn.Module, name: str, value, *, persistent: bool = True) -> None:

@@ -170,6 +170,15 @@ def f(x, w):
         h = h + w
     return h.sum()
 """,
+    # Only one arm reads `shift`, which requires no grad: merged all the same.
+    "one_sided_value_without_grad": """
+def f(x, w):
+    h = x * w
+    shift = (x > 0).float()
+    if h.mean() > 0.5:
+        h = h + shift
+    return h.sum()
+""",
 }
 
 
@@ -213,3 +222,35 @@ def test_while_loop_agrees_and_compiles_to_one_graph(name, tmp_path):
     source = HEADER + textwrap.dedent(WHILE_PROGRAMS[name])
     result = check_equivalent(source, "f", [(POSITIVE,), (NEGATIVE,), (MIXED,)], tmp_path)
     assert [s.what for s in result.sites] == ["while -> torch.while_loop"]
+
+
+def test_untaken_arm_input_keeps_a_none_gradient(tmp_path):
+    """Only the first arm reads ``w``: eager code leaves w's gradient None
+    when the second runs, a torch.where would make it zero.  The merge
+    keeps the Python choice under autograd, so the gradients agree (the
+    break stays, with its reason); without autograd it is one graph."""
+    source = HEADER + textwrap.dedent("""
+        def f(x, w):
+            h = x * 2
+            if h.mean() > 0.5:
+                h = h + w
+            return h
+        """)
+    original, mended, result = mend_source(source, tmp_path)
+    assert "one_sided=(w,)" in result.code, result.code
+
+    def grads(fn, x):
+        x, w = x.clone().requires_grad_(), torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        return torch.autograd.grad(fn(x, w).sum(), (x, w), allow_unused=True)
+
+    for x in (POSITIVE, NEGATIVE):
+        torch._dynamo.reset()
+        counter = GraphCounter()
+        expected, actual = grads(original.f, x), grads(torch.compile(mended.f, backend=counter), x)
+        assert [g is None for g in actual] == [g is None for g in expected]
+        assert all(a is None or torch.equal(a, e) for a, e in zip(actual, expected))
+        torch._dynamo.reset()
+        counter = GraphCounter()
+        with torch.no_grad():
+            torch.compile(mended.f, backend=counter)(x, torch.ones(3))
+        assert counter.graphs == 1

@@ -72,7 +72,7 @@ def test_oracle_sees_a_wrong_rewrite(tmp_path, monkeypatch):
     import fuzz.runner as runner
     from graphmend.pipeline import TransformResult
 
-    def dropping_print(source):
+    def dropping_print(source, **options):
         return TransformResult(source.replace('print("gm", x)', "pass"), True, (), ())
 
     monkeypatch.setattr(runner, "transform_source", dropping_print)

@@ -571,3 +571,43 @@ def test_arange_list_runs_the_original_for_anything_else(args):
     # The same values of the same types, or the same exception: torch.arange
     # itself ran (range() would give ints, or raise TypeError/ValueError).
     assert _outcome(lambda: graphmend.runtime.arange_list(*args)) == _outcome(lambda: torch.arange(*args).tolist())
+
+
+# -- what only one arm's value may depend on (analysis.gradients) -------------------
+
+ONE_SIDED_CASES = {
+    # (then arm, else arm, target): what only one side may depend on
+    "reads_in_one_arm_only": ("h = h + y", "pass", "h", {"y"}),
+    "both_arms_reach_the_same": ("h = h + y", "h = y - h", "h", set()),
+    "detach_cuts_the_path": ("h = h.detach() + y", "h = h + y", "h", {"h"}),
+    "comparison_cuts_the_path": ("h = (h > 0).float() + y", "h = h + y", "h", {"h"}),
+    "through_a_local_of_the_arm": ("t = y * 2\nh = h + t", "h = h + y", "h", set()),
+    "nested_if_reaches_what_both_sides_reach": ("if c:\n    h = h + y\nelse:\n    h = h - z", "pass", "h", {"y", "z", "c"}),
+    "returns_on_two_paths": ("if c:\n    return y * 2\nreturn y + z", "return y", "return", {"z", "c"}),
+    "static_attributes_are_not_values": ("h = h + y.shape[0]", "pass", "h", set()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ONE_SIDED_CASES))
+def test_one_sided_names_what_only_one_arm_may_depend_on(name):
+    import libcst as cst
+
+    from graphmend.analysis.gradients import arm_dependencies, one_sided
+
+    then, otherwise, target, expected = ONE_SIDED_CASES[name]
+    deps = [arm_dependencies(cst.parse_module(arm + "\n").body, target, lambda node: None)
+            for arm in (then, otherwise)]
+    assert one_sided(*deps) == expected
+
+
+def test_one_sided_leaves_out_what_an_earlier_assignment_reaches():
+    """``h = x * w`` before the if: a gradient through ``h`` reaches ``w``
+    on both paths, so ``w`` read by one arm alone changes nothing."""
+    import libcst as cst
+
+    from graphmend.analysis.gradients import arm_dependencies, one_sided, reached_before
+
+    body = cst.parse_module("h = x * w\nif c:\n    h = h + w\n").body
+    deps = [arm_dependencies(arm, "h", lambda node: None) for arm in (body[1].body.body, [])]
+    assert one_sided(*deps) == {"w"}
+    assert one_sided(*deps, reached_before(body, body[1], lambda node: None)) == set()

@@ -40,6 +40,7 @@ from graphmend.analysis.effects import (
     linear_impurity,
     merged_names,
 )
+from graphmend.analysis.gradients import reached_before
 from graphmend.analysis.liveness import Liveness
 from graphmend.analysis.source import ModuleNames
 from graphmend.analysis.tensorness import Tensorness, classify, is_bool_scalar, tensor_names
@@ -280,6 +281,34 @@ class FunctionFacts:
             ):
                 return True
         return False
+
+    def gradient_sources(self, chains: Iterable[str], statement: cst.CSTNode) -> list[str] | None:
+        """``chains`` (see :mod:`graphmend.analysis.gradients`) that may hold
+        a tensor, sorted, to be read again when ``statement`` has run; None
+        when one may be unbound there (a local not surely bound before
+        ``statement``, a name bound inside it, such as a loop variable).
+        Imported modules and builtins are left out: they hold no gradients."""
+        bound = self.bound_before(statement)
+        names = self.metadata.module_names
+        kept = []
+        for chain in sorted(chains):
+            root = chain.partition(".")[0]
+            if self.is_local(root):
+                if root not in bound:
+                    return None
+                kept.append(chain)
+            elif root in names.assigned or root in names.other:
+                kept.append(chain)
+            elif root not in names.imports and root not in _BUILTINS:
+                return None
+        return kept
+
+    def reached_before(self, statement: cst.CSTNode) -> dict[str, set[str]]:
+        """What a gradient through each chain the function binds before
+        ``statement`` (one of its top-level statements) surely reaches (see
+        :func:`graphmend.analysis.gradients.reached_before`); empty for a
+        nested statement."""
+        return reached_before(self.function.body.body, statement, self.qualified_name)
 
     def own_reads(self, node: cst.CSTNode) -> set[str]:
         """The locals and parameters of this function that ``node`` reads."""

@@ -1,6 +1,6 @@
 """``make fuzz``: many random programs, in parallel processes, and a summary.
 
-    PYTHONPATH=tests python -m fuzz [--programs N] [--jobs J] [--compile-every K]
+    PYTHONPATH=tests python -m fuzz [--programs N] [--jobs J] [--compile-every K] [--static]
 
 Each worker draws batches of programs from the grammar with Hypothesis
 (its own seed), checks them with :func:`fuzz.runner.check_batch`, and
@@ -37,10 +37,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--compile-every", type=int, default=int(os.environ.get("GRAPHMEND_FUZZ_COMPILE_EVERY", "1")),
                         help="run the compiled arm on every K-th program (default 1: all)")
+    parser.add_argument("--static", action="store_true",
+                        help="transform as `graphmend fix` does (no diagnosis: only tests that look like tensors)"
+                             " instead of as `graphmend.mend` does")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--minutes", type=float, default=float("inf"), help="start no batch after this long")
     parser.add_argument("--reduce", type=int, default=20, metavar="K", help="reduce at most K kinds of mismatch")
-    parser.add_argument("--save", metavar="DIR", help="write each reduced mismatch to DIR/<n>.py")
+    parser.add_argument("--save", metavar="DIR", help="write each reduced mismatch to DIR/mismatch_<n>.py, and one program per kind that stays broken to DIR/stays_<n>.py")
     args = parser.parse_args(argv)
 
     from fuzz.runner import Tally, reduce, worker
@@ -48,14 +51,15 @@ def main(argv: list[str] | None = None) -> int:
     started = time.time()
     share = -(-args.programs // args.jobs)
     deadline = started + args.minutes * 60
-    jobs = [(args.seed + i, share, args.compile_every, deadline) for i in range(args.jobs)]
+    jobs = [(args.seed + i, share, args.compile_every, deadline, args.static) for i in range(args.jobs)]
     total = Tally()
     with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
         for tally in pool.starmap(worker, jobs):
             total.merge(tally)
     elapsed = time.time() - started
 
-    print(f"programs run: {total.programs} ({total.compiled} also compiled) in {elapsed:.0f} s, {args.jobs} jobs")
+    print(f"programs run: {total.programs} ({total.compiled} also compiled) in {elapsed:.0f} s, {args.jobs} jobs, "
+          f"transformed as {'graphmend fix' if args.static else 'graphmend.mend'} does")
     kinds = Counter(_kind(m) for m in total.mismatches)
     print(f"mismatches: {len(total.mismatches)} ({len(kinds)} kinds)")
     for kind, count in kinds.most_common():
@@ -66,6 +70,11 @@ def main(argv: list[str] | None = None) -> int:
           f"{total.fixable}; one graph: {total.one_graph} ({rate:.1%})")
     for what, count in total.stays.most_common(15):
         print(f"  {count:7d}  still breaks: {what}")
+    if args.save:
+        Path(args.save).mkdir(parents=True, exist_ok=True)
+        for number, examples in enumerate(total.stay_examples.values()):
+            for index, example in enumerate(examples):
+                (Path(args.save) / f"stays_{number}_{index}.py").write_text(example)
     for what, count in total.runner_errors.most_common():
         print(f"runner error ({count} batches): {what}")
     print(f"rules fired: {sum(total.fired.values())}")
@@ -85,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         if kind in reduced_kinds or len(reduced_kinds) >= args.reduce:
             continue
         reduced_kinds.add(kind)
-        reduced = reduce(mismatch, directory)
+        reduced = reduce(mismatch, directory, static=args.static)
         print(f"--- mismatch {number} ({kinds[kind]} of this kind: {kind}): {reduced.report()}", flush=True)
         if args.save:
             Path(args.save).mkdir(parents=True, exist_ok=True)

@@ -161,6 +161,10 @@ class Mismatch:
         return f"{self.arm} arm, input row {self.row}: {self.detail}\n{self.program.source()}"
 
 
+#: How many programs :class:`Tally` keeps for each kind of break that stays.
+STAY_EXAMPLES = 5
+
+
 @dataclass
 class Tally:
     """What a run saw, summed over programs."""
@@ -180,6 +184,9 @@ class Tally:
     one_graph: int = 0
     #: What still breaks in the others (category: reason), one count per program.
     stays: Counter = field(default_factory=Counter)
+    #: The first programs seen for each kind in ``stays`` (their source,
+    #: with the break's line), so that a summary can show what stays.
+    stay_examples: dict = field(default_factory=dict)
 
     def merge(self, other: Tally) -> None:
         self.programs += other.programs
@@ -187,6 +194,9 @@ class Tally:
         self.fixable += other.fixable
         self.one_graph += other.one_graph
         self.stays.update(other.stays)
+        for what, examples in other.stay_examples.items():
+            mine = self.stay_examples.setdefault(what, [])
+            mine.extend(examples[: STAY_EXAMPLES - len(mine)])
         self.mismatches += other.mismatches
         self.dynamo_divergences += other.dynamo_divergences
         self.fired.update(other.fired)
@@ -210,13 +220,21 @@ def check_batch(
     extra_rows: tuple = (),
     compile_every: int = 1,
     tally: Tally | None = None,
+    static: bool = False,
 ) -> Tally:
     """Transform ``programs`` as one module and compare the three arms on
-    each; every ``compile_every``-th program also gets the compiled arm."""
+    each; every ``compile_every``-th program also gets the compiled arm.
+
+    The transform is ``graphmend.mend``'s: every line counts as one a
+    diagnosis reported, so a test whose tensorness the code does not show
+    (``y[0] < 0`` of a parameter) is tried, and dispatches at run time.
+    ``static`` transforms as ``graphmend fix`` does instead: without a
+    diagnosis, only tests that look like tensors."""
     tally = tally if tally is not None else Tally()
     names = [f"f{i}" for i in range(len(programs))]
     source = HEADER + "\n\n".join(p.source(n) for p, n in zip(programs, names))
-    result = transform_source(source)
+    every_line = frozenset(range(1, source.count("\n") + 2))
+    result = transform_source(source, lines=None if static else every_line)
     for site in result.sites:
         tally.fired[f"{site.rule}: {site.what}"] += 1
     for skip in result.skips:
@@ -239,7 +257,7 @@ def check_batch(
         if found is not None:
             tally.mismatches.append(found)
         elif compiled and rewritten and not declined and tally.dynamo_divergences == divergences:
-            _count_graphs(recorder.report(ask_rules=False), tally)
+            _count_graphs(recorder.report(ask_rules=False), program, tally)
     return tally
 
 
@@ -251,7 +269,7 @@ def _spans(source: str, names: list[str]) -> dict[str, tuple[int, int]]:
     return {name: (ordered[i], ordered[i + 1] - 1) for i, name in enumerate(names)}
 
 
-def _count_graphs(report, tally: Tally) -> None:
+def _count_graphs(report, program: Program, tally: Tally) -> None:
     """One program's contribution to the one-graph rate (see :class:`Tally`)."""
     declined_at_run_time = [b for b in report.breaks if b.reason.startswith("rewritten, still breaks: graphmend:")]
     if declined_at_run_time or any(not (b.fixable or b.rewritten) for b in report.breaks):
@@ -265,6 +283,10 @@ def _count_graphs(report, tally: Tally) -> None:
         tally.one_graph += 1
     for what in sorted({f"{b.category}: {_reason_kind(b.reason)}" for b in report.breaks}):
         tally.stays[what] += 1
+        examples = tally.stay_examples.setdefault(what, [])
+        if len(examples) < STAY_EXAMPLES:
+            statements = sorted({b.statement for b in report.breaks})
+            examples.append(f"# breaks at: {statements}\n# grad={program.grad}\n{program.source()}")
 
 
 def _check_program(program, original, mended, rows, compiled, tally) -> Mismatch | None:
@@ -312,7 +334,7 @@ def _variants(body: tuple[Stmt, ...]):
                 yield body[:i] + (Stmt(stmt.text, fields["body"], stmt.elifs, fields["orelse"]),) + body[i + 1 :]
 
 
-def reduce(mismatch: Mismatch, directory: Path, extra_rows: tuple = ()) -> Mismatch:
+def reduce(mismatch: Mismatch, directory: Path, extra_rows: tuple = (), static: bool = False) -> Mismatch:
     """Delete statements and flatten ``if``s while the program still
     mismatches in the same arm (greedy, to a fixpoint)."""
     current = mismatch
@@ -323,7 +345,7 @@ def reduce(mismatch: Mismatch, directory: Path, extra_rows: tuple = ()) -> Misma
             if not body:
                 continue
             candidate = current.program.with_body(body)
-            tally = check_batch([candidate], directory, extra_rows=extra_rows)
+            tally = check_batch([candidate], directory, extra_rows=extra_rows, static=static)
             if tally.mismatches and tally.mismatches[0].arm == current.arm:
                 current, progress = tally.mismatches[0], True
                 break
@@ -335,7 +357,7 @@ def reduce(mismatch: Mismatch, directory: Path, extra_rows: tuple = ()) -> Misma
 FUZZ_BATCH = 8
 
 
-def worker(hypothesis_seed: int, programs: int, compile_every: int, deadline: float) -> Tally:
+def worker(hypothesis_seed: int, programs: int, compile_every: int, deadline: float, static: bool = False) -> Tally:
     """``make fuzz``'s worker process: about ``programs`` programs from
     Hypothesis seed ``hypothesis_seed``, mismatches recorded rather than
     raised; no new batch starts after ``deadline`` (``time.time()``)."""
@@ -364,7 +386,7 @@ def worker(hypothesis_seed: int, programs: int, compile_every: int, deadline: fl
             return
         found = len(tally.mismatches)
         try:
-            check_batch(batch, directory, compile_every=compile_every, tally=tally)
+            check_batch(batch, directory, compile_every=compile_every, tally=tally, static=static)
             for mismatch in tally.mismatches[found:]:  # as found: a long run shows them before it ends
                 print(f"seed {hypothesis_seed}: mismatch: {mismatch.report()}", file=sys.stderr, flush=True)
         except Exception as exc:  # the runner itself failed on a batch: count it, go on

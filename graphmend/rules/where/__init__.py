@@ -86,7 +86,11 @@ Safety
       (additions, products with literals, reshapes, ``relu``, reductions:
       ``analysis.api.LINEAR_CALLS``); otherwise ``_graphmend.where`` keeps the
       Python choice (and the break) under autograd, so ``0 * inf`` never
-      becomes NaN.  A gradient that is exactly zero may come out as ``+0.0``
+      becomes NaN.  Each merge also names what only one arm's value may
+      depend on (``one_sided=``, :mod:`graphmend.analysis.gradients`):
+      ``torch.where`` gives those a zero gradient where eager code leaves
+      it ``None``, so the merge applies under autograd only when none of
+      them requires grad.  A gradient that is exactly zero may come out as ``+0.0``
       where eager gives ``-0.0`` (a sum with the untaken arm's zero); no
       optimiser step can tell them apart (``p - lr * (±0) == p``).
     * Buffers are updated in place (``copy_``) when no other attribute of

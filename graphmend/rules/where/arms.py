@@ -35,6 +35,7 @@ from graphmend.analysis.bindings import (
     walk,
     walk_own,
 )
+from graphmend.analysis.gradients import RETURN, arm_dependencies, one_sided
 from graphmend.rules import trap
 from graphmend.rules.base import (
     Context,
@@ -394,12 +395,18 @@ def predicated(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Ar
     then, otherwise = arms
     then_raises, else_raises = raising
 
-    def merge(a: cst.BaseExpression, b: cst.BaseExpression) -> cst.BaseExpression:
+    def merge(a: cst.BaseExpression, b: cst.BaseExpression, target: str) -> cst.BaseExpression:
         if then_raises:
             return b
         if else_raises:
             return a
-        args = [cond, a, b] + ([keyword("grad", cst.Name("True"))] if grad else [])
+        args = [cond, a, b]
+        sources = _gradient_sources(facts, original, arms, target) if grad else None
+        if sources is not None:
+            args.append(keyword("grad", cst.Name("True")))
+        if sources:
+            values = cst.Tuple([cst.Element(cst.parse_expression(chain)) for chain in sources])
+            args.append(keyword("one_sided", values))
         return runtime_call("where", args)
 
     for name in names:
@@ -408,11 +415,11 @@ def predicated(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Ar
         for arm, raises in zip(arms, raising):
             if not raises and name not in targets[arm.suffix].names and name not in bound_before:
                 raise Declined(f"`{name}` is bound in one branch only and maybe not before the if")
-        body.append(assign(cst.Name(name), merge(values["then"][name], values["else"][name])))
+        body.append(assign(cst.Name(name), merge(values["then"][name], values["else"][name], name)))
     merged = []
     for (obj, attr), persistence in attributes.items():
         temp = cst.Name(f"{obj}_{attr}__merged")
-        body.append(assign(temp, merge(values["then"][(obj, attr)], values["else"][(obj, attr)])))
+        body.append(assign(temp, merge(values["then"][(obj, attr)], values["else"][(obj, attr)], f"{obj}.{attr}")))
         merged.append(((obj, attr), persistence, temp))
     # Rebinding attributes first: a buffer another attribute aliased
     # (Phi-3's original_inv_freq) is then free to be updated in place.
@@ -424,8 +431,15 @@ def predicated(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Ar
                                                   keyword("persistent", cst.parse_expression(persistence))])
             body.append(cst.SimpleStatementLine([cst.Expr(store)]))
     if returns:
-        body.append(cst.SimpleStatementLine([cst.Return(merge(results["then"], results["else"]))]))
+        body.append(cst.SimpleStatementLine([cst.Return(merge(results["then"], results["else"], RETURN))]))
     return body
+
+
+def _gradient_sources(facts, original: cst.If, arms: Sequence[Arm], target: str) -> list[str] | None:
+    """What the merge of ``target`` must find free of gradients (see
+    :mod:`graphmend.analysis.gradients`); None when it cannot be read there."""
+    deps = [arm_dependencies(arm.original, target, facts.qualified_name) for arm in arms]
+    return facts.gradient_sources(one_sided(*deps, facts.reached_before(original)), original)
 
 
 def _has_raise(body: Sequence[cst.CSTNode]) -> bool:

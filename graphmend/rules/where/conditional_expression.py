@@ -14,6 +14,7 @@ import libcst as cst
 
 from graphmend.analysis.bindings import following, stored_names
 from graphmend.analysis.effects import alias_sources
+from graphmend.analysis.gradients import gradient_chains, one_sided, read_chains
 from graphmend.rules.base import Context, Declined, keyword, runtime_call, thunk
 from graphmend.rules.predicates import lower_test
 from graphmend.rules.where.if_statement import worth_trying
@@ -49,5 +50,13 @@ def convert_ifexp(ctx: Context, original: cst.IfExp, updated: cst.IfExp) -> cst.
     statement_targets = set(stored_names(statement))
     if not (facts.gradient_impurity(original.body) or facts.gradient_impurity(original.orelse)
             or not statement_targets or facts.shows_grad_fn(statement_targets)):
-        args.append(keyword("grad", cst.Name("True")))
+        branches = [(read_chains(b), gradient_chains(b, facts.qualified_name)) for b in (original.body, original.orelse)]
+        line = next(a for a in reversed(ctx.ancestors) if isinstance(a, cst.BaseStatement))
+        sources = facts.gradient_sources(one_sided(*branches, facts.reached_before(line)), statement)
+        if sources is not None:
+            args.append(keyword("grad", cst.Name("True")))
+        if sources:
+            roots = sorted({chain.partition(".")[0] for chain in sources} & facts.bound_before(statement))
+            values = cst.Tuple([cst.Element(cst.parse_expression(chain)) for chain in sources])
+            args.append(keyword("one_sided", thunk(values, roots)))
     return runtime_call("select", args)
