@@ -123,19 +123,26 @@ def _encode(value, tokens: list, keep_grad: bool) -> bool:
     return True
 
 
-def encode(values, keep_grad: bool = False, strict: bool = False) -> list | None:
+def encode(values, keep_grad: bool = False, strict: bool = False, named=frozenset()) -> list | None:
     """``values`` as a flat list of tokens Dynamo can replay; with
     ``strict``, None when one of them is a value it cannot replay (a call
-    replaying such tokens graph-breaks, then runs in place)."""
+    replaying such tokens graph-breaks, then runs in place).  The values at
+    the positions in ``named`` are dotted names of module globals (a class
+    such as ``UserWarning``), which :func:`decode` resolves."""
     tokens: list = []
     replayable = True
-    for value in values:
-        replayable = _encode(value, tokens, keep_grad) and replayable
+    for position, value in enumerate(values):
+        if position in named:
+            tokens.append("global")
+            tokens.append("{}".format(value))
+        else:
+            replayable = _encode(value, tokens, keep_grad) and replayable
     return tokens if replayable or not strict else None
 
 
-def decode(tokens) -> list:
-    """The values :func:`encode` flattened."""
+def decode(tokens, module: str | None = None) -> list:
+    """The values :func:`encode` flattened (a global name is resolved in
+    ``module``'s globals)."""
     values = []
     position = 0
 
@@ -149,6 +156,9 @@ def decode(tokens) -> list:
             count = tokens[position]
             position += 1 + count
             return torch.Size(tokens[position - count : position])
+        if kind == "global":
+            position += 1
+            return resolve(module, tokens[position - 1])
         if kind == "dtype":
             position += 1
             return getattr(torch, tokens[position - 1].removeprefix("torch."))
@@ -156,9 +166,9 @@ def decode(tokens) -> list:
             position += 1
             return torch.device(tokens[position - 1])
         if kind == "enum":
-            module, qualname, name = tokens[position : position + 3]
+            defined_in, qualname, name = tokens[position : position + 3]
             position += 3
-            owner = importlib.import_module(module)
+            owner = importlib.import_module(defined_in)
             for part in qualname.split("."):
                 owner = getattr(owner, part)
             return owner[name]
@@ -247,10 +257,20 @@ def deferred_warn(message, category: str | None = None, module: str | None = Non
         _warn(category, module, stacklevel, message)
 
 
-def deferred_call(function: str, module: str, *args, gate=None, keep_grad=True, **kwargs) -> None:
+def deferred_call(function: str, module: str, *args, gate=None, keep_grad=True, named=(), **kwargs) -> None:
     """``<function>(*args, **kwargs)``, where ``function`` (a dotted name in
     ``module``'s globals) is a function whose only effect is a message: a
-    print, a log record or a warning (a library's warning helper)."""
+    print, a log record or a warning (a library's warning helper).  The
+    arguments ``named`` lists (positions, keywords) are given as dotted
+    names of module globals (a warning class), resolved when the call is
+    made: Dynamo replays a name, not a class."""
+    if named:
+        positions = frozenset(p if isinstance(p, int) else len(args) + list(kwargs).index(p) for p in named)
+        if not compiling():
+            args = tuple(resolve(module, a) if i in positions else a for i, a in enumerate(args))
+            kwargs = {k: resolve(module, v) if k in named else v for k, v in kwargs.items()}
+    else:
+        positions = frozenset()
     if compiling():
         # Given an argument Dynamo cannot replay (an object, a class), an
         # ungated helper is called in place, as the original was: Dynamo
@@ -258,11 +278,13 @@ def deferred_call(function: str, module: str, *args, gate=None, keep_grad=True, 
         # (a helper that warns about non-empty ``unused_kwargs`` mostly
         # does not).  A gated one would break on its gate: its replay
         # breaks instead, once, and runs in place.
-        tokens = encode([*args, *kwargs.values()], keep_grad, strict=gate is None)
+        tokens = encode([*args, *kwargs.values()], keep_grad, strict=gate is None, named=positions)
         if tokens is not None:
             names = tuple(kwargs)
             _replay_call(gate, module, function, len(names), *names, *tokens)
             return
+        args = tuple(resolve(module, a) if i in positions else a for i, a in enumerate(args))
+        kwargs = {k: resolve(module, v) if k in named else v for k, v in kwargs.items()}
     if _open(gate):
         resolve(module, function)(*args, **kwargs)
 
@@ -383,7 +405,7 @@ def _replay_log(gate, key, method: str, *tokens) -> None:
 @compat.register_replay
 def _replay_call(gate, module: str, function: str, keyword_count: int, *rest) -> None:
     if _open(gate):
-        names, values = rest[:keyword_count], decode(rest[keyword_count:])
+        names, values = rest[:keyword_count], decode(rest[keyword_count:], module)
         positional = values[: len(values) - keyword_count]
         resolve(module, function)(*positional, **dict(zip(names, values[len(positional):])))
 

@@ -344,11 +344,23 @@ def warn_with(message, category):
     warnings.warn(message, category)
 
 
+CATEGORY = UserWarning
+
+
 def h(x):
+    y = x * 2
+    if y.sum() < 0:
+        warn_with("negative", CATEGORY)
+        y = -y
+    return y + 1
+
+
+def k(x):
     y = x * 2
     if y.sum() < 0:
         warn_with("negative", UserWarning)
         y = -y
+    warn_with("always", category=RuntimeWarning)
     return y + 1
 '''
 
@@ -362,8 +374,18 @@ def test_helper_given_an_object_is_called_in_place_and_adds_no_break(tmp_path):
     assert "deferred_call" in result.code
     # When it warns, it breaks where the original broke, and warns the same.
     check_equivalent(_UNUSED_KWARGS_HELPER, "g", [(torch.ones(2),)], tmp_path, rules=["defer"], graphs=None)
-    # In a tensor arm (a class argument): its replay breaks, and runs in place.
-    check_equivalent(_UNUSED_KWARGS_HELPER, "h", [(torch.ones(2),), (-torch.ones(2),)], tmp_path, graphs=None)
+    # In a tensor arm, a class the file binds itself (it might be rebound
+    # before a replay, so it travels as a value): its replay breaks, and
+    # runs in place.
+    result = check_equivalent(_UNUSED_KWARGS_HELPER, "h", [(torch.ones(2),), (-torch.ones(2),)], tmp_path, graphs=None)
+    assert '"negative", CATEGORY, gate=' in result.code
+
+
+def test_helper_given_a_builtin_class_replays_it_by_name(tmp_path):
+    # torchmetrics' rank_zero_warn(message, UserWarning) in a tensor arm:
+    # the class travels as its name, so the replay does not break.
+    result = check_equivalent(_UNUSED_KWARGS_HELPER, "k", [(torch.ones(2),), (-torch.ones(2),)], tmp_path)
+    assert '"UserWarning", named=(1,)' in result.code and 'category="RuntimeWarning", named=("category",)' in result.code
 
 
 def test_unreplayable_argument_is_reported_at_the_users_line(tmp_path):

@@ -64,6 +64,11 @@ Safety
     * Inside a tensor arm that [Where] rewrites, the call is *gated*
       (``gate=``): replayed only if its arm was taken, in program order with
       the unconditional ones.
+    * A helper's argument that names a builtin class or an imported name
+      (``rank_zero_warn(msg, UserWarning)``) travels by its dotted name
+      (``named=``) and is resolved in the module when the call is made:
+      Dynamo replays names, not classes.  Module globals the file assigns
+      itself are passed as values (they might change before the replay).
     * A tensor that requires grad travels as it is (its text keeps its
       ``grad_fn``), unless the function updates tensors in place somewhere
       (``keep_grad=False``): then the graph breaks at the call, as before.
@@ -84,6 +89,8 @@ Safety
 """
 
 from __future__ import annotations
+
+import builtins
 
 import re
 
@@ -310,8 +317,34 @@ def _helper(ctx: Context, call: cst.Call, kind: str) -> cst.Call:
     for arg in call.args:
         if arg.star:
             raise Declined(f"'{arg.star}' argument")
-        if arg.keyword is not None and arg.keyword.value in ("gate", "keep_grad"):
+        if arg.keyword is not None and arg.keyword.value in ("gate", "keep_grad", "named"):
             raise Declined(f"keyword argument {arg.keyword.value}= is graphmend's own")
-    args = [arg.with_changes(value=deferred_text(arg.value, _keep_grad(ctx))) for arg in call.args]
+    args, named = [], []
+    for index, arg in enumerate(call.args):
+        imported = _imported_name(ctx.facts, arg.value)
+        if imported is None:
+            args.append(arg.with_changes(value=deferred_text(arg.value, _keep_grad(ctx))))
+            continue
+        # A class (``rank_zero_warn(msg, UserWarning)``) travels by name.
+        args.append(arg.with_changes(value=string(imported)))
+        named.append(cst.Element(string(arg.keyword.value) if arg.keyword else cst.Integer(str(index))))
     head = [cst.Arg(string(dotted)), cst.Arg(cst.Name("__name__"))]
-    return call.with_changes(func=runtime_function("deferred_call"), args=insert_args(args, 0, head))
+    call = call.with_changes(func=runtime_function("deferred_call"), args=insert_args(args, 0, head))
+    if named:
+        call = append_args(call, [keyword("named", cst.Tuple(named))])
+    return call
+
+
+def _imported_name(facts: FunctionFacts, value: cst.BaseExpression) -> str | None:
+    """The dotted text of ``value`` when it names a builtin class or an
+    imported module's attribute, which later code cannot rebind unnoticed
+    (a module global assigned in the file might change before the replay)."""
+    dotted = facts.global_dotted(value)
+    if dotted is None:
+        return None
+    head = dotted.partition(".")[0]
+    if head in facts.metadata.module_names.imports:
+        return dotted
+    qualified = facts.qualified_name(value) or ""
+    builtin = getattr(builtins, qualified.removeprefix("builtins."), None) if qualified.startswith("builtins.") else None
+    return dotted if isinstance(builtin, type) else None
