@@ -7,7 +7,9 @@ inputs, after the call).  Its body is a tree of :class:`Stmt` nodes drawn
 from everything the rules touch -- data-dependent ``if``/``elif``/``else``
 (nested), conditional expressions, early returns, ``print``/logger/
 ``warnings.warn`` with tensor arguments and f-strings, guards that raise,
-``.item()`` and ``float()`` predicates -- and everything that must stop
+``.item()`` and ``float()`` predicates, a library's message helper given
+tensors, shapes, a class or an object, reduction axes from
+``torch.arange(...).tolist()`` -- and everything that must stop
 them: in-place updates, aliases, list appends, attribute stores, static
 Python tests and values of other shapes or dtypes.
 
@@ -35,6 +37,12 @@ logger.setLevel(logging.DEBUG)
 # A library's warning helper: its only effect is a message.
 def report(message, value):
     print("report:", message, value)
+
+
+# An object a message shows (Dynamo cannot replay it), with a fixed text.
+class Tag:
+    def __repr__(self):
+        return "Tag()"
 
 """
 
@@ -120,11 +128,13 @@ class SourceProgram:
 # Same shape and dtype as the inputs, so torch.where can merge them exactly.
 _UNARY = ("{a} * 2", "{a} - 1.5", "torch.sin({a})", "torch.relu({a})", "torch.exp({a})",
           "torch.log({a})", "-{a}", "{a}.abs()", "torch.tanh({a})", "{a}.clone()",
-          "{a}.sum() * {a}", "torch.sqrt({a})")  # fmt: skip
+          "{a}.sum() * {a}", "torch.sqrt({a})",
+          "{a}.amax(dim=torch.arange({a}.dim()).tolist(), keepdim=True) * {a}")  # fmt: skip
 _BINARY = ("{a} + {b}", "{a} * {b}", "{a} / {b}", "torch.where({a} > 0, {a}, {b})",
            "torch.maximum({a}, {b})", "{a} - {b}")  # fmt: skip
 # Other shapes or dtypes: [Where] must fall back to the Python choice.
-_ODD = ("{a}.sum()", "{a}.double()", "{a}[:2]", "{a}.long()", "3.0", "None")
+_ODD = ("{a}.sum()", "{a}.double()", "{a}[:2]", "{a}.long()", "3.0", "None",
+        "{a}.sum(dim=torch.arange(0, {a}.dim()).tolist())")
 
 _SCALAR = ("{a}.sum()", "{a}.mean()", "{a}.max()", "{a}.min()", "{a}[0]", "{a}[-1]")
 _COMPARE = ("> 0", "< 0", ">= 0.5", "< 1", "> -1", "!= 0")
@@ -204,6 +214,8 @@ def effect(draw, names: tuple[str, ...]) -> Stmt:
                 f'logger.info("shape %s of %s", {a}.shape, {a}.dtype)',
                 f'report("{word}", {a}.sum())',
                 f'report("{word}", {a}.shape)',
+                f'report("{word}", UserWarning)',
+                f'report("{word}", Tag())',
             )
         )
     )
