@@ -473,24 +473,31 @@ def not_(value):
 
 
 def and_(left, right):
-    """The truth value of ``left and right`` (both already evaluated: the
-    rule proved ``right`` safe to evaluate); a tensor under torch.compile
-    when both are one-element tensors or bools."""
+    """The truth value of ``left and right()``: ``right`` is a thunk of the
+    right operand (the rule proved it free of effects).  Under
+    torch.compile, with a tensor on the left, it is evaluated whatever
+    ``left`` is, and one-element tensors or bools combine into a tensor;
+    when it raises (``torch.any`` of a Python bool) or a side does not
+    combine, and eagerly, Python's short-circuit decides."""
     combined = _combine(left, right, torch.logical_and)
-    return (left and right) if combined is None else combined
+    return (left and right()) if combined is None else combined
 
 
 def or_(left, right):
-    """The truth value of ``left or right`` (see :func:`and_`)."""
+    """The truth value of ``left or right()`` (see :func:`and_`)."""
     combined = _combine(left, right, torch.logical_or)
-    return (left or right) if combined is None else combined
+    return (left or right()) if combined is None else combined
 
 
 def _combine(left, right, operation):
-    if not (compiling() and (isinstance(left, torch.Tensor) or isinstance(right, torch.Tensor))):
+    if not (compiling() and isinstance(left, torch.Tensor)):
+        return None
+    try:
+        value = right()
+    except Exception:  # raised again by Python's order, only if the left side does not decide
         return None
     sides = []
-    for side in (left, right):
+    for side in (left, value):
         predicate = _scalar_predicate(side) if isinstance(side, torch.Tensor) else None
         if predicate is None and type(side) is not bool:
             return None

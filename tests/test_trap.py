@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 import torch
 
 from harness import assert_same_outcome, capture, check_equivalent, compiled_outcome, mend_source
@@ -214,3 +217,46 @@ def test_fullgraph_keeps_dynamos_error(tmp_path):
     torch._dynamo.reset()
     with pytest.raises(torch._dynamo.exc.TorchRuntimeError):
         torch.compile(mended.f, backend="eager", fullgraph=True)(GOOD)
+
+
+def test_guard_before_an_update_of_a_fresh_view_is_deferred(tmp_path):
+    """linear_operator's psd_safe_cholesky: after the NaN guard it adds
+    jitter to the diagonal of a clone, in place through a view.  The clone
+    is the function's own (torch's operations make new tensors), so the
+    update is gone with the raise and the check may wait for the graph's end."""
+    source = (Path(__file__).parent / "fixtures" / "trap" / "update_of_fresh_view_after.in.py").read_text()
+    matrix = torch.eye(3) * 2
+    nan = matrix.clone()
+    nan[0, 1] = float("nan")
+    result = check_equivalent(source, "add_jitter", [(matrix,), (nan,)], tmp_path, rules=["trap"])
+    assert [s.what for s in result.sites] == ["raise guard -> deferred check"]
+
+
+ALIAS_CASES = {
+    # (statements, name, may share a tensor with a parameter)
+    "torch_operation": ("b = torch.exp(a)", "b", False),
+    "clone_then_view": ("b = a.clone().diagonal()", "b", False),
+    "view_function": ("b = torch.as_tensor(a)", "b", True),
+    "out_argument": ("b = torch.linalg.cholesky(c, out=a)", "b", True),
+    "inplace_keyword": ("b = torch.nn.functional.relu(a, inplace=True)", "b", True),
+    "in_place_function": ("b = torch.relu_(a)", "b", True),
+    "higher_order": ("b = torch.utils.checkpoint.checkpoint(fn, a)", "b", True),
+    "unknown_call": ("b = helper(a)", "b", True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ALIAS_CASES))
+def test_which_locals_are_the_functions_own(name):
+    import ast
+
+    import libcst as cst
+
+    from graphmend.analysis.effects import fresh_locals
+    from graphmend.analysis.facts import FunctionFacts, Metadata
+    from graphmend.analysis.source import ModuleNames
+
+    statements, local, shared = ALIAS_CASES[name]
+    source = f"import torch\n\n\ndef f(a, c, fn):\n    {statements}\n    return b\n"
+    module = cst.parse_module(source)
+    facts = FunctionFacts(module.body[1], Metadata(module, None, ModuleNames.of(ast.parse(source))))
+    assert (local not in fresh_locals(facts.function, facts.alias_classes)) is shared

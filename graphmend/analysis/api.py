@@ -39,7 +39,7 @@ PURE_METHODS = _names(
     cumsum detach double exp expand expand_as flatten float half int isfinite isinf isnan log
     logical_not long masked_fill max maximum mean min minimum ne eq gt ge lt le neg norm permute
     pow prod reciprocal relu reshape round rsqrt sigmoid sign sin softmax sqrt square squeeze sum
-    t tanh to transpose type_as unsqueeze view where"""
+    t tanh to transpose type_as unsqueeze view where new_empty new_zeros new_ones new_full new_tensor"""
 )
 #: ``torch`` functions with effects beyond their result (random state, files).
 IMPURE_FUNCTIONS = _names(

@@ -124,8 +124,18 @@ _LITERAL_CONTAINERS = (cst.Tuple, cst.List, cst.Integer, cst.Float, cst.SimpleSt
 _VIEW_METHODS = api._names(
     """view view_as reshape reshape_as t transpose permute squeeze unsqueeze expand expand_as
     flatten unflatten narrow select contiguous to type_as detach float double half long int bool
-    type movedim swapaxes chunk split unbind diagonal as_strided real imag"""
+    type movedim swapaxes chunk split unbind diagonal as_strided real imag broadcast_to
+    broadcast_tensors atleast_1d atleast_2d atleast_3d as_tensor asarray dropout alpha_dropout
+    feature_dropout feature_alpha_dropout moveaxis swapdims tensor_split hsplit vsplit dsplit
+    view_as_real view_as_complex conj resolve_conj resolve_neg adjoint Parameter from_numpy
+    frombuffer from_dlpack"""
 )
+#: The namespaces of torch whose functions are tensor operations: a result
+#: is a new tensor unless the function is a view (``_VIEW_METHODS``) or
+#: writes ``out=``.  Elsewhere (``torch.utils.checkpoint``, ``torch.func``,
+#: ``torch.cond``...) a function may hand back what a callback returned.
+_OPERATION_NAMESPACES = ("torch", "torch.nn.functional", "torch.linalg", "torch.special", "torch.fft")
+_HIGHER_ORDER = api._names("cond while_loop map vmap compile checkpoint")
 
 
 def in_place_updates(code: cst.FunctionDef | list[cst.CSTNode], function: cst.FunctionDef | None = None
@@ -150,7 +160,7 @@ def in_place_updates(code: cst.FunctionDef | list[cst.CSTNode], function: cst.Fu
         if m.matches(node, m.Call(func=m.Attribute(attr=m.Name()))):
             method = node.func.attr.value
             if method.endswith("_") and not method.endswith("__"):
-                updates.append((root_name(node.func.value), f"the function updates tensors in place (.{method}())"))
+                updates.append((updated_root(node.func.value), f"the function updates tensors in place (.{method}())"))
     return updates
 
 
@@ -160,12 +170,12 @@ def in_place_update(function: cst.FunctionDef) -> str | None:
     return updates[0][1] if updates else None
 
 
-def alias_classes(function: cst.FunctionDef) -> dict[str, str]:
+def alias_classes(function: cst.FunctionDef, qualified_name: QualifiedName | None = None) -> dict[str, str]:
     """For every name of ``function``: a representative of the names it may
     share a tensor with.  Parameters may all be one tensor (a caller can pass
     it twice); a local bound to a name, an attribute, an item, a view or the
     result of an unknown call may be the tensor it reads; arithmetic and
-    other calls make new tensors."""
+    torch's operations (known by ``qualified_name``) make new tensors."""
     parent: dict[str, str] = {}
 
     def find(name: str) -> str:
@@ -184,14 +194,14 @@ def alias_classes(function: cst.FunctionDef) -> dict[str, str]:
     for node in walk(function.body):
         if isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.NamedExpr)) and node.value is not None:
             targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-            sources = alias_sources(node.value)
+            sources = alias_sources(node.value, qualified_name)
             for target in targets:
                 for name in target_names(target) if not isinstance(target, (cst.Attribute, cst.Subscript)) else []:
                     for source in sources:
                         union(name, source)
         elif isinstance(node, cst.For):
             for name in target_names(node.target):
-                for source in alias_sources(node.iter):
+                for source in alias_sources(node.iter, qualified_name):
                     union(name, source)
     return {name: find(name) for name in list(parent)}
 
@@ -211,14 +221,23 @@ def alias_sources(value: cst.BaseExpression, qualified_name: QualifiedName | Non
     if isinstance(value, cst.IfExp):
         return go(value.body) | go(value.orelse)
     if isinstance(value, cst.Call):
+        written = set()  # ``out=`` is the result; ``inplace=True`` returns its input
+        for arg in value.args:
+            if arg.keyword is not None and arg.keyword.value == "out":
+                written |= go(arg.value)
+            elif arg.keyword is not None and arg.keyword.value == "inplace" and not m.matches(arg.value, m.Name("False")):
+                written |= name_uses(value).loads_names()
         method = value.func.attr.value if isinstance(value.func, cst.Attribute) else None
         if method in _VIEW_METHODS:
-            return go(value.func.value)
+            return go(value.func.value) | written
         if method in api.PURE_METHODS:
-            return set()
-        function = api.torch_function(qualified_name(value.func)) if qualified_name else None
-        if function is not None and function not in _VIEW_METHODS:
-            return set()  # torch's functions make new tensors, but for views
+            return written
+        qualified = qualified_name(value.func) if qualified_name else None
+        function = api.torch_function(qualified)
+        if qualified and qualified.rpartition(".")[0] in _OPERATION_NAMESPACES and not function.endswith("_") and (
+            function not in _VIEW_METHODS | _HIGHER_ORDER
+        ):
+            return written  # torch's operations make new tensors, but for views
         if isinstance(value.func, cst.Name) and value.func.value in api.PURE_BUILTINS:
             return set()
         return name_uses(value).loads_names()  # an unknown call may hand back its argument
@@ -244,15 +263,16 @@ def merged_names(statements, qualified_name: QualifiedName | None = None) -> set
     return names
 
 
-def in_place_hazard(function: cst.FunctionDef, names: set[str], after: list[cst.CSTNode] | None = None) -> str | None:
+def in_place_hazard(function: cst.FunctionDef, names: set[str], after: list[cst.CSTNode] | None = None,
+                    classes: dict[str, str] | None = None) -> str | None:
     """Why an update in place in ``function`` may reach a tensor one of
     ``names`` holds (so a merged copy would miss it), or None.  With
     ``after``, only updates in those statements count (the ones that may
-    run after the merge)."""
+    run after the merge).  ``classes``: the function's :func:`alias_classes`."""
     updates = in_place_updates(function) if after is None else in_place_updates(after, function)
     if not updates:
         return None
-    classes = alias_classes(function)
+    classes = alias_classes(function) if classes is None else classes
     reached = {classes.get(name, name) for name in names}
     for root, reason in updates:
         if root is None or classes.get(root, root) in reached:
@@ -307,6 +327,18 @@ def root_name(node: cst.BaseExpression) -> str | None:
     return node.value if isinstance(node, cst.Name) else None
 
 
+def updated_root(node: cst.BaseExpression) -> str | None:
+    """The name whose tensor an in-place update of ``node`` writes: as
+    :func:`root_name`, through views too (``x.diagonal().add_(d)`` writes ``x``)."""
+    while True:
+        if isinstance(node, (cst.Attribute, cst.Subscript)):
+            node = node.value
+        elif m.matches(node, m.Call(func=m.Attribute(attr=m.Name()))) and node.func.attr.value in _VIEW_METHODS:
+            node = node.func.value
+        else:
+            return node.value if isinstance(node, cst.Name) else None
+
+
 class _EffectFinder(cst.CSTVisitor):
     """Every effect in a function body (see :class:`_Effect`)."""
 
@@ -315,7 +347,7 @@ class _EffectFinder(cst.CSTVisitor):
         self.effects: list[_Effect] = []
 
     def _add(self, node: cst.CSTNode, what: str, kind: str, touched: cst.BaseExpression | None) -> None:
-        owned = touched is not None and root_name(touched) in self.locals
+        owned = touched is not None and updated_root(touched) in self.locals
         self.effects.append(_Effect(node, what, kind, owned))
 
     def _store(self, node: cst.CSTNode, target: cst.BaseExpression, verb: str) -> None:
@@ -366,16 +398,17 @@ def _node_ids(nodes) -> set[int]:
     return {id(node) for root in nodes for node in walk(root)}
 
 
-def fresh_locals(function: cst.FunctionDef) -> frozenset[str]:
+def fresh_locals(function: cst.FunctionDef, classes: dict[str, str] | None = None) -> frozenset[str]:
     """Locals that only ever hold objects the function made itself: no
     parameter, attribute or global may share them (see :func:`alias_classes`)."""
-    classes = alias_classes(function)
+    classes = alias_classes(function) if classes is None else classes
     own = local_names(function)
     shared = {classes.get(name, name) for name in classes if name not in own}
     return frozenset(name for name in own if classes.get(name, name) not in shared)
 
 
-def hazards_around(function: cst.FunctionDef, guard: cst.CSTNode, after: list[cst.CSTNode]) -> list[Hazard]:
+def hazards_around(function: cst.FunctionDef, guard: cst.CSTNode, after: list[cst.CSTNode],
+                   classes: dict[str, str] | None = None) -> list[Hazard]:
     """The effects in ``function`` that deferring ``guard``'s raise would
     make visible or lose.  ``after`` holds the statements that can run
     after the guard (the caller knows where the guard sits).
@@ -386,7 +419,7 @@ def hazards_around(function: cst.FunctionDef, guard: cst.CSTNode, after: list[cs
     function does not own: an in-place tensor op has run by the time the
     check fires, as in eager.
     """
-    finder = _EffectFinder(fresh_locals(function))
+    finder = _EffectFinder(fresh_locals(function, classes))
     function.body.visit(finder)
     in_guard, runs_after = _node_ids([guard]), _node_ids(after)
     hazards = []

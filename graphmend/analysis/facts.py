@@ -34,6 +34,7 @@ from graphmend.analysis.bindings import (
     walk_own,
 )
 from graphmend.analysis.effects import (
+    alias_classes,
     expression_impurity,
     in_place_hazard,
     in_place_update,
@@ -225,6 +226,12 @@ class FunctionFacts:
         """Why the function may update a tensor in place anywhere, or None."""
         return in_place_update(self.function)
 
+    @functools.cached_property
+    def alias_classes(self) -> dict[str, str]:
+        """Which names may share a tensor (see
+        :func:`graphmend.analysis.effects.alias_classes`)."""
+        return alias_classes(self.function, self.qualified_name)
+
     def merged_names(self, statements) -> set[str]:
         """What merging the values ``statements`` bind replaces (see
         :func:`graphmend.analysis.effects.merged_names`)."""
@@ -236,7 +243,7 @@ class FunctionFacts:
         :func:`graphmend.analysis.effects.in_place_hazard`)."""
         if self.in_place_reason is None:
             return None
-        return in_place_hazard(self.function, names, after)
+        return in_place_hazard(self.function, names, after, self.alias_classes)
 
     def effect_call(self, call: cst.Call) -> str | None:
         """What kind of effect call ``call`` is: ``"print"``,

@@ -9,8 +9,10 @@ a test into one with the same truth value that stays a tensor under
 * ``not t`` -> ``~t`` when ``t`` is provably a 0-dim bool tensor, else
   ``_graphmend.not_(t)`` (exact for any value);
 * ``a and b`` / ``a or b`` -> ``a & b`` / ``a | b`` for provable 0-dim bool
-  tensors, else ``_graphmend.and_(a, b)`` / ``or_``; ``b`` is then evaluated
-  even when ``a`` decides, so it must be free of effects.  A left operand
+  tensors, else ``_graphmend.and_(a, lambda: b)`` / ``or_``: under
+  torch.compile ``b`` is then evaluated even when ``a`` decides, so it must
+  be free of effects; when it raises (``torch.any`` of a Python bool), or
+  eagerly, Python's short-circuit decides.  A left operand
   that is never a tensor (``x is not None and ...``) keeps Python's
   short-circuit: it calls no ``bool()`` on a tensor;
 * ``bool(t)`` -> ``t``;
@@ -25,7 +27,7 @@ import libcst.matchers as m
 
 from graphmend.analysis.facts import FunctionFacts
 from graphmend.analysis.tensorness import Tensorness
-from graphmend.rules.base import Declined, code, runtime_call
+from graphmend.rules.base import Declined, code, runtime_call, thunk
 
 #: Largest integer a float64 holds exactly (a literal compared in float64).
 _EXACT_FLOAT64_INT = 2**53
@@ -65,35 +67,38 @@ def test_kind(facts: FunctionFacts, test: cst.BaseExpression) -> Tensorness:
     return Tensorness.STATIC if kinds == {Tensorness.STATIC} else Tensorness.UNKNOWN
 
 
-def lower_test(facts: FunctionFacts, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
+def lower_test(facts: FunctionFacts, original: cst.BaseExpression, updated: cst.BaseExpression,
+               statement: cst.CSTNode) -> cst.BaseExpression:
     """``updated`` with the same truth value, a tensor under torch.compile
-    when the test reads one; raises :class:`Declined`."""
+    when the test reads one; raises :class:`Declined`.  ``statement`` is the
+    statement the test belongs to (what is bound when it is evaluated)."""
     if isinstance(original, cst.BooleanOperation):
-        return _lower_boolean(facts, original, updated)
+        return _lower_boolean(facts, original, updated, statement)
     if m.matches(original, m.UnaryOperation(operator=m.Not())):
         if facts.is_static(original.expression):
             return updated
-        inner = lower_test(facts, original.expression, updated.expression)
+        inner = lower_test(facts, original.expression, updated.expression, statement)
         if facts.is_bool_scalar(original.expression):
             lowered = cst.UnaryOperation(cst.BitInvert(), _tight(inner, unary=True))
         else:
             lowered = runtime_call("not_", [inner])
         return lowered.with_changes(lpar=updated.lpar, rpar=updated.rpar)
     if _is_bool_call(facts, original):  # ``if bool(x):`` is ``if x:``
-        return lower_test(facts, original.args[0].value, updated.args[0].value)
+        return lower_test(facts, original.args[0].value, updated.args[0].value, statement)
     kind = scalar_comparison(facts, original)
     if kind is not None:
         return _exact_comparison(updated, kind)
     return updated
 
 
-def _lower_boolean(facts: FunctionFacts, original: cst.BooleanOperation, updated: cst.BooleanOperation):
-    right = lower_test(facts, original.right, updated.right)
+def _lower_boolean(facts: FunctionFacts, original: cst.BooleanOperation, updated: cst.BooleanOperation,
+                   statement: cst.CSTNode):
+    right = lower_test(facts, original.right, updated.right, statement)
     if facts.is_static(original.left):
         # ``x is not None and t``: Python's short-circuit on a static value
         # calls no bool() on a tensor, and keeps ``t`` unevaluated when ``x`` is None.
         return updated.with_changes(right=right)
-    left = lower_test(facts, original.left, updated.left)
+    left = lower_test(facts, original.left, updated.left, statement)
     reason = facts.impurity(original.right)
     if reason:  # ``and``/``or`` skipped it when the left side decided
         raise Declined(f"`{code(original)}`: {reason}")
@@ -102,7 +107,14 @@ def _lower_boolean(facts: FunctionFacts, original: cst.BooleanOperation, updated
         operator = cst.BitAnd() if is_and else cst.BitOr()
         lowered = cst.BinaryOperation(_tight(left), operator, _tight(right))
     else:
-        lowered = runtime_call("and_" if is_and else "or_", [left, right])
+        # A thunk: a right operand the left decides is never evaluated
+        # eagerly, and one that raises when traced is left to Python.
+        captured = sorted(facts.own_reads(original.right))
+        bound = facts.bound_before(statement)
+        unbound = [name for name in captured if name not in bound]
+        if unbound:
+            raise Declined(f"`{unbound[0]}` may be unbound here, and `{code(original.right)}` reads it")
+        lowered = runtime_call("and_" if is_and else "or_", [left, thunk(right, captured)])
     return lowered.with_changes(lpar=updated.lpar, rpar=updated.rpar)
 
 

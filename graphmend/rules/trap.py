@@ -112,7 +112,7 @@ def convert_guard(ctx: Context, original: cst.If, updated: cst.If) -> cst.If:
     try:
         exception, message = exception_parts(ctx, raise_)
         check_placement(ctx, original, [*ctx.ancestors])
-        test = lower_test(facts, original.test, updated.test)
+        test = lower_test(facts, original.test, updated.test, original)
         args = [cst.Arg(test), cst.Arg(string(exception)), cst.Arg(cst.Name("__name__"))]
         if message is not None:
             args.append(cst.Arg(message_thunk(facts, message, original)))
@@ -136,7 +136,7 @@ def convert_assert(ctx: Context, original: cst.Assert, updated: cst.Assert) -> c
         return updated
     try:
         check_placement(ctx, original, [*ctx.ancestors])
-        test = lower_test(facts, original.test, updated.test)
+        test = lower_test(facts, original.test, updated.test, original)
         args = [cst.Arg(test), cst.Arg(cst.Name("__name__"))]
         if original.msg is not None:
             args.append(cst.Arg(message_thunk(facts, [cst.Arg(original.msg)], original)))
@@ -220,7 +220,7 @@ def check_placement(ctx: Context, guard: cst.CSTNode, ancestors: Sequence[cst.CS
     if any(isinstance(p, (cst.Try, cst.TryStar, cst.With, cst.ExceptHandler, cst.Finally)) for p in inside):
         raise Declined("guard inside try/with/except: the deferred raise would leave the block")
     after = following(chain)
-    hazards = hazards_around(function, guard, after)
+    hazards = hazards_around(function, guard, after, facts.alias_classes)
     if hazards:
         raise Declined(hazards[0].reason)
     variables = facts.parameters | facts.locals

@@ -33,7 +33,7 @@ def convert_ifexp(ctx: Context, original: cst.IfExp, updated: cst.IfExp) -> cst.
             replaced, [statement, *following(path)])
         if reason:
             raise Declined(reason)
-        test = lower_test(facts, original.test, updated.test)
+        test = lower_test(facts, original.test, updated.test, statement)
         bound = facts.bound_before(statement)
         captured = []
         for branch in (original.body, original.orelse):

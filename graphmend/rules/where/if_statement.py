@@ -104,7 +104,7 @@ def mend_if(ctx: Context, original: cst.If, updated: cst.If) -> list[cst.BaseSta
     returns = any(ending) and all(always_returns(arm.original) for arm in (then, otherwise))
     if any(ending) and not returns:
         raise Declined("only one branch returns")
-    test = lower_test(facts, original.test, updated.test)
+    test = lower_test(facts, original.test, updated.test, original)
     cond = generated("cond", ctx.line(original))
     shared = None if returns else _shared_call(ctx, then, otherwise)
     if shared is not None:

@@ -92,7 +92,7 @@ def _mend_while(ctx: Context, original: cst.While, updated: cst.While) -> list[c
                      equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
            for name in invariants]
     )
-    test = lower_test(facts, original.test, updated.test)
+    test = lower_test(facts, original.test, updated.test, original)
     values = cst.Tuple([cst.Element(cst.Name(name)) for name in carried])
     cond_name = generated("while_cond", line)
     body_name = generated("while_body", line)
