@@ -611,3 +611,21 @@ def test_one_sided_leaves_out_what_an_earlier_assignment_reaches():
     deps = [arm_dependencies(arm, "h", lambda node: None) for arm in (body[1].body.body, [])]
     assert one_sided(*deps) == {"w"}
     assert one_sided(*deps, reached_before(body, body[1], lambda node: None)) == set()
+
+
+def test_or_with_a_lazy_right_operand_is_one_graph(tmp_path):
+    """``a or b`` lowers to ``or_(a, lambda: b)``: under torch.compile both
+    sides are evaluated and combined in the graph (a try block that raises
+    nothing adds no break); eagerly Python's short-circuit decides."""
+    source = """
+import torch
+
+
+def f(x, y):
+    if torch.any(x > 1) or y.sum() > 0:
+        x = x * 2
+    return x
+"""
+    values = [torch.tensor([2.0, 0.0]), torch.tensor([-1.0, 0.5]), torch.tensor([0.5, -3.0])]
+    result = check_equivalent(source, "f", [(a, b) for a in values for b in values], tmp_path)
+    assert "_graphmend.or_(torch.any(x > 1), lambda y=y: y.sum() > 0)" in result.code, result.code
