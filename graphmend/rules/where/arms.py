@@ -405,8 +405,7 @@ def predicated(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Ar
         if sources is not None:
             args.append(keyword("grad", cst.Name("True")))
         if sources:
-            values = cst.Tuple([cst.Element(cst.parse_expression(chain)) for chain in sources])
-            args.append(keyword("one_sided", values))
+            args.append(keyword("one_sided", chain_values(sources)))
         return runtime_call("where", args)
 
     for name in names:
@@ -440,6 +439,11 @@ def _gradient_sources(facts, original: cst.If, arms: Sequence[Arm], target: str)
     :mod:`graphmend.analysis.gradients`); None when it cannot be read there."""
     deps = [arm_dependencies(arm.original, target, facts.qualified_name) for arm in arms]
     return facts.gradient_sources(one_sided(*deps, facts.reached_before(original)), original)
+
+
+def chain_values(chains: Sequence[str]) -> cst.Tuple:
+    """``(a, self.b)``: the values of dotted ``chains``."""
+    return cst.Tuple([cst.Element(cst.parse_expression(chain)) for chain in chains])
 
 
 def _has_raise(body: Sequence[cst.CSTNode]) -> bool:

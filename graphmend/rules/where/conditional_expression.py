@@ -17,6 +17,7 @@ from graphmend.analysis.effects import alias_sources
 from graphmend.analysis.gradients import gradient_chains, one_sided, read_chains
 from graphmend.rules.base import Context, Declined, keyword, runtime_call, thunk
 from graphmend.rules.predicates import lower_test
+from graphmend.rules.where.arms import chain_values
 from graphmend.rules.where.if_statement import worth_trying
 
 
@@ -57,6 +58,5 @@ def convert_ifexp(ctx: Context, original: cst.IfExp, updated: cst.IfExp) -> cst.
             args.append(keyword("grad", cst.Name("True")))
         if sources:
             roots = sorted({chain.partition(".")[0] for chain in sources} & facts.bound_before(statement))
-            values = cst.Tuple([cst.Element(cst.parse_expression(chain)) for chain in sources])
-            args.append(keyword("one_sided", thunk(values, roots)))
+            args.append(keyword("one_sided", thunk(chain_values(sources), roots)))
     return runtime_call("select", args)
