@@ -81,6 +81,51 @@ def expression_impurity(expr: cst.CSTNode, qualified_name: QualifiedName) -> str
     return None
 
 
+#: torch functions whose first argument is not a tensor (sizes, data, dtypes).
+_NOT_TENSOR_FIRST = api._names(
+    """tensor as_tensor asarray scalar_tensor zeros ones full empty eye arange linspace logspace
+    finfo iinfo is_tensor is_storage device dtype Size get_default_dtype promote_types result_type
+    can_cast broadcast_shapes"""
+)
+_CONSTANT = m.Integer() | m.Float() | m.Imaginary() | m.SimpleString() | m.ConcatenatedString() | m.Name(
+    "None") | m.Name("True") | m.Name("False") | m.UnaryOperation(operator=m.Minus(), expression=m.Integer() | m.Float())
+
+
+def constant_operand(statements, qualified_name: QualifiedName, constants: frozenset[str] = frozenset()) -> str | None:
+    """Why running ``statements`` (an arm, in order) raises for sure: a
+    torch function or a tensor method given a Python constant where a
+    tensor goes (``v = 3.0; torch.log(v)``, ``None.sum()``).  The arm's
+    original raises only when taken; run when not taken, it would raise
+    there.  ``constants`` are names that hold a constant when the arm
+    starts; an assignment of a literal in the arm adds one, any other
+    binding removes it."""
+    held = set(constants)
+    for statement in statements:
+        for node in walk(statement):
+            if not isinstance(node, cst.Call):
+                continue
+            function = api.torch_function(qualified_name(node.func))
+            if function is not None and function not in _NOT_TENSOR_FIRST:
+                operand = next((a.value for a in node.args if a.keyword is None and not a.star), None)
+            elif function is None and isinstance(node.func, cst.Attribute) and node.func.attr.value in api.PURE_METHODS:
+                operand = node.func.value
+            else:
+                continue
+            if operand is not None and (m.matches(operand, _CONSTANT) or (
+                    isinstance(operand, cst.Name) and operand.value in held)):
+                return f"`{code(node)}` is given `{code(operand)}`, not a tensor: it raises when its arm is not taken"
+        for node in walk(statement):
+            if isinstance(node, cst.Assign):
+                literal = m.matches(node.value, _CONSTANT)
+                for target in node.targets:
+                    for name in target_names(target.target) if not isinstance(target.target, (cst.Attribute, cst.Subscript)) else ():
+                        (held.add if literal and isinstance(target.target, cst.Name) else held.discard)(name)
+            elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
+                for name in target_names(node.target) if isinstance(node.target, cst.Name) else ():
+                    held.discard(name)
+    return None
+
+
 def _cannot_raise(element: cst.SubscriptElement) -> bool:
     """Slices clamp instead of raising; None and ... add or keep dimensions."""
     if isinstance(element.slice, cst.Slice):
@@ -283,12 +328,24 @@ def in_place_hazard(function: cst.FunctionDef, names: set[str], after: list[cst.
 def _literal_container_names(function: cst.FunctionDef) -> set[str]:
     """Locals whose every binding is ``n = <tuple, list or literal>`` (or
     ``n += ...`` of one): names that never hold a tensor."""
+    return _names_always_bound_to(function, lambda value: isinstance(value, _LITERAL_CONTAINERS))
+
+
+def constant_names(function: cst.FunctionDef) -> frozenset[str]:
+    """Locals whose every binding is a literal number, string, bool or None
+    (``v += x`` may make a tensor of one)."""
+    augmented = {node.target.value for node in walk(function.body)
+                 if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name)}
+    return frozenset(_names_always_bound_to(function, lambda value: m.matches(value, _CONSTANT)) - augmented)
+
+
+def _names_always_bound_to(function: cst.FunctionDef, literal_value: Callable[[cst.BaseExpression], bool]) -> set[str]:
     literal: set[str] = set()
     other: set[str] = set(parameter_names(function))
     for node in walk(function.body):
         if isinstance(node, cst.Assign):
             for target in node.targets:
-                if isinstance(target.target, cst.Name) and isinstance(node.value, _LITERAL_CONTAINERS):
+                if isinstance(target.target, cst.Name) and literal_value(node.value):
                     literal.add(target.target.value)
                 else:
                     other.update(name_uses(target).stores)

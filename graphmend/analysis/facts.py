@@ -35,6 +35,8 @@ from graphmend.analysis.bindings import (
 )
 from graphmend.analysis.effects import (
     alias_classes,
+    constant_names,
+    constant_operand,
     expression_impurity,
     in_place_hazard,
     in_place_update,
@@ -288,6 +290,17 @@ class FunctionFacts:
             ):
                 return True
         return False
+
+    @functools.cached_property
+    def constant_names(self) -> frozenset[str]:
+        """Locals that only ever hold a literal constant (see
+        :func:`graphmend.analysis.effects.constant_names`)."""
+        return constant_names(self.function)
+
+    def constant_operand(self, statements) -> str | None:
+        """Why ``statements`` (an arm) surely raise when run (see
+        :func:`graphmend.analysis.effects.constant_operand`)."""
+        return constant_operand(statements, self.qualified_name, self.constant_names)
 
     def gradient_sources(self, chains: Iterable[str], statement: cst.CSTNode) -> list[str] | None:
         """``chains`` (see :mod:`graphmend.analysis.gradients`) that may hold

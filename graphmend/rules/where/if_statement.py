@@ -150,6 +150,9 @@ def _linear(ctx: Context, *arms: Arm) -> bool:
 
 def check_arm(ctx: Context, body: Sequence[cst.CSTNode], *, returns: bool) -> None:
     """Raise Declined unless ``body`` may run when its arm is not taken."""
+    reason = ctx.facts.constant_operand(body)
+    if reason:
+        raise Declined(reason)
     for statement in body:
         if isinstance(statement, cst.If):
             _check_nested_if(ctx, statement, returns)
