@@ -85,7 +85,7 @@ def expression_impurity(expr: cst.CSTNode, qualified_name: QualifiedName) -> str
 _NOT_TENSOR_FIRST = api._names(
     """tensor as_tensor asarray scalar_tensor zeros ones full empty eye arange linspace logspace
     finfo iinfo is_tensor is_storage device dtype Size get_default_dtype promote_types result_type
-    can_cast broadcast_shapes"""
+    can_cast broadcast_shapes einsum"""
 )
 _CONSTANT = m.Integer() | m.Float() | m.Imaginary() | m.SimpleString() | m.ConcatenatedString() | m.Name(
     "None") | m.Name("True") | m.Name("False") | m.UnaryOperation(operator=m.Minus(), expression=m.Integer() | m.Float())
@@ -104,8 +104,11 @@ def constant_operand(statements, qualified_name: QualifiedName, constants: froze
         for node in walk(statement):
             if not isinstance(node, cst.Call):
                 continue
-            function = api.torch_function(qualified_name(node.func))
-            if function is not None and function not in _NOT_TENSOR_FIRST:
+            qualified = qualified_name(node.func)
+            function = api.torch_function(qualified)
+            if function is not None and qualified.rpartition(".")[0] in _OPERATION_NAMESPACES:
+                if function in _NOT_TENSOR_FIRST:
+                    continue
                 operand = next((a.value for a in node.args if a.keyword is None and not a.star), None)
             elif function is None and isinstance(node.func, cst.Attribute) and node.func.attr.value in api.PURE_METHODS:
                 operand = node.func.value
