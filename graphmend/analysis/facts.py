@@ -82,7 +82,8 @@ class Metadata:
                  module_names: ModuleNames | None = None) -> None:
         #: The line of the source each line of ``module`` comes from (a skeleton's ``kept``).
         self.source_lines = source_lines
-        self.module_names = module_names or ModuleNames({}, frozenset(), frozenset())
+        # Without the module's names, any global may exist.
+        self.module_names = module_names or ModuleNames({}, frozenset(), frozenset(), star_import=True)
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         self.module = wrapper.module
         self._spans = wrapper.resolve(ByteSpanPositionProvider)
@@ -296,6 +297,36 @@ class FunctionFacts:
         """Locals that only ever hold a literal constant (see
         :func:`graphmend.analysis.effects.constant_names`)."""
         return constant_names(self.function)
+
+    @functools.cached_property
+    def _bound_anywhere(self) -> frozenset[str]:
+        """Every name the function binds in any way and any scope inside it:
+        imports, comprehension and loop targets, lambda parameters, ``as``."""
+        bound: set[str] = set()
+        for node in walk(self.function):
+            if isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
+                for alias in node.names:
+                    name = alias.asname.name if alias.asname else alias.name
+                    bound.update(read_names(name) if not isinstance(name, cst.Attribute) else {dotted_name(name).split(".")[0]})
+            elif isinstance(node, (cst.CompFor, cst.For)):
+                bound.update(read_names(node.target))
+            elif isinstance(node, cst.AsName):
+                bound.update(read_names(node.name))
+            elif isinstance(node, cst.Param):
+                bound.add(node.name.value)
+            elif isinstance(node, cst.NamedExpr):
+                bound.update(read_names(node.target))
+        return frozenset(bound)
+
+    def undefined_name(self, statements) -> str | None:
+        """Why running ``statements`` (an arm) raises ``NameError`` for sure:
+        it reads a name that nothing binds (no local, global or builtin)."""
+        for statement in statements:
+            for name in sorted(read_names(statement)):
+                if not (self.is_local(name) or name in self._bound_anywhere
+                        or self.metadata.module_names.defines(name)):
+                    return f"`{name}` is not defined: reading it raises NameError when its arm is not taken"
+        return None
 
     def constant_operand(self, statements) -> str | None:
         """Why ``statements`` (an arm) surely raise when run (see

@@ -18,6 +18,8 @@ and the import hook (whole files).
 
 from __future__ import annotations
 
+import builtins
+
 import ast
 import contextlib
 import difflib
@@ -256,12 +258,19 @@ class ModuleNames:
     imports: dict[str, str]
     assigned: frozenset[str]  # by ``name = ...`` alone
     other: frozenset[str]  # by def, class, for, with, or an assignment beside an import
+    star_import: bool = False  # ``from m import *``: which names exist is not known
+
+    def defines(self, name: str) -> bool:
+        """Whether ``name`` may be a global of the module (or a builtin)."""
+        return (self.star_import or name in self.imports or name in self.assigned or name in self.other
+                or hasattr(builtins, name))
 
     @classmethod
     def of(cls, tree: ast.Module) -> ModuleNames:
         imports: dict[str, str] = {}
         assigned: set[str] = set()
         other: set[str] = set()
+        star_import = False
         pending = list(tree.body)
         while pending:
             node = pending.pop()
@@ -275,6 +284,7 @@ class ModuleNames:
             elif isinstance(node, ast.ImportFrom):
                 module = "." * node.level + (node.module or "")
                 for alias in node.names:
+                    star_import = star_import or alias.name == "*"
                     if alias.name != "*":
                         target = f"{module}.{alias.name}" if module and not module.endswith(".") else module + alias.name
                         imports[alias.asname or alias.name] = target
@@ -290,7 +300,7 @@ class ModuleNames:
                     pending.extend(ast.iter_child_nodes(node))
         imports_only = {name: target for name, target in imports.items() if name not in assigned | other}
         return cls(imports_only, frozenset(assigned - other - imports.keys()),
-                   frozenset(other | (assigned & imports.keys())))
+                   frozenset(other | (assigned & imports.keys())), star_import)
 
     def __hash__(self) -> int:
         return id(self)

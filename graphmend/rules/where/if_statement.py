@@ -150,7 +150,7 @@ def _linear(ctx: Context, *arms: Arm) -> bool:
 
 def check_arm(ctx: Context, body: Sequence[cst.CSTNode], *, returns: bool) -> None:
     """Raise Declined unless ``body`` may run when its arm is not taken."""
-    reason = ctx.facts.constant_operand(body)
+    reason = ctx.facts.undefined_name(body) or ctx.facts.constant_operand(body)
     if reason:
         raise Declined(reason)
     for statement in body:
