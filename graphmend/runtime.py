@@ -264,13 +264,7 @@ def deferred_call(function: str, module: str, *args, gate=None, keep_grad=True, 
     arguments ``named`` lists (positions, keywords) are given as dotted
     names of module globals (a warning class), resolved when the call is
     made: Dynamo replays a name, not a class."""
-    if named:
-        positions = frozenset(p if isinstance(p, int) else len(args) + list(kwargs).index(p) for p in named)
-        if not compiling():
-            args = tuple(resolve(module, a) if i in positions else a for i, a in enumerate(args))
-            kwargs = {k: resolve(module, v) if k in named else v for k, v in kwargs.items()}
-    else:
-        positions = frozenset()
+    positions = frozenset(p if isinstance(p, int) else len(args) + list(kwargs).index(p) for p in named)
     if compiling():
         # Given an argument Dynamo cannot replay (an object, a class), an
         # ungated helper is called in place, as the original was: Dynamo
@@ -283,6 +277,7 @@ def deferred_call(function: str, module: str, *args, gate=None, keep_grad=True, 
             names = tuple(kwargs)
             _replay_call(gate, module, function, len(names), *names, *tokens)
             return
+    if named:
         args = tuple(resolve(module, a) if i in positions else a for i, a in enumerate(args))
         kwargs = {k: resolve(module, v) if k in named else v for k, v in kwargs.items()}
     if _open(gate):

@@ -138,6 +138,20 @@ def name_uses(node: cst.CSTNode) -> _NameUses:
     return uses
 
 
+def dotted_name(node: cst.CSTNode) -> str | None:
+    """``a.b.c`` for a name or a chain of attributes of a name; None for
+    anything else (``f(x).any`` is no dotted name, whatever libcst's
+    ``get_full_name_for_node`` makes of it)."""
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
 def read_names(node: cst.CSTNode) -> set[str]:
     return {name.value for name in name_uses(node).loads}
 

@@ -105,12 +105,13 @@ def constant_operand(statements, qualified_name: QualifiedName, constants: froze
             if not isinstance(node, cst.Call):
                 continue
             qualified = qualified_name(node.func)
-            function = api.torch_function(qualified)
-            if function is not None and qualified.rpartition(".")[0] in _OPERATION_NAMESPACES:
-                if function in _NOT_TENSOR_FIRST:
+            operation = _torch_operation(qualified)
+            if operation is not None:
+                if operation in _NOT_TENSOR_FIRST:
                     continue
                 operand = next((a.value for a in node.args if a.keyword is None and not a.star), None)
-            elif function is None and isinstance(node.func, cst.Attribute) and node.func.attr.value in api.PURE_METHODS:
+            elif api.torch_function(qualified) is None and isinstance(node.func, cst.Attribute) and \
+                    node.func.attr.value in api.PURE_METHODS:
                 operand = node.func.value
             else:
                 continue
@@ -184,6 +185,13 @@ _VIEW_METHODS = api._names(
 #: ``torch.cond``...) a function may hand back what a callback returned.
 _OPERATION_NAMESPACES = ("torch", "torch.nn.functional", "torch.linalg", "torch.special", "torch.fft")
 _HIGHER_ORDER = api._names("cond while_loop map vmap compile checkpoint")
+
+
+def _torch_operation(qualified: str | None) -> str | None:
+    """``"log"`` for ``torch.log``, ``"relu"`` for ``torch.nn.functional.relu``:
+    the name of a function in one of torch's operation namespaces; else None."""
+    function = api.torch_function(qualified)
+    return function if function is not None and qualified.rpartition(".")[0] in _OPERATION_NAMESPACES else None
 
 
 def in_place_updates(code: cst.FunctionDef | list[cst.CSTNode], function: cst.FunctionDef | None = None
@@ -280,11 +288,8 @@ def alias_sources(value: cst.BaseExpression, qualified_name: QualifiedName | Non
             return go(value.func.value) | written
         if method in api.PURE_METHODS:
             return written
-        qualified = qualified_name(value.func) if qualified_name else None
-        function = api.torch_function(qualified)
-        if qualified and qualified.rpartition(".")[0] in _OPERATION_NAMESPACES and not function.endswith("_") and (
-            function not in _VIEW_METHODS | _HIGHER_ORDER
-        ):
+        operation = _torch_operation(qualified_name(value.func)) if qualified_name else None
+        if operation is not None and not operation.endswith("_") and operation not in _VIEW_METHODS | _HIGHER_ORDER:
             return written  # torch's operations make new tensors, but for views
         if isinstance(value.func, cst.Name) and value.func.value in api.PURE_BUILTINS:
             return set()

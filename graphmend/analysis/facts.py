@@ -25,6 +25,7 @@ from libcst.metadata import ByteSpanPositionProvider, MetadataWrapper
 
 from graphmend.analysis import api
 from graphmend.analysis.bindings import (
+    dotted_name,
     iter_children,
     DefiniteAssignment,
     name_uses,
@@ -50,20 +51,6 @@ from graphmend.analysis.tensorness import Tensorness, classify, is_bool_scalar, 
 
 
 _BUILTINS = frozenset(dir(builtins))
-
-
-def dotted_name(node: cst.CSTNode) -> str | None:
-    """``a.b.c`` for a name or a chain of attributes of a name; None for
-    anything else (``f(x).any`` is no dotted name, whatever libcst's
-    ``get_full_name_for_node`` makes of it)."""
-    parts = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
-        node = node.value
-    if not isinstance(node, cst.Name):
-        return None
-    parts.append(node.value)
-    return ".".join(reversed(parts))
 
 
 class Metadata:
@@ -304,13 +291,11 @@ class FunctionFacts:
         imports, comprehension and loop targets, lambda parameters, ``as``."""
         bound: set[str] = set()
         for node in walk(self.function):
-            if isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
-                for alias in node.names:
-                    name = alias.asname.name if alias.asname else alias.name
-                    bound.update(read_names(name) if not isinstance(name, cst.Attribute) else {dotted_name(name).split(".")[0]})
+            if isinstance(node, cst.ImportAlias) and node.asname is None:  # ``import a.b`` binds ``a``
+                bound.add(dotted_name(node.name).partition(".")[0])
             elif isinstance(node, (cst.CompFor, cst.For)):
                 bound.update(read_names(node.target))
-            elif isinstance(node, cst.AsName):
+            elif isinstance(node, cst.AsName):  # ``import a as b``, ``with``, ``except``
                 bound.update(read_names(node.name))
             elif isinstance(node, cst.Param):
                 bound.add(node.name.value)

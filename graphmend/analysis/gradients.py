@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 import libcst as cst
 
 from graphmend.analysis import api
-from graphmend.analysis.bindings import iter_children, target_names_of
+from graphmend.analysis.bindings import dotted_name, iter_children, target_names_of
 
 QualifiedName = Callable[[cst.CSTNode], "str | None"]
 
@@ -54,14 +54,9 @@ _TWO_OPERANDS = api._names("maximum minimum matmul mm bmm add sub mul div")
 
 
 def _chain(node: cst.CSTNode) -> str | None:
-    parts = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
-        node = node.value
-    if not isinstance(node, cst.Name) or node.value in _CONSTANTS:
-        return None
-    parts.append(node.value)
-    return ".".join(reversed(parts))
+    """:func:`dotted_name`, but not of ``True``, ``False`` or ``None``."""
+    chain = dotted_name(node)
+    return None if chain in _CONSTANTS else chain
 
 
 def read_chains(node: cst.CSTNode) -> set[str]:
