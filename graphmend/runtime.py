@@ -500,7 +500,7 @@ def _combine(left, right, operation):
     return operation(torch.as_tensor(sides[0]), torch.as_tensor(sides[1]))
 
 
-def where(condition, if_true, if_false, grad: bool = False, one_sided=()):
+def where(condition, if_true, if_false, grad: bool = False, one_sided=(), truth: bool = False):
     """``if_true if condition else if_false``, computed as ``torch.where``.
 
     Applied leaf by leaf to equal pytrees when ``condition`` is a
@@ -514,12 +514,16 @@ def where(condition, if_true, if_false, grad: bool = False, one_sided=()):
     ``one_sided`` (the values just one arm's result may depend on, see
     :mod:`graphmend.analysis.gradients`) requires grad, since the merged
     value passes a zero gradient to them where the original passes none
-    (``None``).  Where it does not apply, the
-    original Python choice runs, ``bool(condition)`` included, with its
-    graph break (named with the reason) and its error for a multi-element
-    tensor.
+    (``None``).  With ``truth`` the code reads the value only for its
+    truth (the rule proved it), so a Python bool and a one-element tensor
+    both become 0-dim bool tensors of the same truth and merge.  Where it
+    does not apply, the original Python choice runs, ``bool(condition)``
+    included, with its graph break (named with the reason) and its error
+    for a multi-element tensor.
     """
     predicate = _scalar_predicate(condition)
+    if truth and predicate is not None:
+        if_true, if_false = _truth_value(if_true, predicate), _truth_value(if_false, predicate)
     problem = ("the test is not a one-element tensor" if predicate is None
                else _merge_problem(if_true, if_false, grad, one_sided))
     if problem is not None:
@@ -599,6 +603,15 @@ def _loop_problem(cond_fn, body_fn, carried: tuple) -> str | None:
     ):
         return "the loop's values change shape or dtype"
     return None
+
+
+def _truth_value(value, like: torch.Tensor):
+    """``value`` as a 0-dim bool tensor on ``like``'s device when its truth
+    is one bool or one tensor element; else ``value`` unchanged."""
+    if type(value) is bool:
+        return torch.tensor(value, device=like.device)
+    predicate = _scalar_predicate(value)
+    return value if predicate is None else predicate
 
 
 def _scalar_predicate(condition):

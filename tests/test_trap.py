@@ -232,6 +232,34 @@ def test_guard_before_an_update_of_a_fresh_view_is_deferred(tmp_path):
     assert [s.what for s in result.sites] == ["raise guard -> deferred check"]
 
 
+
+def test_right_operand_with_literal_indices_is_deferred(tmp_path):
+    """torchdiffeq's grid check: ``t[-1]`` in the right operand of ``or``
+    can only fail while Dynamo traces, so the guard is deferred, one graph."""
+    source = (Path(__file__).parent / "fixtures" / "trap" / "or_with_literal_indices.in.py").read_text()
+    grid, t = torch.tensor([0.0, 0.5, 1.0]), torch.tensor([0.0, 1.0])
+    result = check_equivalent(
+        source, "integrate",
+        [(grid, t, GOOD), (grid + 1, t, GOOD), (grid * 2, t, GOOD), (grid, t[:1], GOOD)],
+        tmp_path, rules=["trap"],
+    )
+    assert [s.what for s in result.sites] == ["raise guard -> deferred check"]
+
+
+def test_right_operand_index_out_of_range_is_left_to_python(tmp_path):
+    # ``y[2]`` of a 2-element ``y`` raises while traced: the left side
+    # decides as in Python (no error when it is False), at the cost of the break.
+    source = """
+def f(x, y):
+    if (x < 0).any() and y[2] > 0:
+        raise ValueError("negative input")
+    return x + 1
+"""
+    pair, triple = torch.tensor([1.0, 2.0]), torch.tensor([1.0, 2.0, 3.0])
+    check_equivalent(source, "f", [(GOOD, pair), (NEGATIVE, pair)], tmp_path, rules=["trap"], graphs=None)
+    check_equivalent(source, "f", [(GOOD, triple), (NEGATIVE, triple)], tmp_path, rules=["trap"])
+
+
 ALIAS_CASES = {
     # (statements, name, may share a tensor with a parameter)
     "torch_operation": ("b = torch.exp(a)", "b", False),

@@ -629,3 +629,25 @@ def f(x, y):
     values = [torch.tensor([2.0, 0.0]), torch.tensor([-1.0, 0.5]), torch.tensor([0.5, -3.0])]
     result = check_equivalent(source, "f", [(a, b) for a in values for b in values], tmp_path)
     assert "_graphmend.or_(torch.any(x > 1), lambda y=y: y.sum() > 0)" in result.code, result.code
+
+
+def test_bool_flag_read_for_its_truth_merges_in_one_graph(tmp_path):
+    """torchdiffeq's ``accept_step = False`` in a tensor arm: the function
+    only tests the flag, so it is merged as a 0-dim bool tensor, and with
+    the final ``if`` (diagnosed, so transformed) the step is one graph."""
+    from harness import assert_same_outcome
+
+    source = fixture("bool_flag_read_for_its_truth")
+    every_line = frozenset(range(1, source.count("\n") + 2))
+    result = transform_source(source, rules=["where"], lines=every_line)
+    assert not result.skips, result.skips
+    original, mended = load_module(source, tmp_path, "orig"), load_module(result.code, tmp_path, "mended")
+    limits = (torch.tensor(1.0), torch.tensor(1e-6))
+    for ratio in (torch.tensor(0.5), torch.tensor(2.0), torch.tensor([0.5, 2.0])):
+        for dt in (torch.tensor(0.1), torch.tensor(5.0), torch.tensor(1e-9)):
+            expected = capture(original.step, ratio, dt, *limits)
+            assert_same_outcome(expected, capture(mended.step, ratio, dt, *limits), "eager")
+            outcome, graphs = compiled_outcome(mended.step, ratio, dt, *limits)
+            assert_same_outcome(expected, outcome, "compiled")
+            if ratio.numel() == 1:
+                assert graphs == 1, (ratio, dt)

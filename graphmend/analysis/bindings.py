@@ -19,6 +19,9 @@ import functools
 from collections.abc import Iterator, Sequence
 
 import libcst as cst
+import libcst.matchers as m
+
+from graphmend.analysis import api
 
 
 #: Fields that hold layout, not code (whitespace, parentheses, commas).
@@ -178,6 +181,36 @@ def parameter_names(function: cst.FunctionDef | cst.Lambda) -> frozenset[str]:
 def local_names(function: cst.FunctionDef) -> frozenset[str]:
     """Names the function binds itself (not its parameters)."""
     return frozenset(name_uses(function.body).stores) - parameter_names(function)
+
+
+def truth_only_names(function: cst.FunctionDef) -> frozenset[str]:
+    """Names ``function`` reads only for their truth: every read is the test
+    of an ``if``, ``while``, ``assert`` or conditional expression, or an
+    operand of ``not``, or of ``and``/``or`` in such a place.  Any value with
+    the same truth may stand for theirs.  Empty when the function reads its
+    locals by name (``locals()``, ``eval``)."""
+    tested: set[int] = set()
+
+    def mark(test: cst.BaseExpression) -> None:
+        if isinstance(test, cst.Name):
+            tested.add(id(test))
+        elif m.matches(test, m.UnaryOperation(operator=m.Not())):
+            mark(test.expression)
+        elif isinstance(test, cst.BooleanOperation):
+            mark(test.left)
+            mark(test.right)
+
+    for node in walk(function.body):
+        if isinstance(node, (cst.If, cst.While, cst.IfExp, cst.Assert)):
+            mark(node.test)
+        elif m.matches(node, m.UnaryOperation(operator=m.Not())):
+            mark(node.expression)
+    loads = name_uses(function.body).loads
+    if any(name.value in api.DYNAMIC_SCOPE_CALLS for name in loads):
+        return frozenset()
+    read_otherwise = {name.value for name in loads if id(name) not in tested}
+    bound = set(name_uses(function.body).stores) | parameter_names(function)
+    return frozenset(bound - read_otherwise)
 
 
 def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:

@@ -61,13 +61,20 @@ def call_impurity(call: cst.Call, qualified_name: QualifiedName) -> str | None:
     return f"calls {shown}(), which may have effects"
 
 
-def expression_impurity(expr: cst.CSTNode, qualified_name: QualifiedName) -> str | None:
-    """Why evaluating ``expr`` unconditionally may be observable, or None."""
+def expression_impurity(expr: cst.CSTNode, qualified_name: QualifiedName, *, traced_errors_fall_back: bool = False
+                        ) -> str | None:
+    """Why evaluating ``expr`` unconditionally may be observable, or None.
+
+    ``traced_errors_fall_back``: the caller evaluates ``expr`` in a ``try``
+    that leaves the choice to Python's order when it raises while traced
+    (the lazy right operand of ``and``/``or``), so an index that raises
+    only while tracing does not count (see :func:`_raises_while_tracing`)."""
+    index_is_safe = _raises_while_tracing if traced_errors_fall_back else _cannot_raise
     for node in walk(expr):
         if isinstance(node, cst.Call):
             reason = call_impurity(node, qualified_name)
         elif isinstance(node, cst.Subscript):
-            reason = None if all(map(_cannot_raise, node.slice)) else "indexing may raise IndexError"
+            reason = None if all(map(index_is_safe, node.slice)) else "indexing may raise IndexError"
         elif isinstance(node, cst.Lambda):
             reason = "a lambda with parameters" if _has_params(node) else None
         elif isinstance(node, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
@@ -135,6 +142,15 @@ def _cannot_raise(element: cst.SubscriptElement) -> bool:
     if isinstance(element.slice, cst.Slice):
         return True
     return m.matches(element.slice.value, m.Name("None") | m.Ellipsis())
+
+
+def _raises_while_tracing(element: cst.SubscriptElement) -> bool:
+    """An index that cannot raise, or an integer literal: out of range, it
+    raises while Dynamo traces (a tensor's shape is known then, a symbolic
+    size is guarded, and sizes 0 and 1 are specialised), never inside the
+    compiled graph."""
+    return _cannot_raise(element) or m.matches(
+        element.slice, m.Index(value=m.Integer() | m.UnaryOperation(operator=m.Minus(), expression=m.Integer())))
 
 
 def _has_params(node: cst.Lambda) -> bool:

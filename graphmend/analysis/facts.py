@@ -31,6 +31,7 @@ from graphmend.analysis.bindings import (
     name_uses,
     parameter_names,
     read_names,
+    truth_only_names,
     walk,
     walk_own,
 )
@@ -154,6 +155,12 @@ class FunctionFacts:
         return frozenset(name_uses(self.function.body).stores) - self.parameters - self.declared_global
 
     @functools.cached_property
+    def truth_only(self) -> frozenset[str]:
+        """Variables of the function read only for their truth (see
+        :func:`~graphmend.analysis.bindings.truth_only_names`)."""
+        return truth_only_names(self.function) & (self.locals | self.parameters)
+
+    @functools.cached_property
     def is_generator(self) -> bool:
         return any(isinstance(node, (cst.Yield, cst.Await)) for node in walk_own(self.function.body))
 
@@ -203,9 +210,10 @@ class FunctionFacts:
         return is_bool_scalar(expr, self.qualified_name)
 
     # -- effects ----------------------------------------------------------------
-    def impurity(self, node: cst.CSTNode) -> str | None:
-        """Why evaluating ``node`` when its branch is not taken may be observable."""
-        return expression_impurity(node, self.qualified_name)
+    def impurity(self, node: cst.CSTNode, *, traced_errors_fall_back: bool = False) -> str | None:
+        """Why evaluating ``node`` when its branch is not taken may be observable
+        (see :func:`~graphmend.analysis.effects.expression_impurity`)."""
+        return expression_impurity(node, self.qualified_name, traced_errors_fall_back=traced_errors_fall_back)
 
     def gradient_impurity(self, node: cst.CSTNode) -> str | None:
         """Why a zero gradient through ``node`` might not stay zero."""

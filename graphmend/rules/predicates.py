@@ -11,8 +11,10 @@ a test into one with the same truth value that stays a tensor under
 * ``a and b`` / ``a or b`` -> ``a & b`` / ``a | b`` for provable 0-dim bool
   tensors, else ``_graphmend.and_(a, lambda: b)`` / ``or_``: under
   torch.compile ``b`` is then evaluated even when ``a`` decides, so it must
-  be free of effects; when it raises (``torch.any`` of a Python bool), or
-  eagerly, Python's short-circuit decides.  A left operand
+  be free of effects and of errors that only the compiled graph would
+  raise; when it raises while traced (``torch.any`` of a Python bool, an
+  integer index out of range: ``t[-1]`` of an empty ``t``), or eagerly,
+  Python's short-circuit decides.  A left operand
   that is never a tensor (``x is not None and ...``) keeps Python's
   short-circuit: it calls no ``bool()`` on a tensor;
 * ``bool(t)`` -> ``t``;
@@ -99,11 +101,14 @@ def _lower_boolean(facts: FunctionFacts, original: cst.BooleanOperation, updated
         # calls no bool() on a tensor, and keeps ``t`` unevaluated when ``x`` is None.
         return updated.with_changes(right=right)
     left = lower_test(facts, original.left, updated.left, statement)
-    reason = facts.impurity(original.right)
-    if reason:  # ``and``/``or`` skipped it when the left side decided
+    # ``and``/``or`` skip the right operand when the left side decides; the
+    # thunk below leaves a right operand that raises while traced to Python.
+    reason = facts.impurity(original.right, traced_errors_fall_back=True)
+    if reason:
         raise Declined(f"`{code(original)}`: {reason}")
     is_and = isinstance(original.operator, cst.And)
-    if _proven_bool_scalar(facts, original.left) and _proven_bool_scalar(facts, original.right):
+    if _proven_bool_scalar(facts, original.left) and _proven_bool_scalar(facts, original.right) and \
+            not facts.impurity(original.right):
         operator = cst.BitAnd() if is_and else cst.BitOr()
         lowered = cst.BinaryOperation(_tight(left), operator, _tight(right))
     else:

@@ -72,8 +72,12 @@ Safety
     * A name bound in one arm only must be bound before the ``if``; a name
       read later must be merged (liveness), a name no code reads again is
       not.  Merges whose value is a Python constant in an arm are declined
-      (``torch.where`` cannot select non-tensors).  When an arm always
-      raises, the other arm's values are taken as they are.
+      (``torch.where`` cannot select non-tensors), but for ``True`` or
+      ``False`` bound to a name the function reads only for its truth
+      (every read a test: ``accept = False`` ... ``if accept:``): merged
+      with ``truth=True``, a Python bool and a one-element tensor become
+      0-dim bool tensors of the same truth.  When an arm always raises, the
+      other arm's values are taken as they are.
     * ``_graphmend.where`` selects with ``torch.where`` only when the test
       is a one-element tensor and both values have the same dtype, shape,
       device and layout (so no promotion or broadcast can change a bit);

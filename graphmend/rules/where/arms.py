@@ -56,6 +56,7 @@ REGISTER_BUFFER = m.Expr(
     m.Call(func=m.Attribute(value=m.Name(), attr=m.Name("register_buffer")),
            args=[m.Arg(m.SimpleString(), keyword=None), m.Arg(keyword=None), m.ZeroOrMore()])
 )
+_BOOL_LITERAL = m.Name("True") | m.Name("False")
 _LAZY_INIT_TEST = m.UnaryOperation(
     operator=m.Not(), expression=m.Call(func=m.Name("hasattr"), args=[m.Arg(m.Name()), m.Arg(m.SimpleString())])
 )
@@ -391,7 +392,7 @@ def predicated(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Ar
                 cst.Name(renamed_attributes[(obj, attr)]) if (obj, attr) in renamed_attributes
                 else cst.Attribute(cst.Name(obj), cst.Name(attr))
             )
-    _check_not_constant(ctx, arms, live)
+    truth_values = _check_not_constant(ctx, arms, live)
     then, otherwise = arms
     then_raises, else_raises = raising
 
@@ -401,6 +402,8 @@ def predicated(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Ar
         if else_raises:
             return a
         args = [cond, a, b]
+        if target in truth_values:  # merged as 0-dim bool tensors: no gradient to mind
+            return runtime_call("where", [*args, keyword("truth", cst.Name("True"))])
         sources = _gradient_sources(facts, original, arms, target) if grad else None
         if sources is not None:
             args.append(keyword("grad", cst.Name("True")))
@@ -450,13 +453,23 @@ def _has_raise(body: Sequence[cst.CSTNode]) -> bool:
     return any(isinstance(node, cst.Raise) for statement in body for node in walk(statement))
 
 
-def _check_not_constant(ctx: Context, arms: Sequence[Arm], live: set[str]) -> None:
-    """A live name bound to a Python constant cannot be selected by torch.where."""
+def _check_not_constant(ctx: Context, arms: Sequence[Arm], live: set[str]) -> set[str]:
+    """A live name bound to a Python constant cannot be selected by
+    torch.where, but for ``True``/``False`` bound to a name the function
+    reads only for its truth (``accept = False`` before ``if accept:``):
+    those names are returned, to be merged as truth values."""
+    truth_values = set()
     for arm in arms:
         for statement in arm.original:
             for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
                 if isinstance(small, cst.Assign) and ctx.facts.is_static(small.value):
                     for target in assigned_targets(small):
-                        if isinstance(target, cst.Name) and target.value in live:
+                        if not (isinstance(target, cst.Name) and target.value in live):
+                            continue
+                        if not m.matches(small.value, _BOOL_LITERAL):
                             raise Declined(f"`{target.value}` is not a tensor")
+                        if target.value not in ctx.facts.truth_only:
+                            raise Declined(f"`{target.value}` is a bool the function reads for more than its truth")
+                        truth_values.add(target.value)
+    return truth_values
 
