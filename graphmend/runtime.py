@@ -430,6 +430,19 @@ def _replay_assert(gate, test, module: str, called: bool, *tokens) -> None:
 _EXACT_EQUALITY_TYPES = (int, bool, str, type(None), torch.dtype, torch.device)
 
 
+def checked_in_python(test):
+    """The test of an ``assert`` that stays in the code behind a rewritten
+    site: ``test`` itself, but under torch.compile a tensor ends the graph
+    here and ``bool(test)`` runs in Python.  Dynamo would compile ``assert
+    tensor`` into an assertion inside the graph, which fails (with a
+    RuntimeError) before the graph's Python effects and deferred messages
+    happen; the break a rewrite removed before the assert used to flush them."""
+    if isinstance(test, torch.Tensor) and compiling():
+        _fall_back("an assert that follows a rewritten site is checked in Python, after the effects before it")
+        return bool(test)
+    return test
+
+
 def is_tensor(value: object) -> bool:
     """Whether the predicated form applies: a tensor test under
     torch.compile (Dynamo folds this to a constant).  Eager code keeps the

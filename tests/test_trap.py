@@ -260,6 +260,50 @@ def f(x, y):
     check_equivalent(source, "f", [(GOOD, triple), (NEGATIVE, triple)], tmp_path, rules=["trap"])
 
 
+
+def test_assert_behind_a_deferred_guard_is_checked_after_it(tmp_path):
+    """Dynamo compiles ``assert tensor`` into an assertion inside the graph,
+    which would fail (RuntimeError) before the deferred guard above it
+    raises; checked in Python, the assert lets the guard's ValueError come
+    first, as eagerly."""
+    source = (Path(__file__).parent / "fixtures" / "trap" / "assert_behind_a_deferred_guard.in.py").read_text()
+    table, bad_table = torch.tensor([1.0, 2.0, 3.0]), torch.tensor([1.0, -2.0, 3.0])
+    ids, bad_ids = torch.tensor([0, 2]), torch.tensor([0, 5])
+    arg_sets = [(table, ids), (bad_table, ids), (bad_table, bad_ids)]
+    check_equivalent(source, "lookup", arg_sets, tmp_path, rules=["trap"], graphs=None)
+    # The assert alone failing: Dynamo's RuntimeError, as for the original.
+    original, mended, _ = mend_source(source, tmp_path, rules=["trap"])
+    assert_same_outcome(compiled_outcome(original.lookup, table, bad_ids)[0],
+                        compiled_outcome(mended.lookup, table, bad_ids)[0], "compiled")
+
+
+def test_undiagnosed_assert_behind_a_deferred_print_is_deferred(tmp_path):
+    """Dynamo breaks at the print, not at the assert (compiled as an
+    assertion inside the graph), so a diagnosis names the print's line
+    only.  With the print deferred, the assert must be deferred too, or it
+    would fail inside the graph before the print is replayed."""
+    from graphmend.pipeline import transform_source
+    from harness import load_module
+
+    source = """
+import torch
+
+
+def f(x):
+    print("checking", x.shape)
+    assert torch.isfinite(x).all()
+    return x * 2
+"""
+    result = transform_source(source, lines=frozenset({6}))
+    assert [site.what for site in result.sites] == ["print -> deferred", "assert -> deferred check"]
+    original, mended = load_module(source, tmp_path, "orig"), load_module(result.code, tmp_path, "mended")
+    for x in (GOOD, torch.tensor([1.0, float("inf")])):
+        expected = capture(original.f, x)
+        outcome, graphs = compiled_outcome(mended.f, x)
+        assert_same_outcome(expected, outcome, "compiled")
+        assert graphs == 1
+
+
 ALIAS_CASES = {
     # (statements, name, may share a tensor with a parameter)
     "torch_operation": ("b = torch.exp(a)", "b", False),

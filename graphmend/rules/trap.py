@@ -64,10 +64,19 @@ Safety
       index (subscript, ``gather``, ``embedding``-like calls) after it: an
       out-of-range index would fail inside the graph before the check could
       raise.
+    * An ``assert`` on a tensor that no diagnosis names still matters:
+      Dynamo compiles it into an assertion inside the graph, which fails
+      (RuntimeError) before the graph's deferred messages and checks and
+      its Python effects happen.  Behind a site this pass rewrote in the
+      same function (the break there used to flush them), the assert is
+      deferred, or, when it cannot be, its test becomes
+      ``_graphmend.checked_in_python(T)``: the graph ends at the assert.
     * Not guaranteed (not visible in the function): effects of functions it
       calls after the guard (e.g. BatchNorm's running statistics in
-      training), code of callers compiled into the same graph, and errors
-      raised inside the graph by other operations on the rejected input.
+      training), code of callers compiled into the same graph, errors
+      raised inside the graph by other operations on the rejected input,
+      and an in-graph assert behind a rewrite in a function it calls or
+      later in an enclosing loop's body (an earlier iteration).
 """
 
 from __future__ import annotations
@@ -124,15 +133,26 @@ def convert_guard(ctx: Context, original: cst.If, updated: cst.If) -> cst.If:
 
 
 def convert_assert(ctx: Context, original: cst.Assert, updated: cst.Assert) -> cst.Assert:
-    """``assert T, msg`` on a tensor -> ``assert deferred_assert(T, ...), msg``."""
+    """``assert T, msg`` on a tensor -> ``assert deferred_assert(T, ...), msg``.
+
+    Dynamo compiles an ``assert`` on a tensor into an assertion inside the
+    graph (no break): failing, it raises before the graph's Python effects
+    and deferred messages happen.  Behind a site this pass rewrote (whose
+    break used to flush them), the assert is therefore deferred even when
+    no diagnosis named it, or, when it cannot be, checked in Python
+    (``checked_in_python``: the break moves to the assert)."""
     facts = ctx.facts
     if (
         facts is None
-        or is_runtime_call(updated.test, "deferred_assert")
-        or not ctx.wanted(original, "trap")
-        or test_kind(facts, original.test) is not Tensorness.TENSOR and ctx.options.lines is None
+        or is_runtime_call(updated.test, "deferred_assert", "checked_in_python")
+        or not ctx.enabled("trap")
         or test_kind(facts, original.test) is Tensorness.STATIC
     ):
+        return updated
+    behind_a_rewrite = any(ctx.line(facts.function) <= site.lineno < ctx.line(original) for site in ctx.sites)
+    wanted = ctx.wanted(original, "trap") and (
+        test_kind(facts, original.test) is Tensorness.TENSOR or ctx.options.lines is not None)
+    if not (wanted or behind_a_rewrite):
         return updated
     try:
         check_placement(ctx, original, [*ctx.ancestors])
@@ -141,8 +161,12 @@ def convert_assert(ctx: Context, original: cst.Assert, updated: cst.Assert) -> c
         if original.msg is not None:
             args.append(cst.Arg(message_thunk(facts, [cst.Arg(original.msg)], original)))
     except Declined as reason:
-        ctx.skip(original, "trap", str(reason))
-        return updated
+        if not behind_a_rewrite:
+            ctx.skip(original, "trap", str(reason))
+            return updated
+        ctx.skip(original, "trap", f"{reason}; after a rewritten site, the assert is checked in Python "
+                                   "(a graph break), after the effects, messages and checks before it")
+        return updated.with_changes(test=runtime_call("checked_in_python", [updated.test]))
     ctx.record(original, "trap", "assert -> deferred check")
     return updated.with_changes(test=runtime_call("deferred_assert", args))
 
