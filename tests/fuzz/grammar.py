@@ -9,7 +9,9 @@ from everything the rules touch -- data-dependent ``if``/``elif``/``else``
 ``warnings.warn`` with tensor arguments and f-strings, guards that raise,
 ``.item()`` and ``float()`` predicates, a library's message helper given
 tensors, shapes, a class or an object, reduction axes from
-``torch.arange(...).tolist()`` -- and everything that must stop
+``torch.arange(...).tolist()``, flags reset in tensor arms and tested
+after, integer indices (some out of range) right of ``or`` -- and
+everything that must stop
 them: in-place updates, aliases, list appends, attribute stores, static
 Python tests and values of other shapes or dtypes.
 
@@ -159,7 +161,7 @@ def predicate(draw, names: tuple[str, ...]) -> str:
     scalar = draw(st.sampled_from(_SCALAR)).format(a=a)
     compare = draw(st.sampled_from(_COMPARE))
     kind = draw(st.sampled_from(("tensor", "tensor", "tensor", "any", "item", "float", "static", "and", "not",
-                                 "function_form", "or_any", "bool")))
+                                 "function_form", "or_any", "bool", "or_index")))
     if kind == "any":
         return f"({a} {compare}).{draw(st.sampled_from(('any', 'all')))}()"
     if kind == "function_form":
@@ -171,6 +173,9 @@ def predicate(draw, names: tuple[str, ...]) -> str:
         return f"torch.any({a} {compare}) or torch.any({other} > 1)"
     if kind == "bool":
         return f"bool({scalar} {compare})"
+    if kind == "or_index":  # an integer index in the right operand; 5 is out of range
+        other, index = draw(st.sampled_from(names)), draw(st.sampled_from(("0", "-1", "3", "5")))
+        return f"{scalar} {compare} or {other}[{index}] > 0"
     if kind == "item":
         return f"{scalar}.item() {compare}"
     if kind == "float":
@@ -252,6 +257,25 @@ def loop(draw, scope: "_Scope") -> tuple[Stmt, ...]:
 
 
 @st.composite
+def flag(draw, scope: "_Scope") -> tuple[Stmt, ...]:
+    """A flag set from a test, reset in tensor arms, and only tested after
+    (torchdiffeq's ``accept_step``); not a tensor name for expressions."""
+    names = scope.names()
+    name = scope.new_flag()
+    resets = tuple(
+        Stmt(f"if {draw(predicate(names))}:", body=(Stmt(f"{name} = {draw(st.sampled_from(('False', 'True')))}"),))
+        for _ in range(draw(st.integers(1, 2)))
+    )
+    test = draw(st.sampled_from((name, f"not {name}", f"{name} and {draw(predicate(names))}")))
+    outer = list(scope.locals)
+    body = draw(statements(scope, 1, 3))
+    scope.locals[:] = outer
+    orelse = draw(st.one_of(st.just(()), statements(scope, 1, 3)))
+    scope.locals[:] = outer
+    return (Stmt(f"{name} = {draw(predicate(names))}"), *resets, Stmt(f"if {test}:", body=body, orelse=orelse))
+
+
+@st.composite
 def mutation(draw, names: tuple[str, ...], locals_: tuple[str, ...]) -> Stmt:
     """In-place updates (of locals and, through aliases, inputs), appends,
     attribute stores."""
@@ -272,6 +296,7 @@ class _Scope:
 
     def __init__(self) -> None:
         self.locals: list[str] = []
+        self.flags = 0
 
     def names(self) -> tuple[str, ...]:
         return (*INPUTS, *self.locals)
@@ -281,6 +306,10 @@ class _Scope:
         self.locals.append(name)
         return name
 
+    def new_flag(self) -> str:
+        self.flags += 1
+        return f"flag{self.flags - 1}"
+
 
 @st.composite
 def statements(draw, scope: _Scope, depth: int, size: int) -> tuple[Stmt, ...]:
@@ -288,6 +317,9 @@ def statements(draw, scope: _Scope, depth: int, size: int) -> tuple[Stmt, ...]:
     for _ in range(draw(st.integers(1, size))):
         if depth == 0 and draw(st.integers(0, 9)) == 0:
             body.extend(draw(loop(scope)))
+            continue
+        if depth == 0 and draw(st.integers(0, 9)) == 0:
+            body.extend(draw(flag(scope)))
             continue
         body.append(draw(statement(scope, depth)))
         if body[-1].text.startswith(("return", "raise")):
