@@ -651,3 +651,29 @@ def test_bool_flag_read_for_its_truth_merges_in_one_graph(tmp_path):
             assert_same_outcome(expected, outcome, "compiled")
             if ratio.numel() == 1:
                 assert graphs == 1, (ratio, dt)
+
+
+TRUTH_CASES = {
+    # (function body, is `flag` read only for its truth)
+    "if_test": ("flag = False\nif flag:\n    pass", True),
+    "while_and_assert": ("while flag and x:\n    flag = False\nassert not flag", True),
+    "conditional_expression": ("y = 1 if not (flag or x) else 2", True),
+    "returned": ("return flag", False),
+    "and_as_value": ("y = flag and x", False),
+    "stored": ("ns.flag = flag", False),
+    "argument": ("print(flag)", False),
+    "augmented": ("flag += 1", False),
+    "read_by_locals": ("if flag:\n    pass\nprint(locals())", False),
+    "nested_function_reads_it": ("def g():\n    return flag\nif flag:\n    pass", False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRUTH_CASES))
+def test_which_names_are_read_only_for_their_truth(name):
+    import libcst as cst
+
+    from graphmend.analysis.bindings import truth_only_names
+
+    body, expected = TRUTH_CASES[name]
+    function = cst.parse_module("def f(x, ns, flag):\n" + textwrap.indent(body, "    ") + "\n").body[0]
+    assert ("flag" in truth_only_names(function)) is expected
