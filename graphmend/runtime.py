@@ -649,7 +649,9 @@ def _merge_problem(if_true, if_false, grad: bool, one_sided=()) -> str | None:
             if a.dtype != b.dtype:
                 return f"the branches give tensors of different dtypes ({a.dtype}, {b.dtype})"
             if a.shape != b.shape:
-                return f"the branches give tensors of different shapes ({tuple(a.shape)}, {tuple(b.shape)})"
+                # Ranks, not sizes: a size may be symbolic (dynamic shapes), and
+                # graph_break's message must be a constant while traced.
+                return f"the branches give tensors of different shapes (of {a.dim()} and {b.dim()} dimensions)"
             if a.device != b.device or a.layout != torch.strided or b.layout != torch.strided or a.is_quantized:
                 return "the branches give tensors on different devices or layouts"
             if under_autograd and (a.requires_grad or b.requires_grad):

@@ -681,3 +681,28 @@ def test_which_names_are_read_only_for_their_truth(name):
     body, expected = TRUTH_CASES[name]
     function = cst.parse_module("def f(x, ns, flag):\n" + textwrap.indent(body, "    ") + "\n").body[0]
     assert ("flag" in truth_only_names(function)) is expected
+
+
+def test_fallback_under_dynamic_shapes(tmp_path):
+    """Found by the 10,000-program run: arms of different shapes fall back
+    with a graph break whose message named the shapes; with dynamic shapes
+    a size is symbolic, the message is no constant, and Dynamo failed with
+    an internal error.  The message names the ranks."""
+    from harness import assert_same_outcome
+
+    source = """
+import torch
+
+
+def f(x, y):
+    v = y.sum() if x[0] < 0 else x - 1.5
+    return v
+"""
+    result = transform_source(source, lines=frozenset({6}))
+    original, mended = load_module(source, tmp_path, "orig"), load_module(result.code, tmp_path, "mended")
+    torch._dynamo.reset()
+    compiled = torch.compile(mended.f, backend="eager", dynamic=True)
+    for n in (4, 5):
+        for sign in (1.0, -1.0):
+            x, y = torch.arange(n, dtype=torch.float32) * sign - 0.5 * sign, torch.ones(n)
+            assert_same_outcome(capture(original.f, x, y), capture(compiled, x, y), "compiled")
