@@ -205,11 +205,11 @@ def truth_only_names(function: cst.FunctionDef) -> frozenset[str]:
             mark(node.test)
         elif m.matches(node, m.UnaryOperation(operator=m.Not())):
             mark(node.expression)
-    loads = name_uses(function.body).loads
-    if any(name.value in api.DYNAMIC_SCOPE_CALLS for name in loads):
+    uses = name_uses(function.body)
+    if any(name.value in api.DYNAMIC_SCOPE_CALLS for name in uses.loads):
         return frozenset()
-    read_otherwise = {name.value for name in loads if id(name) not in tested}
-    bound = set(name_uses(function.body).stores) | parameter_names(function)
+    read_otherwise = {name.value for name in uses.loads if id(name) not in tested}
+    bound = set(uses.stores) | parameter_names(function)
     return frozenset(bound - read_otherwise)
 
 

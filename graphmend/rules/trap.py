@@ -142,16 +142,13 @@ def convert_assert(ctx: Context, original: cst.Assert, updated: cst.Assert) -> c
     no diagnosis named it, or, when it cannot be, checked in Python
     (``checked_in_python``: the break moves to the assert)."""
     facts = ctx.facts
-    if (
-        facts is None
-        or is_runtime_call(updated.test, "deferred_assert", "checked_in_python")
-        or not ctx.enabled("trap")
-        or test_kind(facts, original.test) is Tensorness.STATIC
-    ):
+    if facts is None or is_runtime_call(updated.test, "deferred_assert", "checked_in_python") or not ctx.enabled("trap"):
+        return updated
+    kind = test_kind(facts, original.test)
+    if kind is Tensorness.STATIC:
         return updated
     behind_a_rewrite = any(ctx.line(facts.function) <= site.lineno < ctx.line(original) for site in ctx.sites)
-    wanted = ctx.wanted(original, "trap") and (
-        test_kind(facts, original.test) is Tensorness.TENSOR or ctx.options.lines is not None)
+    wanted = ctx.wanted(original, "trap") and (kind is Tensorness.TENSOR or ctx.options.lines is not None)
     if not (wanted or behind_a_rewrite):
         return updated
     try:
