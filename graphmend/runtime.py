@@ -562,20 +562,46 @@ def select(condition, if_true, if_false, grad: bool = False, one_sided=tuple):
     """``if_true() if condition else if_false()`` (a conditional expression).
 
     With a tensor ``condition`` under torch.compile both thunks run (the
-    rule proved them free of effects) and :func:`where` merges them;
-    otherwise only the chosen one runs.  A thunk that raises (the branch
-    not taken may fail: ``v.clone()`` of a ``None``) makes the original
-    choice, so the error is raised only if its branch is taken.
+    rule proved them free of effects, see :func:`both_arms`) and
+    :func:`where` merges them; otherwise only the chosen one runs.
     ``one_sided`` is a thunk of :func:`where`'s ``one_sided`` values.
     """
-    if is_tensor(condition):
-        try:
-            values = if_true(), if_false()
-        except Exception as error:
-            _fall_back(f"a branch fails when not taken ({type(error).__name__})")
-            return if_true() if condition else if_false()
-        return where(condition, *values, grad=grad, one_sided=one_sided() if grad else ())
-    return if_true() if condition else if_false()
+    values = both_arms(condition, lambda: (if_true(),), lambda: (if_false(),))
+    if values is None:
+        return if_true() if condition else if_false()
+    return where(condition, *values, grad=grad, one_sided=one_sided() if grad else ())
+
+
+def both_arms(condition, if_true, if_false):
+    """The values of both arms of a rewritten ``if`` (each a thunk giving a
+    tuple), concatenated, for :func:`where` to merge; None where the
+    original ``if`` must run instead: eagerly, for a test that is not a
+    one-element tensor under torch.compile, and when an arm raises.
+
+    An arm that is not taken may fail (``v.clone()`` of a ``None``, a
+    shape error): its error must not be raised.  Dynamo either traces the
+    ``except`` (then the graph breaks here, with the reason) or breaks at
+    this call and runs it eagerly, where it gives None at once; so does a
+    graph break anywhere inside an arm.  Either way the original ``if``
+    runs next, with its own break, and raises only what the original
+    raised: the arms are whole functions, so no half of the predicated form
+    is ever left to run eagerly after a break inside it.
+    """
+    if not is_tensor(condition):
+        return None
+    if _scalar_predicate(condition) is None:
+        _fall_back("the test is not a one-element tensor")
+        return None
+    try:
+        return (*if_true(), *if_false())
+    except Exception as error:
+        _fall_back(f"a branch fails when not taken ({type(error).__name__})")
+        return None
+
+
+def empty_arm() -> tuple:
+    """The arm of an ``if`` that has none (an else-less ``if``): no values."""
+    return ()
 
 
 def while_loop(cond_fn, body_fn, carried):

@@ -62,6 +62,18 @@ def capture(
     handler = _RecordingHandler(logs_from)
     root = logging.getLogger()
     root.addHandler(handler)
+    # Torch's own log lines on stderr are Dynamo's diagnostics of the
+    # compilation, some printed once per process (torch 2.15's "Graph break
+    # from `Tensor.item()`" warning), so whichever arm compiles first shows
+    # them: they are not the program's output.
+    torch_handlers = [
+        (h, h.level)
+        for name, logger in list(logging.root.manager.loggerDict.items())
+        if (name == "torch" or name.startswith("torch.")) and isinstance(logger, logging.Logger)
+        for h in logger.handlers
+    ]
+    for torch_handler, _ in torch_handlers:
+        torch_handler.setLevel(logging.ERROR)
     out, err = io.StringIO(), io.StringIO()
     try:
         with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stdout(
@@ -74,6 +86,8 @@ def capture(
                 outcome.error = (type(exc), str(exc))
     finally:
         root.removeHandler(handler)
+        for torch_handler, level in torch_handlers:
+            torch_handler.setLevel(level)
     outcome.stdout, outcome.stderr = out.getvalue(), err.getvalue()
     outcome.logs = handler.records
     outcome.warnings = [(w.category, str(w.message)) for w in caught if torch_warnings or not _torch_warning(w)]

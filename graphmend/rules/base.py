@@ -12,10 +12,11 @@ has it).  A converter that cannot prove its preconditions raises
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
+import libcst.matchers as m
 
 from graphmend.analysis.facts import FunctionFacts, Metadata
 from graphmend.conventions import GENERATED_PREFIX, RUNTIME_ALIAS
@@ -165,12 +166,35 @@ def thunk(value: cst.BaseExpression, captured: Iterable[str] = ()) -> cst.Lambda
     an unbound cell as a free variable (``NameError: cannot access free
     variable`` where the original raised ``UnboundLocalError``).
     """
-    params = [
+    return cst.Lambda(_captured_parameters(captured), value)
+
+
+def statement_thunk(name: cst.Name, body: Sequence[cst.BaseStatement], results: Sequence[str],
+                    captured: Iterable[str] = ()) -> cst.FunctionDef:
+    """``def name(a=a, b=b): <body>; return (r1, r2)``: statements run as a
+    function called right after it is made (see :func:`thunk` for why the
+    locals it reads are default arguments)."""
+    value = cst.Tuple([cst.Element(cst.Name(result)) for result in results])
+    returned = cst.SimpleStatementLine([cst.Return(value)])
+    return cst.FunctionDef(name, _captured_parameters(captured), cst.IndentedBlock([*body, returned]))
+
+
+def _captured_parameters(captured: Iterable[str]) -> cst.Parameters:
+    return cst.Parameters([
         cst.Param(
             cst.Name(name),
             default=cst.Name(name),
             equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")),
         )
         for name in captured
-    ]
-    return cst.Lambda(cst.Parameters(params), value)
+    ])
+
+
+def is_dispatch(test: cst.BaseExpression) -> bool:
+    """Whether ``test`` is the test of graphmend's own dispatch: ``if
+    _graphmend.is_tensor(c):`` or ``if _gm_arms_L is not None:``."""
+    return is_runtime_call(test, "is_tensor") or m.matches(
+        test,
+        m.Comparison(left=m.Name(value=m.MatchIfTrue(lambda name: name.startswith(GENERATED_PREFIX))),
+                     comparisons=[m.ComparisonTarget(m.IsNot(), m.Name("None"))]),
+    )

@@ -90,7 +90,7 @@ from graphmend.analysis.bindings import following
 from graphmend.analysis.effects import hazards_around, index_uses, message_impurity
 from graphmend.analysis.facts import FunctionFacts
 from graphmend.analysis.tensorness import Tensorness
-from graphmend.rules.base import Context, Declined, code, is_runtime_call, runtime_call, string, thunk
+from graphmend.rules.base import Context, Declined, code, is_dispatch, is_runtime_call, runtime_call, string, thunk
 from graphmend.rules.defer import deferred_text
 from graphmend.rules.predicates import lower_test, test_kind
 
@@ -110,7 +110,8 @@ def convert_guard(ctx: Context, original: cst.If, updated: cst.If) -> cst.If:
     facts = ctx.facts
     if (
         facts is None
-        or is_runtime_call(updated.test, *DEFERRED_CHECKS, "is_tensor")
+        or is_runtime_call(updated.test, *DEFERRED_CHECKS)
+        or is_dispatch(updated.test)
         or not ctx.wanted(original, "trap")
         # Never a tensor (``x is None``, shapes, ``len``): Dynamo
         # evaluates it while tracing; there is nothing to defer.

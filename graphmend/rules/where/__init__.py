@@ -46,10 +46,16 @@ After
         _gm_cond_1 = hidden_states.dtype == torch.float16 and (
             torch.isinf(hidden_states).any() | torch.isnan(hidden_states).any()
         )
-        if _graphmend.is_tensor(_gm_cond_1):
+        def _gm_then_arm_1(hidden_states=hidden_states):
             hidden_states__then = hidden_states
             clamp_value__then = torch.finfo(hidden_states__then.dtype).max - 1000
             hidden_states__then = torch.clamp(hidden_states__then, min=-clamp_value__then, ...)
+            return (hidden_states__then,)
+        def _gm_else_arm_1():
+            return ()
+        _gm_arms_1 = _graphmend.both_arms(_gm_cond_1, _gm_then_arm_1, _gm_else_arm_1)
+        if _gm_arms_1 is not None:
+            hidden_states__then, = _gm_arms_1
             hidden_states = _graphmend.where(_gm_cond_1, hidden_states__then, hidden_states, grad=True)
         elif _gm_cond_1:
             clamp_value = torch.finfo(hidden_states.dtype).max - 1000
@@ -57,8 +63,14 @@ After
 
 Safety
     * Dispatch at run time: when the test is not a tensor (a Python bool),
-      or the code runs eagerly, the original arms run exactly as before;
-      Dynamo folds the ``is_tensor`` check to a constant.  A static half of
+      or the code runs eagerly, ``both_arms`` gives None and the original
+      arms run exactly as before; Dynamo folds that check to a constant.
+    * Each arm runs as a function of its own (a thunk taking the locals it
+      reads as default arguments, so no local becomes a cell; each must be
+      bound before the ``if``).  An arm that raises while not taken (a
+      shape error, ``v.clone()`` of a ``None``), or a graph break inside
+      one, makes the whole ``both_arms`` call fall back to the original
+      ``if``: no half of the predicated form is ever left to run eagerly.  A static half of
       a test (``x is not None and T``) keeps Python's short-circuit.
     * Both arms must be free of effects and must not raise when not taken:
       only known-pure ``torch`` functions and tensor methods, pure builtins,

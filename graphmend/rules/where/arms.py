@@ -5,7 +5,9 @@ side of an ``if`` as the original statements (which the checks read, with
 their facts) and the updated statements (which the copy is built from,
 with the rewrites made inside them).  :func:`predicated` builds:
 
-* each arm with private names (``v__then``), so both run one after the other;
+* each arm with private names (``v__then``), as a thunk returning the
+  values its merges need; ``_graphmend.both_arms`` runs both, or gives None
+  (eagerly, or when one fails or breaks the graph: the original ``if`` runs);
 * a *gate* per arm that holds something to gate (``_gm_then_12 =
   _graphmend.arm(cond, True)``): deferred messages, checks and raises in
   the arm happen only when it was taken, and the gates of ``if``s nested in
@@ -36,6 +38,7 @@ from graphmend.analysis.bindings import (
     walk_own,
 )
 from graphmend.analysis.gradients import RETURN, arm_dependencies, one_sided
+from graphmend.conventions import GENERATED_PREFIX
 from graphmend.rules import trap
 from graphmend.rules.base import (
     Context,
@@ -46,6 +49,8 @@ from graphmend.rules.base import (
     is_runtime_call,
     keyword,
     runtime_call,
+    runtime_function,
+    statement_thunk,
 )
 from graphmend.rules.defer import DEFERRED_CALLS
 
@@ -249,10 +254,10 @@ class _Gate(cst.CSTTransformer):
         self.used = False
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False  # a thunk's body is not the arm's code
+        return False  # a conditional expression's thunk holds no gated call
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
+        return node.name.value.startswith(GENERATED_PREFIX)  # the arms of a nested if, not the user's code
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
         if is_runtime_call(updated_node, "arm") and len(updated_node.args) == 2:
@@ -321,10 +326,22 @@ class _Raises(cst.CSTTransformer):
         return updated_node.with_changes(body=body)
 
 
+@dataclass
+class Predicated:
+    """The predicated form of an ``if``: what runs before its dispatch (the
+    arms as thunks, and both run), the dispatch's test and its body (the
+    merges)."""
+
+    prelude: list[cst.BaseStatement]
+    test: cst.BaseExpression
+    body: list[cst.BaseStatement]
+
+
 def predicated(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Arm], *,
-               returns: bool, grad: bool) -> list[cst.BaseStatement]:
-    """Both arms with private names and gates, then the merges (see the
-    module docstring).  ``returns``: every path through both arms returns."""
+               returns: bool, grad: bool) -> Predicated:
+    """Both arms with private names and gates, as thunks, then the merges
+    (see the module docstring).  ``returns``: every path through both arms
+    returns."""
     facts = ctx.facts
     line = ctx.line(original)
     bound_before = facts.bound_before(original)
@@ -352,6 +369,9 @@ def predicated(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Ar
             raise Declined(f"`{key[0]}.{key[1]}` is stored both as a buffer and otherwise")
     if any(raising) and attributes:
         raise Declined("a branch raises and the other stores attributes")
+    prelude: list[cst.BaseStatement] = []
+    thunks: list[cst.Name] = []
+    exported: dict[str, list[str]] = {}
     body: list[cst.BaseStatement] = []
     values: dict[str, dict] = {arm.suffix: {} for arm in arms}
     results: dict[str, cst.Name] = {}
@@ -360,6 +380,7 @@ def predicated(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Ar
         bound = targets[arm.suffix]
         renamed_names = {n: f"{n}__{arm.suffix}" for n in bound.names}
         renamed_attributes = {k: f"{k[0]}_{k[1]}__{arm.suffix}" for k in (*bound.attributes, *bound.caches)}
+        renamed_names = _without_clashes(renamed_names, set(renamed_attributes.values()), arm)
         copy: list[cst.BaseStatement] = []
         for name in bound.names:
             if read_before_bound(arm.updated, name) or (
@@ -382,9 +403,13 @@ def predicated(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Ar
         gate_name = cst.Name(f"{generated(arm.suffix, line).value}")
         gate = _Gate(gate_name)
         gated = [s.visit(gate) for s in copy]
+        captured = sorted(set().union(*(facts.own_reads(s) for s in gated)))
+        unbound = [name for name in captured if name not in bound_before]
+        if unbound:
+            raise Declined(f"`{unbound[0]}` may be unbound before the if, and a branch reads it")
         if gate.used:
             gated.insert(0, assign(gate_name, runtime_call("arm", [cond, cst.Name(str(arm.taken))])))
-        body.extend(gated)
+            captured.append(cond.value)
         for name in names:
             values[arm.suffix][name] = cst.Name(renamed_names.get(name, name))
         for obj, attr in attributes:
@@ -392,6 +417,22 @@ def predicated(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Ar
                 cst.Name(renamed_attributes[(obj, attr)]) if (obj, attr) in renamed_attributes
                 else cst.Attribute(cst.Name(obj), cst.Name(attr))
             )
+        exported[arm.suffix] = [] if raises else [
+            *(renamed_names[name] for name in names if name in live and name in renamed_names),
+            *(renamed_attributes[key] for key in attributes if key in renamed_attributes),
+            *([results[arm.suffix].value] if returns else []),
+        ]
+        if not gated:  # an else-less if: the arm computes nothing
+            thunks.append(runtime_function("empty_arm"))
+            continue
+        thunk_name = generated(f"{arm.suffix}_arm", line)
+        prelude.append(statement_thunk(thunk_name, gated, exported[arm.suffix], captured))
+        thunks.append(thunk_name)
+    arms_value = generated("arms", line)
+    prelude.append(assign(arms_value, runtime_call("both_arms", [cond, *thunks])))
+    results_of_both = [cst.Element(cst.Name(name)) for arm in arms for name in exported[arm.suffix]]
+    if results_of_both:
+        body.append(assign(cst.Tuple(results_of_both, lpar=[], rpar=[]), arms_value))
     truth_values = _check_not_constant(ctx, arms, live)
     then, otherwise = arms
     then_raises, else_raises = raising
@@ -434,7 +475,22 @@ def predicated(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Ar
             body.append(cst.SimpleStatementLine([cst.Expr(store)]))
     if returns:
         body.append(cst.SimpleStatementLine([cst.Return(merge(results["then"], results["else"], RETURN))]))
-    return body
+    return Predicated(prelude, cst.Comparison(arms_value, [cst.ComparisonTarget(cst.IsNot(), cst.Name("None"))]),
+                      body or [cst.SimpleStatementLine([cst.Pass()])])
+
+
+def _without_clashes(renames: dict[str, str], also_taken: set[str], arm: Arm) -> dict[str, str]:
+    """``renames`` extended so that no new name is one the arm already uses.
+
+    The arm's own bindings are renamed, but a nested ``if`` mended inside it
+    already made private names in its arms' thunks (``b__then`` there,
+    where this arm renames its ``b`` to ``b__then``): those are renamed too,
+    as many times over as it takes, so the renaming stays one to one."""
+    used = {node.value for statement in arm.updated for node in walk(statement) if isinstance(node, cst.Name)}
+    renames = dict(renames)
+    while clashes := (used & (set(renames.values()) | also_taken)) - set(renames):
+        renames.update((name, f"{name}__{arm.suffix}") for name in clashes)
+    return renames
 
 
 def _gradient_sources(facts, original: cst.If, arms: Sequence[Arm], target: str) -> list[str] | None:

@@ -3,15 +3,22 @@
 ``if T: A else: B`` with a tensor test becomes::
 
     _gm_cond_L = <T as a tensor predicate>
-    if _graphmend.is_tensor(_gm_cond_L):
-        <A and B with private names and gates, then the merges>
+    def _gm_then_arm_L(a=a, ...):  # A with private names and gates
+        ...
+        return (v__then, ...)
+    def _gm_else_arm_L(...):       # B likewise
+        ...
+    _gm_arms_L = _graphmend.both_arms(_gm_cond_L, _gm_then_arm_L, _gm_else_arm_L)
+    if _gm_arms_L is not None:
+        <the merges>
     elif _gm_cond_L:
         <A, as rewritten inside>
     else:
         <B, as rewritten inside>
 
-Under torch.compile with a tensor test the first arm runs (Dynamo folds
-``is_tensor``); eagerly, or with a Python test, the original arms do.
+Under torch.compile with a one-element tensor test both arms run and
+merge; eagerly, with a Python test, or when an arm fails or breaks the
+graph, ``both_arms`` gives None and the original arms run.
 """
 
 from __future__ import annotations
@@ -24,11 +31,21 @@ import libcst.matchers as m
 from graphmend.analysis.bindings import assigned_targets, following, statements, stored_names, walk
 from graphmend.analysis.tensorness import Tensorness
 from graphmend.conventions import GENERATED_PREFIX
-from graphmend.rules.base import Context, Declined, assign, code, generated, is_runtime_call, runtime_call
+from graphmend.rules.base import (
+    Context,
+    Declined,
+    assign,
+    code,
+    generated,
+    is_dispatch,
+    is_runtime_call,
+    runtime_call,
+)
 from graphmend.rules.predicates import lower_test, test_kind
 from graphmend.rules.where.arms import (
     REGISTER_BUFFER,
     Arm,
+    Predicated,
     always_returns,
     is_lazy_init,
     predicated,
@@ -46,7 +63,7 @@ def worth_trying(ctx: Context, test: cst.BaseExpression) -> bool:
 def is_site(ctx: Context, original: cst.If, updated: cst.If) -> bool:
     if ctx.facts is None or not ctx.wanted(original, "where"):
         return False
-    if is_runtime_call(updated.test, "is_tensor", "deferred_check") or (
+    if is_dispatch(updated.test) or is_runtime_call(updated.test, "deferred_check") or (
         isinstance(original.test, cst.Name) and original.test.value.startswith(GENERATED_PREFIX)
     ):
         return False  # graphmend's own dispatch, or a guard [Trap] rewrote
@@ -108,19 +125,19 @@ def mend_if(ctx: Context, original: cst.If, updated: cst.If) -> list[cst.BaseSta
     cond = generated("cond", ctx.line(original))
     shared = None if returns else _shared_call(ctx, then, otherwise)
     if shared is not None:
-        body = shared(cond)
+        form = Predicated([], runtime_call("is_tensor", [cond]), shared(cond))
     else:
         for arm in (then, otherwise):
             check_arm(ctx, arm.original, returns=returns)
-        body = predicated(ctx, original, cond, (then, otherwise), returns=returns, grad=_linear(ctx, then, otherwise))
+        form = predicated(ctx, original, cond, (then, otherwise), returns=returns, grad=_linear(ctx, then, otherwise))
     fallback_else = cst.Else(cst.IndentedBlock(else_updated)) if else_updated else None
     dispatch = cst.If(
-        test=runtime_call("is_tensor", [cond]),
-        body=cst.IndentedBlock(body),
+        test=form.test,
+        body=cst.IndentedBlock(form.body),
         orelse=cst.If(test=cond, body=cst.IndentedBlock(then.updated), orelse=fallback_else),
     )
     ctx.record(original, "where", "if/return -> torch.where" if returns else "if -> torch.where")
-    return [assign(cond, test), dispatch]
+    return [assign(cond, test), *form.prelude, dispatch]
 
 
 def _has_return(body: Sequence[cst.CSTNode]) -> bool:
