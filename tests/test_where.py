@@ -72,6 +72,10 @@ EQUIVALENCE_CASES = {
         "gate",
         [(t(1, 2.5),), (t(1, 2),), (torch.tensor([3.0000002]),), (torch.tensor([3.0]),)],
     ),
+    "chained_comparison": (
+        "band",
+        [(t(1, 2), 0.0, 10.0), (t(1, 2), 5.0, 10.0), (t(1, 2), 0.0, 3.0), (t(3), 3.0, 3.5), (t(3), 0.0, 3.0)],
+    ),
     "scalar_float_predicate": (
         "gate",
         [(t(0.25),), (torch.tensor([0.25]).nextafter(torch.tensor([0.0])),), (t(1, 2),)],

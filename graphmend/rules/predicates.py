@@ -18,6 +18,8 @@ a test into one with the same truth value that stays a tensor under
   that is never a tensor (``x is not None and ...``) keeps Python's
   short-circuit: it calls no ``bool()`` on a tensor;
 * ``bool(t)`` -> ``t``;
+* ``a < b <= c`` (a chain whose middle operands are names) -> as
+  ``a < b and b <= c``, which is how Python evaluates it;
 * ``t.item() > 3``, ``float(t) < 0.5``, ``int(t) == 2`` -> compared as 0-dim
   float64/int64 tensors, exactly as Python compares the numbers.
 """
@@ -33,6 +35,9 @@ from graphmend.rules.base import Declined, code, runtime_call, thunk
 
 #: Largest integer a float64 holds exactly (a literal compared in float64).
 _EXACT_FLOAT64_INT = 2**53
+
+#: Operators of a chained comparison that [Where] splits at its names.
+_ORDER_OPERATORS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
 
 #: Expressions that need parentheses as an operand of ``&``, ``|`` or ``~``.
 _LOOSE = (cst.Comparison, cst.BooleanOperation, cst.IfExp, cst.Lambda, cst.NamedExpr)
@@ -87,6 +92,12 @@ def lower_test(facts: FunctionFacts, original: cst.BaseExpression, updated: cst.
         return lowered.with_changes(lpar=updated.lpar, rpar=updated.rpar)
     if _is_bool_call(facts, original):  # ``if bool(x):`` is ``if x:``
         return lower_test(facts, original.args[0].value, updated.args[0].value, statement)
+    if isinstance(original, cst.Comparison) and len(original.comparisons) > 1 and not facts.is_static(original):
+        if not _is_name_chain(original):
+            raise Declined(f"`{code(original)}`: Python calls bool() between the comparisons of a chain, "
+                           "and its middle operands are not all names (to evaluate twice)")
+        lowered = _lower_boolean(facts, _chain_as_and(original), _chain_as_and(updated), statement)
+        return lowered.with_changes(lpar=updated.lpar, rpar=updated.rpar)
     kind = scalar_comparison(facts, original)
     if kind is not None:
         return _exact_comparison(updated, kind)
@@ -121,6 +132,28 @@ def _lower_boolean(facts: FunctionFacts, original: cst.BooleanOperation, updated
             raise Declined(f"`{unbound[0]}` may be unbound here, and `{code(original.right)}` reads it")
         lowered = runtime_call("and_" if is_and else "or_", [left, thunk(right, captured)])
     return lowered.with_changes(lpar=updated.lpar, rpar=updated.rpar)
+
+
+def _is_name_chain(expr: cst.BaseExpression) -> bool:
+    """``a < b <= c``: a chained comparison whose middle operands are names
+    (evaluated twice as ``a < b and b <= c``, they read the same value)."""
+    return (
+        isinstance(expr, cst.Comparison)
+        and len(expr.comparisons) > 1
+        and all(isinstance(target.operator, _ORDER_OPERATORS) for target in expr.comparisons)
+        and all(isinstance(target.comparator, cst.Name) for target in expr.comparisons[:-1])
+    )
+
+
+def _chain_as_and(chain: cst.Comparison) -> cst.BooleanOperation:
+    """``a < b <= c`` as ``a < b and b <= c``: Python evaluates a chain so,
+    calling ``bool()`` between the comparisons."""
+    lefts = [chain.left, *(target.comparator for target in chain.comparisons[:-1])]
+    parts = [cst.Comparison(left, [target]) for left, target in zip(lefts, chain.comparisons)]
+    combined = parts[0]
+    for part in parts[1:]:
+        combined = cst.BooleanOperation(combined, cst.And(), part)
+    return combined
 
 
 def _proven_bool_scalar(facts: FunctionFacts, expr: cst.BaseExpression) -> bool:

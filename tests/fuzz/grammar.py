@@ -10,7 +10,8 @@ from everything the rules touch -- data-dependent ``if``/``elif``/``else``
 ``.item()`` and ``float()`` predicates, a library's message helper given
 tensors, shapes, a class or an object, reduction axes from
 ``torch.arange(...).tolist()``, flags reset in tensor arms and tested
-after, integer indices (some out of range) right of ``or`` -- and
+after, integer indices (some out of range) right of ``or``, chained
+comparisons -- and
 everything that must stop
 them: in-place updates, aliases, list appends, attribute stores, static
 Python tests and values of other shapes or dtypes.
@@ -161,7 +162,7 @@ def predicate(draw, names: tuple[str, ...]) -> str:
     scalar = draw(st.sampled_from(_SCALAR)).format(a=a)
     compare = draw(st.sampled_from(_COMPARE))
     kind = draw(st.sampled_from(("tensor", "tensor", "tensor", "any", "item", "float", "static", "and", "not",
-                                 "function_form", "or_any", "bool", "or_index")))
+                                 "function_form", "or_any", "bool", "or_index", "chain")))
     if kind == "any":
         return f"({a} {compare}).{draw(st.sampled_from(('any', 'all')))}()"
     if kind == "function_form":
@@ -173,6 +174,9 @@ def predicate(draw, names: tuple[str, ...]) -> str:
         return f"torch.any({a} {compare}) or torch.any({other} > 1)"
     if kind == "bool":
         return f"bool({scalar} {compare})"
+    if kind == "chain":  # split at a name; a call in the middle declines
+        middle = draw(st.sampled_from((a, scalar)))
+        return f"-1 < {middle} {draw(st.sampled_from(('<', '<=')))} {draw(st.sampled_from(('1', '2.5')))}"
     if kind == "or_index":  # an integer index in the right operand; 5 is out of range
         other, index = draw(st.sampled_from(names)), draw(st.sampled_from(("0", "-1", "3", "5")))
         return f"{scalar} {compare} or {other}[{index}] > 0"
