@@ -95,6 +95,7 @@ CONVERTERS: dict[type[cst.CSTNode], tuple[Converter, ...]] = {
     cst.While: (where.convert_while,),
     cst.Expr: (defer.convert_effect_call,),
     cst.Call: (where.convert_static_tolist,),
+    cst.Assign: (where.convert_truth_assignment,),
 }
 
 

@@ -76,6 +76,10 @@ EQUIVALENCE_CASES = {
         "band",
         [(t(1, 2), 0.0, 10.0), (t(1, 2), 5.0, 10.0), (t(1, 2), 0.0, 3.0), (t(3), 3.0, 3.5), (t(3), 0.0, 3.0)],
     ),
+    "flag_holding_a_stored_test": (
+        "step",
+        [(t(1, -2), t(1, 2)), (t(1, 2), t(1, 2)), (t(1, 2), t(-1, -2)), (t(-1, 2), t(-1, 0.5)), (t(1, 2), t(0, 0))],
+    ),
     "scalar_float_predicate": (
         "gate",
         [(t(0.25),), (torch.tensor([0.25]).nextafter(torch.tensor([0.0])),), (t(1, 2),)],

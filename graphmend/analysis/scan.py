@@ -16,6 +16,8 @@ their own) has
   something tensor-like (a ``torch`` function, a tensor method, ``.item()``,
   ``int()``/``float()``/``bool()``) or reads a local assigned from such a
   call;
+* the same test stored in a name (``flag = a or b``, ``not``, ``bool()``,
+  a chained comparison);
 * an ``if`` whose body only raises, unless its test is plainly static
   (``is None``, ``isinstance``, shapes, constants);
 * ``arange(...).tolist()``.
@@ -114,6 +116,8 @@ def might_hold_site(function: ast.AST, effect_helpers: frozenset[str] = frozense
         if arange_tolist(node):
             return True
         test = getattr(node, "test", None) if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)) else None
+        if isinstance(node, ast.Assign) and _calls_bool(node.value):
+            test = node.value  # ``flag = a or b``: a test stored in a name
         if test is None:
             continue
         if isinstance(node, ast.If) and all(isinstance(s, ast.Raise) for s in node.body) and not _plainly_static(test):
@@ -125,6 +129,17 @@ def might_hold_site(function: ast.AST, effect_helpers: frozenset[str] = frozense
         if any(isinstance(n, ast.Name) and n.id in tensor_names for n in ast.walk(test)):
             return True
     return False
+
+
+def _calls_bool(value: ast.AST) -> bool:
+    """``a or b``, ``not a``, ``bool(a)``, ``a < b < c``: a value whose
+    evaluation calls ``bool()`` on an operand."""
+    return (
+        isinstance(value, ast.BoolOp)
+        or isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not)
+        or isinstance(value, ast.Compare) and len(value.ops) > 1
+        or isinstance(value, ast.Call) and _callee(value) == "bool"
+    )
 
 
 def candidate_units(parsed: ParsedFile, effect_helpers: frozenset[str] = frozenset(),

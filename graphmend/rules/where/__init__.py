@@ -124,7 +124,9 @@ Safety
 from graphmend.rules.where.conditional_expression import convert_ifexp
 from graphmend.rules.where.if_statement import convert_if, worth_trying
 from graphmend.rules.where.returns import lower_returns
+from graphmend.rules.where.truth_assignment import convert_truth_assignment
 from graphmend.rules.where.static_values import convert_static_tolist
 from graphmend.rules.where.while_loop import convert_while
 
-__all__ = ["convert_if", "convert_ifexp", "convert_static_tolist", "convert_while", "lower_returns", "worth_trying"]
+__all__ = ["convert_if", "convert_ifexp", "convert_static_tolist", "convert_truth_assignment", "convert_while", "lower_returns",
+           "worth_trying"]

@@ -1,0 +1,55 @@
+"""The flag converter of [Where]: a test stored in a name that the
+function reads only for its truth.
+
+``flag = a or b`` (or ``and``, ``not``, ``bool()``, a chained comparison)
+calls ``bool()`` on a tensor operand: a graph break, as the same
+expression is in an ``if``.  When every read of ``flag`` is a test
+(:func:`graphmend.analysis.bindings.truth_only_names`), only the value's
+truth is ever observed, so the value may be the lowered test of
+:func:`graphmend.rules.predicates.lower_test`: a tensor of the same truth
+under torch.compile, and eagerly Python's own ``a or b`` (the runtime's
+``and_``/``or_`` return it).  A flag the function reads for more (returns
+it, stores it, computes with it) is left alone, with that reason.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from graphmend.rules.base import Context, Declined
+from graphmend.rules.predicates import lower_test
+from graphmend.rules.where.if_statement import worth_trying
+
+#: Values whose evaluation calls bool() on an operand.
+_CALLS_BOOL = (
+    m.BooleanOperation()
+    | m.UnaryOperation(operator=m.Not())
+    | m.Call(func=m.Name("bool"), args=[m.Arg(keyword=None, star="")])
+    | m.Comparison(comparisons=[m.ComparisonTarget(), m.AtLeastN(n=1)])
+)
+
+
+def convert_truth_assignment(ctx: Context, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
+    facts = ctx.facts
+    if not (
+        facts
+        and len(original.targets) == 1
+        and isinstance(original.targets[0].target, cst.Name)
+        and m.matches(original.value, _CALLS_BOOL)
+        and ctx.wanted(original, "where")
+        and worth_trying(ctx, original.value)
+    ):
+        return updated
+    name = original.targets[0].target.value
+    try:
+        if name not in facts.truth_only:
+            raise Declined(f"`{name}` is read for more than its truth, so it must keep Python's value")
+        value = lower_test(facts, original.value, updated.value, original)
+    except Declined as reason:
+        ctx.skip(original, "where", str(reason))
+        return updated
+    if value is updated.value:
+        return updated
+    ctx.record(original, "where", "test stored in a flag -> tensor predicate")
+    return updated.with_changes(value=value)
