@@ -51,9 +51,7 @@ After
             clamp_value__then = torch.finfo(hidden_states__then.dtype).max - 1000
             hidden_states__then = torch.clamp(hidden_states__then, min=-clamp_value__then, ...)
             return (hidden_states__then,)
-        def _gm_else_arm_1():
-            return ()
-        _gm_arms_1 = _graphmend.both_arms(_gm_cond_1, _gm_then_arm_1, _gm_else_arm_1)
+        _gm_arms_1 = _graphmend.both_arms(_gm_cond_1, _gm_then_arm_1, _graphmend.empty_arm)
         if _gm_arms_1 is not None:
             hidden_states__then, = _gm_arms_1
             hidden_states = _graphmend.where(_gm_cond_1, hidden_states__then, hidden_states, grad=True)
@@ -70,8 +68,9 @@ Safety
       bound before the ``if``).  An arm that raises while not taken (a
       shape error, ``v.clone()`` of a ``None``), or a graph break inside
       one, makes the whole ``both_arms`` call fall back to the original
-      ``if``: no half of the predicated form is ever left to run eagerly.  A static half of
-      a test (``x is not None and T``) keeps Python's short-circuit.
+      ``if``: no half of the predicated form is ever left to run eagerly.
+    * A static half of a test (``x is not None and T``) keeps Python's
+      short-circuit.
     * Both arms must be free of effects and must not raise when not taken:
       only known-pure ``torch`` functions and tensor methods, pure builtins,
       slice indexing; effect calls [Defer] rewrote (gated), raises and
@@ -124,8 +123,8 @@ Safety
 from graphmend.rules.where.conditional_expression import convert_ifexp
 from graphmend.rules.where.if_statement import convert_if, worth_trying
 from graphmend.rules.where.returns import lower_returns
-from graphmend.rules.where.truth_assignment import convert_truth_assignment
 from graphmend.rules.where.static_values import convert_static_tolist
+from graphmend.rules.where.truth_assignment import convert_truth_assignment
 from graphmend.rules.where.while_loop import convert_while
 
 __all__ = ["convert_if", "convert_ifexp", "convert_static_tolist", "convert_truth_assignment", "convert_while", "lower_returns",

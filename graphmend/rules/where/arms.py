@@ -434,7 +434,6 @@ def predicated(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Ar
     if results_of_both:
         body.append(assign(cst.Tuple(results_of_both, lpar=[], rpar=[]), arms_value))
     truth_values = _check_not_constant(ctx, arms, live)
-    then, otherwise = arms
     then_raises, else_raises = raising
 
     def merge(a: cst.BaseExpression, b: cst.BaseExpression, target: str) -> cst.BaseExpression:
