@@ -567,36 +567,41 @@ def select(condition, if_true, if_false, grad: bool = False, one_sided=tuple):
     ``one_sided`` is a thunk of :func:`where`'s ``one_sided`` values.
     """
     values = both_arms(condition, lambda: (if_true(),), lambda: (if_false(),))
-    if values is None:
-        return if_true() if condition else if_false()
+    if not isinstance(values, tuple):
+        return if_true() if values else if_false()
     return where(condition, *values, grad=grad, one_sided=one_sided() if grad else ())
 
 
 def both_arms(condition, if_true, if_false):
     """The values of both arms of a rewritten ``if`` (each a thunk giving a
-    tuple), concatenated, for :func:`where` to merge; None where the
-    original ``if`` must run instead: eagerly, for a test that is not a
-    one-element tensor under torch.compile, and when an arm raises.
+    tuple), concatenated into one tuple for :func:`where` to merge; or,
+    where the original ``if`` must run instead, ``bool(condition)``: the arm
+    to run.  That is so eagerly, for a test that is not a one-element
+    tensor under torch.compile, and when an arm raises.
 
     An arm that is not taken may fail (``v.clone()`` of a ``None``, a
     shape error): its error must not be raised.  Dynamo either traces the
     ``except`` (then the graph breaks here, with the reason) or breaks at
-    this call and runs it eagerly, where it gives None at once; so does a
-    graph break anywhere inside an arm.  Either way the original ``if``
-    runs next, with its own break, and raises only what the original
-    raised: the arms are whole functions, so no half of the predicated form
-    is ever left to run eagerly after a break inside it.
+    this call and runs it eagerly, where it takes the truth of the test at
+    once; so does a graph break anywhere inside an arm.  Either way the
+    original arm runs next, and raises only what the original raised: the
+    arms are whole functions, so no half of the predicated form is ever
+    left to run eagerly after a break inside it.  The truth is taken here,
+    in the call that broke, so that falling back costs one graph break, as
+    the original ``if`` did, not a second one at the dispatch's own test
+    (an ``if`` nested in an arm whose merge falls back would otherwise add
+    a break to every ``if`` around it).
     """
     if not is_tensor(condition):
-        return None
+        return bool(condition)
     if _scalar_predicate(condition) is None:
         _fall_back("the test is not a one-element tensor")
-        return None
+        return bool(condition)
     try:
         return (*if_true(), *if_false())
     except Exception as error:
         _fall_back(f"a branch fails when not taken ({type(error).__name__})")
-        return None
+        return bool(condition)
 
 
 def empty_arm() -> tuple:

@@ -13,7 +13,9 @@ import textwrap
 import pytest
 import torch
 
-from harness import GraphCounter, capture, check_equivalent, mend_source
+from graphmend.compare import first_difference
+from graphmend.pipeline import transform_source
+from harness import GraphCounter, capture, check_equivalent, load_module, mend_source
 
 HEADER = """\
 import logging
@@ -254,3 +256,44 @@ def test_untaken_arm_input_keeps_a_none_gradient(tmp_path):
         with torch.no_grad():
             torch.compile(mended.f, backend=counter)(x, torch.ones(3))
         assert counter.graphs == 1
+
+
+def test_a_merge_falling_back_inside_an_arm_adds_no_break(tmp_path):
+    """torchdiffeq's ``_linear_interp``: the merges of the inner ``if``
+    fall back under autograd (a quotient's derivative depends on values),
+    inside the outer ``if``'s arm.  The fallback takes the outer test's
+    truth in the call that broke, so the mended function compiles to no
+    more graphs than the original, with the same values and gradients."""
+    source = HEADER + textwrap.dedent("""
+        def f(t0, t1, y0, y1, t):
+            if t == t0:
+                return y0
+            if t == t1:
+                return y1
+            slope = (t - t0) / (t1 - t0)
+            return y0 + slope * (y1 - y0)
+        """)
+    # Nothing shows the tests are tensors: the diagnosed lines say so.
+    lines = frozenset(n for n, line in enumerate(source.splitlines(), 1) if line.lstrip().startswith("if "))
+    result = transform_source(source, lines=lines)
+    assert [s.what for s in result.sites] == ["if/return -> torch.where"] * 2, result.sites
+    original, mended = load_module(source, tmp_path, "orig"), load_module(result.code, tmp_path, "mended")
+
+    def run(fn, t):
+        t0, t1 = torch.tensor(0.0, requires_grad=True), torch.tensor(1.0, requires_grad=True)
+        y0, y1 = torch.ones(3, requires_grad=True), torch.full((3,), 2.0, requires_grad=True)
+        out = fn(t0, t1, y0, y1, t)
+        return out.detach(), torch.autograd.grad(out.sum(), (t0, t1, y0, y1), allow_unused=True)
+
+    for t in (torch.tensor(0.0), torch.tensor(1.0), torch.tensor(0.25)):
+        graphs = []
+        for fn in (original.f, mended.f):
+            torch._dynamo.reset()
+            counter = GraphCounter()
+            outcome = capture(run, torch.compile(fn, backend=counter), t)
+            assert outcome.error is None, outcome.error
+            graphs.append(counter.graphs)
+            expected = run(original.f, t)
+            assert [g is None for g in outcome.value[1]] == [g is None for g in expected[1]]
+            assert first_difference(expected, outcome.value) is None
+        assert graphs[1] <= graphs[0], graphs

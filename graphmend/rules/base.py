@@ -192,9 +192,10 @@ def _captured_parameters(captured: Iterable[str]) -> cst.Parameters:
 
 def is_dispatch(test: cst.BaseExpression) -> bool:
     """Whether ``test`` is the test of graphmend's own dispatch: ``if
-    _graphmend.is_tensor(c):`` or ``if _gm_arms_L is not None:``."""
+    _graphmend.is_tensor(c):`` or ``if isinstance(_gm_arms_L, tuple):``."""
     return is_runtime_call(test, "is_tensor") or m.matches(
         test,
-        m.Comparison(left=m.Name(value=m.MatchIfTrue(lambda name: name.startswith(GENERATED_PREFIX))),
-                     comparisons=[m.ComparisonTarget(m.IsNot(), m.Name("None"))]),
+        m.Call(func=m.Name("isinstance"),
+               args=[m.Arg(m.Name(value=m.MatchIfTrue(lambda name: name.startswith(GENERATED_PREFIX)))),
+                     m.Arg(m.Name("tuple"))]),
     )

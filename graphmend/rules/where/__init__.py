@@ -52,17 +52,18 @@ After
             hidden_states__then = torch.clamp(hidden_states__then, min=-clamp_value__then, ...)
             return (hidden_states__then,)
         _gm_arms_1 = _graphmend.both_arms(_gm_cond_1, _gm_then_arm_1, _graphmend.empty_arm)
-        if _gm_arms_1 is not None:
+        if isinstance(_gm_arms_1, tuple):
             hidden_states__then, = _gm_arms_1
             hidden_states = _graphmend.where(_gm_cond_1, hidden_states__then, hidden_states, grad=True)
-        elif _gm_cond_1:
+        elif _gm_arms_1:
             clamp_value = torch.finfo(hidden_states.dtype).max - 1000
             hidden_states = torch.clamp(hidden_states, min=-clamp_value, max=clamp_value)
 
 Safety
     * Dispatch at run time: when the test is not a tensor (a Python bool),
-      or the code runs eagerly, ``both_arms`` gives None and the original
-      arms run exactly as before; Dynamo folds that check to a constant.
+      or the code runs eagerly, ``both_arms`` gives the test's truth and the
+      original arm runs exactly as before; Dynamo folds that check to a
+      constant.
     * Each arm runs as a function of its own (a thunk taking the locals it
       reads as default arguments, so no local becomes a cell; each must be
       bound before the ``if``).  An arm that raises while not taken (a

@@ -6,8 +6,9 @@ their facts) and the updated statements (which the copy is built from,
 with the rewrites made inside them).  :func:`predicated` builds:
 
 * each arm with private names (``v__then``), as a thunk returning the
-  values its merges need; ``_graphmend.both_arms`` runs both, or gives None
-  (eagerly, or when one fails or breaks the graph: the original ``if`` runs);
+  values its merges need; ``_graphmend.both_arms`` runs both, or gives the
+  test's truth (eagerly, or when one fails or breaks the graph: the
+  original arm runs);
 * a *gate* per arm that holds something to gate (``_gm_then_12 =
   _graphmend.arm(cond, True)``): deferred messages, checks and raises in
   the arm happen only when it was taken, and the gates of ``if``s nested in
@@ -330,11 +331,12 @@ class _Raises(cst.CSTTransformer):
 class Predicated:
     """The predicated form of an ``if``: what runs before its dispatch (the
     arms as thunks, and both run), the dispatch's test and its body (the
-    merges)."""
+    merges), and the test that picks the original arm when it does not apply."""
 
     prelude: list[cst.BaseStatement]
     test: cst.BaseExpression
     body: list[cst.BaseStatement]
+    choice: cst.BaseExpression
 
 
 def predicated(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Arm], *,
@@ -474,8 +476,8 @@ def predicated(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Ar
             body.append(cst.SimpleStatementLine([cst.Expr(store)]))
     if returns:
         body.append(cst.SimpleStatementLine([cst.Return(merge(results["then"], results["else"], RETURN))]))
-    return Predicated(prelude, cst.Comparison(arms_value, [cst.ComparisonTarget(cst.IsNot(), cst.Name("None"))]),
-                      body or [cst.SimpleStatementLine([cst.Pass()])])
+    merged = cst.Call(cst.Name("isinstance"), [cst.Arg(arms_value), cst.Arg(cst.Name("tuple"))])
+    return Predicated(prelude, merged, body or [cst.SimpleStatementLine([cst.Pass()])], choice=arms_value)
 
 
 def _without_clashes(renames: dict[str, str], also_taken: set[str], arm: Arm) -> dict[str, str]:

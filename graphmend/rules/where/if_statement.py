@@ -9,16 +9,16 @@
     def _gm_else_arm_L(...):       # B likewise
         ...
     _gm_arms_L = _graphmend.both_arms(_gm_cond_L, _gm_then_arm_L, _gm_else_arm_L)
-    if _gm_arms_L is not None:
+    if isinstance(_gm_arms_L, tuple):
         <the merges>
-    elif _gm_cond_L:
+    elif _gm_arms_L:
         <A, as rewritten inside>
     else:
         <B, as rewritten inside>
 
 Under torch.compile with a one-element tensor test both arms run and
 merge; eagerly, with a Python test, or when an arm fails or breaks the
-graph, ``both_arms`` gives None and the original arms run.
+graph, ``both_arms`` gives ``bool(T)`` and the original arm runs.
 """
 
 from __future__ import annotations
@@ -125,7 +125,7 @@ def mend_if(ctx: Context, original: cst.If, updated: cst.If) -> list[cst.BaseSta
     cond = generated("cond", ctx.line(original))
     shared = None if returns else _shared_call(ctx, then, otherwise)
     if shared is not None:
-        form = Predicated([], runtime_call("is_tensor", [cond]), shared(cond))
+        form = Predicated([], runtime_call("is_tensor", [cond]), shared(cond), choice=cond)
     else:
         for arm in (then, otherwise):
             check_arm(ctx, arm.original, returns=returns)
@@ -134,7 +134,7 @@ def mend_if(ctx: Context, original: cst.If, updated: cst.If) -> list[cst.BaseSta
     dispatch = cst.If(
         test=form.test,
         body=cst.IndentedBlock(form.body),
-        orelse=cst.If(test=cond, body=cst.IndentedBlock(then.updated), orelse=fallback_else),
+        orelse=cst.If(test=form.choice, body=cst.IndentedBlock(then.updated), orelse=fallback_else),
     )
     ctx.record(original, "where", "if/return -> torch.where" if returns else "if -> torch.where")
     return [assign(cond, test), *form.prelude, dispatch]
