@@ -80,6 +80,11 @@ EQUIVALENCE_CASES = {
         "step",
         [(t(1, -2), t(1, 2)), (t(1, 2), t(1, 2)), (t(1, 2), t(-1, -2)), (t(-1, 2), t(-1, 0.5)), (t(1, 2), t(0, 0))],
     ),
+    "integer_index_raising_while_traced": ("first_row", [(t(1, 2, 3, 4),), (t(-1, -2, -3, -4),)]),
+    "float_of_a_python_number_in_an_arm": (
+        "next_step",
+        [(t(0, 0), t(0, 0), torch.tensor(0.5), 4), (t(1, 2), t(3, 4), torch.tensor(0.5), 4)],
+    ),
     "scalar_float_predicate": (
         "gate",
         [(t(0.25),), (torch.tensor([0.25]).nextafter(torch.tensor([0.0])),), (t(1, 2),)],
@@ -196,6 +201,22 @@ def ambiguous(x, y):
 )
 def test_fallback_keeps_original_semantics(function: str, arg_sets: list, tmp_path: Path) -> None:
     result = check_equivalent(FALLBACK_SOURCE, function, arg_sets, tmp_path, rules=["where"], graphs=None)
+    assert result.sites
+
+
+@pytest.mark.parametrize(
+    ("name", "function", "arg_sets"),
+    [
+        # x[3] of two elements raises while traced: the original if runs, the taken x[3] raises as before
+        ("integer_index_raising_while_traced", "first_row", [(t(1, 2),), (t(-1, -2),)]),
+        # float() of a tensor breaks the graph inside the arm: the original if runs
+        ("float_of_a_python_number_in_an_arm", "next_step",
+         [(t(0, 0), t(0, 0), torch.tensor(0.5), torch.tensor(4)), (t(1, 2), t(3, 4), torch.tensor(0.5), torch.tensor(4))]),
+    ],
+)
+def test_arm_failing_or_breaking_while_traced_falls_back(name: str, function: str, arg_sets: list,
+                                                         tmp_path: Path) -> None:
+    result = check_equivalent(fixture(name), function, arg_sets, tmp_path, rules=["where"], graphs=None)
     assert result.sites
 
 

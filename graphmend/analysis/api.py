@@ -92,6 +92,9 @@ SCALAR_BUILTINS = _names("int float bool")
 
 #: Builtins that neither raise on tensors nor have effects.
 PURE_BUILTINS = _names("abs min max len isinstance hasattr tuple")
+#: Builtins that are pure where a graph break or an error while tracing
+#: falls back (see :func:`graphmend.analysis.effects.call_impurity`).
+TRACED_PURE_BUILTINS = _names("float")
 #: Builtins whose result is never a tensor.
 STATIC_BUILTINS = _names("isinstance hasattr callable len type")
 #: Builtins a deferred message may call: evaluated while tracing, they

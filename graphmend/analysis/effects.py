@@ -39,14 +39,20 @@ def code(node: cst.CSTNode) -> str:
 # -- evaluating code unconditionally ------------------------------------------------
 
 
-def call_impurity(call: cst.Call, qualified_name: QualifiedName) -> str | None:
-    """Why calling ``call`` when its branch is not taken may be observable."""
+def call_impurity(call: cst.Call, qualified_name: QualifiedName, *, traced_errors_fall_back: bool = False
+                  ) -> str | None:
+    """Why calling ``call`` when its branch is not taken may be observable.
+    ``traced_errors_fall_back``: see :func:`expression_impurity`; then
+    ``float()`` counts as pure too (of a tensor it either breaks the graph
+    inside the call that falls back, or is traced, and a float can be
+    neither a size nor an index that fails inside the graph)."""
     name = qualified_name(call.func) or ""
     shown = code(call.func)
     if name == "builtins.print":
         return "print() in a branch (I/O)"
     if api.builtin(name) is not None:
-        return None if api.builtin(name) in api.PURE_BUILTINS else f"calls {shown}()"
+        pure = api.PURE_BUILTINS | (api.TRACED_PURE_BUILTINS if traced_errors_fall_back else frozenset())
+        return None if api.builtin(name) in pure else f"calls {shown}()"
     if name.startswith("graphmend.runtime."):
         return None
     function = api.torch_function(name)
@@ -65,14 +71,15 @@ def expression_impurity(expr: cst.CSTNode, qualified_name: QualifiedName, *, tra
                         ) -> str | None:
     """Why evaluating ``expr`` unconditionally may be observable, or None.
 
-    ``traced_errors_fall_back``: the caller evaluates ``expr`` in a ``try``
-    that leaves the choice to Python's order when it raises while traced
-    (the lazy right operand of ``and``/``or``), so an index that raises
-    only while tracing does not count (see :func:`_raises_while_tracing`)."""
+    ``traced_errors_fall_back``: the caller evaluates ``expr`` in a call
+    that leaves the choice to Python's order when it raises while traced or
+    breaks the graph (the lazy right operand of ``and``/``or``, an arm run by
+    ``both_arms``), so an index that raises only while tracing does not
+    count (see :func:`_raises_while_tracing`)."""
     index_is_safe = _raises_while_tracing if traced_errors_fall_back else _cannot_raise
     for node in walk(expr):
         if isinstance(node, cst.Call):
-            reason = call_impurity(node, qualified_name)
+            reason = call_impurity(node, qualified_name, traced_errors_fall_back=traced_errors_fall_back)
         elif isinstance(node, cst.Subscript):
             reason = None if all(map(index_is_safe, node.slice)) else "indexing may raise IndexError"
         elif isinstance(node, cst.Lambda):

@@ -30,7 +30,8 @@ def convert_ifexp(ctx: Context, original: cst.IfExp, updated: cst.IfExp) -> cst.
                          if isinstance(a, (cst.BaseSmallStatement, cst.BaseCompoundStatement)))
         path = ctx.ancestors[: ctx.ancestors.index(statement) + 1]
         replaced = set(stored_names(statement)) | alias_sources(original, facts.qualified_name)
-        reason = facts.impurity(original.body) or facts.impurity(original.orelse) or facts.in_place_hazard(
+        reason = (facts.impurity(original.body, traced_errors_fall_back=True)
+                  or facts.impurity(original.orelse, traced_errors_fall_back=True)) or facts.in_place_hazard(
             replaced, [statement, *following(path)])
         if reason:
             raise Declined(reason)

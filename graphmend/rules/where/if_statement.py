@@ -190,7 +190,7 @@ def _check_nested_if(ctx: Context, node: cst.If, returns: bool) -> None:
     if converted and any(m.matches(n, REGISTER_BUFFER) for n in walk(node)):
         # Its predicated form stores the buffer through the runtime, for real.
         raise Declined("a nested if stores a buffer")
-    reason = ctx.facts.impurity(node.test)
+    reason = ctx.facts.impurity(node.test, traced_errors_fall_back=True)
     if reason:
         raise Declined(reason)
     check_arm(ctx, statements(node.body), returns=returns)
@@ -211,10 +211,10 @@ def _check_small(ctx: Context, small: cst.BaseSmallStatement, returns: bool) -> 
             for node in walk(target):
                 if isinstance(node, cst.Attribute):
                     _check_store_owner(ctx, node)
-        reason = facts.impurity(small.value)
+        reason = facts.impurity(small.value, traced_errors_fall_back=True)
     elif m.matches(small, REGISTER_BUFFER):
         _check_store_owner(ctx, small.value.func)
-        reason = next(filter(None, (facts.impurity(a.value) for a in small.value.args)), None)
+        reason = next(filter(None, (facts.impurity(a.value, traced_errors_fall_back=True) for a in small.value.args)), None)
     elif isinstance(small, cst.Expr):
         if id(small) in ctx.converted:
             return  # an effect call [Defer] rewrote: gated in the copy
@@ -224,7 +224,8 @@ def _check_small(ctx: Context, small: cst.BaseSmallStatement, returns: bool) -> 
             reasons = [s.reason for s in ctx.skips if s.rule == "defer" and s.lineno == ctx.line(small)]
             reason = reasons[-1] if reasons else f"{kind}() in a branch (I/O)"
         else:
-            reason = (facts.impurity(call) if isinstance(call, cst.Call) else None) or "an expression statement"
+            reason = (facts.impurity(call, traced_errors_fall_back=True) if isinstance(call, cst.Call) else None
+                      ) or "an expression statement"
     elif isinstance(small, cst.Raise):
         reason = None if ctx.enabled("trap") else "a branch raises"
     elif isinstance(small, cst.Return):
