@@ -604,6 +604,23 @@ def both_arms(condition, if_true, if_false):
         return bool(condition)
 
 
+def nonnegative_row(indexed, index):
+    """``indexed[index]`` in an arm whose test proved ``index >= 0`` where
+    it is taken, with ``index`` clamped at 0: where the arm is not taken but
+    runs (a predicated form), a negative index must not index out of range
+    inside the graph.  Exact where taken; an index too large fails there as
+    the original's does.  A 0-dim index goes through advanced indexing, as
+    one row (the same bits): Dynamo would read it back into Python, a graph
+    break.  An empty first dimension raises here, while traced, so the
+    original choice runs."""
+    if not (isinstance(index, torch.Tensor) and isinstance(indexed, torch.Tensor)) or index.dtype == torch.bool:
+        return indexed[index]
+    if indexed.dim() == 0 or indexed.shape[0] == 0:
+        raise IndexError("graphmend: no row to index where the arm is not taken")
+    clamped = index.clamp(min=0)
+    return indexed[clamped.reshape(1)][0] if clamped.dim() == 0 else indexed[clamped]
+
+
 def empty_arm() -> tuple:
     """The arm of an ``if`` that has none (an else-less ``if``): no values."""
     return ()

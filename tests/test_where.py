@@ -25,7 +25,7 @@ import graphmend.runtime
 from graphmend import compat
 from graphmend.compare import first_difference
 from graphmend.pipeline import transform_source
-from harness import capture, check_equivalent, compiled_outcome, load_module, mend_source
+from harness import assert_same_outcome, capture, check_equivalent, compiled_outcome, load_module, mend_source
 
 FIXTURES = Path(__file__).parent / "fixtures" / "where"
 
@@ -404,6 +404,54 @@ def test_stores_into_module_state(name: str, function: str, attribute: str, grap
     assert first_difference(expected, [compiled(x) for x in inputs]) is None
     if graphs is not None:
         assert counter.frame_count == graphs
+
+
+@pytest.mark.parametrize("index_aliases_min_step", [False, True])
+def test_in_place_update_after_the_merged_value_is_replaced(index_aliases_min_step: bool, tmp_path: Path) -> None:
+    """torchdiffeq's ``if not torch.isfinite(dt): dt = self.min_step`` then
+    ``dt = dt.clamp(...)``: the ``self.index += 1`` after it may update
+    ``self.min_step`` in place (here it does, when the two are one tensor),
+    but by then ``dt`` is a new tensor in both versions."""
+    original, mended, _ = mend_source(fixture("in_place_after_the_merged_value_is_replaced"), tmp_path,
+                                      rules=["where"])
+
+    def run(cls, dt, compiled):
+        stepper = cls()
+        stepper.min_step, stepper.max_step = torch.tensor(0.25), torch.tensor(2.0)
+        stepper.index = stepper.min_step if index_aliases_min_step else torch.tensor(0)
+        step = torch.compile(stepper.step, backend=counter) if compiled else stepper.step
+        return step(dt.clone()), stepper.min_step.clone(), stepper.index.clone()
+
+    for dt in (torch.tensor(float("inf")), torch.tensor(0.5), torch.tensor(7.0)):
+        expected = run(original.Stepper, dt, False)
+        for compiled in (False, True):
+            torch._dynamo.reset()
+            counter = CompileCounter()
+            assert first_difference(expected, run(mended.Stepper, dt, compiled)) is None
+            assert counter.frame_count == compiled
+
+
+def test_index_proven_nonnegative_where_taken(tmp_path: Path) -> None:
+    """diffusers' ``alphas_cumprod[prev_t] if prev_t >= 0 else one``: the
+    untaken arm runs with a negative index (past the table's start at -20
+    here), clamped; one graph, the same values, and the same IndexError for
+    an index past the end in the arm that is taken."""
+    original, mended, result = mend_source(fixture("index_proven_nonnegative"), tmp_path, rules=["where"])
+    assert "nonnegative_row" in result.code
+
+    def scheduler(cls):
+        instance = cls()
+        instance.alphas_cumprod, instance.one = torch.linspace(0.99, 0.01, 10), torch.tensor(1.0)
+        return instance
+
+    for peak in (0, 5, 25, 29, 35):
+        scores = torch.zeros(40)
+        scores[peak] = 1.0
+        expected = capture(scheduler(original.Scheduler).alpha_before, scores)
+        assert_same_outcome(expected, capture(scheduler(mended.Scheduler).alpha_before, scores), "eager")
+        outcome, graphs = compiled_outcome(scheduler(mended.Scheduler).alpha_before, scores)
+        assert_same_outcome(expected, outcome, "compiled")
+        assert graphs == 1
 
 
 # -- real targets: transformers 4.52.4 ---------------------------------------------

@@ -67,21 +67,26 @@ def call_impurity(call: cst.Call, qualified_name: QualifiedName, *, traced_error
     return f"calls {shown}(), which may have effects"
 
 
-def expression_impurity(expr: cst.CSTNode, qualified_name: QualifiedName, *, traced_errors_fall_back: bool = False
-                        ) -> str | None:
+def expression_impurity(expr: cst.CSTNode, qualified_name: QualifiedName, *, traced_errors_fall_back: bool = False,
+                        nonnegative: frozenset[str] = frozenset()) -> str | None:
     """Why evaluating ``expr`` unconditionally may be observable, or None.
 
     ``traced_errors_fall_back``: the caller evaluates ``expr`` in a call
     that leaves the choice to Python's order when it raises while traced or
     breaks the graph (the lazy right operand of ``and``/``or``, an arm run by
     ``both_arms``), so an index that raises only while tracing does not
-    count (see :func:`_raises_while_tracing`)."""
+    count (see :func:`_raises_while_tracing`).  ``nonnegative``: names a
+    test proved non-negative where ``expr`` is taken; ``x[i]`` by one of them
+    is evaluated as ``_graphmend.nonnegative_row(x, i)`` (see
+    :func:`is_nonnegative_index`)."""
     index_is_safe = _raises_while_tracing if traced_errors_fall_back else _cannot_raise
     for node in walk(expr):
         if isinstance(node, cst.Call):
             reason = call_impurity(node, qualified_name, traced_errors_fall_back=traced_errors_fall_back)
         elif isinstance(node, cst.Subscript):
-            reason = None if all(map(index_is_safe, node.slice)) else "indexing may raise IndexError"
+            safe = all(map(index_is_safe, node.slice)) or (
+                traced_errors_fall_back and is_nonnegative_index(node, nonnegative))
+            reason = None if safe else "indexing may raise IndexError"
         elif isinstance(node, cst.Lambda):
             reason = "a lambda with parameters" if _has_params(node) else None
         elif isinstance(node, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
@@ -142,6 +147,17 @@ def constant_operand(statements, qualified_name: QualifiedName, constants: froze
                 for name in target_names(node.target) if isinstance(node.target, cst.Name) else ():
                     held.discard(name)
     return None
+
+
+def is_nonnegative_index(node: cst.Subscript, nonnegative: frozenset[str]) -> bool:
+    """``x[i]`` with ``i`` one of the names a test proved non-negative where
+    the indexing runs.  Run where it is not taken, ``i`` may be negative and
+    out of range inside the graph; clamped at 0 it indexes the first row
+    there and exactly ``x[i]`` where taken (an ``i`` too large still fails,
+    as the original's does when taken; an empty first dimension falls
+    back)."""
+    return (len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)
+            and isinstance(node.slice[0].slice.value, cst.Name) and node.slice[0].slice.value.value in nonnegative)
 
 
 def _cannot_raise(element: cst.SubscriptElement) -> bool:
@@ -354,6 +370,21 @@ def in_place_hazard(function: cst.FunctionDef, names: set[str], after: list[cst.
         if root is None or classes.get(root, root) in reached:
             return reason
     return None
+
+
+def rebinds_afresh(statement: cst.CSTNode, names: set[str], qualified_name: QualifiedName | None = None) -> bool:
+    """Whether ``statement`` (the one that runs right after an ``if``)
+    rebinds every one of ``names`` to a new tensor, updating nothing in
+    place: ``dt = dt.clamp(lo, hi)``.  After it no name holds a merged
+    value or what an arm aliased, so later in-place updates cannot tell
+    a merged copy from the original's alias."""
+    if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
+        return False
+    small = statement.body[0]
+    if not isinstance(small, cst.Assign) or not all(isinstance(t.target, cst.Name) for t in small.targets):
+        return False
+    rebound = {t.target.value for t in small.targets}
+    return names <= rebound and not alias_sources(small.value, qualified_name) and not in_place_updates([statement])
 
 
 def _literal_container_names(function: cst.FunctionDef) -> set[str]:

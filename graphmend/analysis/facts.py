@@ -44,6 +44,7 @@ from graphmend.analysis.effects import (
     in_place_update,
     linear_impurity,
     merged_names,
+    rebinds_afresh,
 )
 from graphmend.analysis.gradients import reached_before
 from graphmend.analysis.liveness import Liveness
@@ -210,10 +211,12 @@ class FunctionFacts:
         return is_bool_scalar(expr, self.qualified_name)
 
     # -- effects ----------------------------------------------------------------
-    def impurity(self, node: cst.CSTNode, *, traced_errors_fall_back: bool = False) -> str | None:
+    def impurity(self, node: cst.CSTNode, *, traced_errors_fall_back: bool = False,
+                 nonnegative: frozenset[str] = frozenset()) -> str | None:
         """Why evaluating ``node`` when its branch is not taken may be observable
         (see :func:`~graphmend.analysis.effects.expression_impurity`)."""
-        return expression_impurity(node, self.qualified_name, traced_errors_fall_back=traced_errors_fall_back)
+        return expression_impurity(node, self.qualified_name, traced_errors_fall_back=traced_errors_fall_back,
+                                   nonnegative=nonnegative)
 
     def gradient_impurity(self, node: cst.CSTNode) -> str | None:
         """Why a zero gradient through ``node`` might not stay zero."""
@@ -234,6 +237,11 @@ class FunctionFacts:
         """What merging the values ``statements`` bind replaces (see
         :func:`graphmend.analysis.effects.merged_names`)."""
         return merged_names(statements, self.qualified_name)
+
+    def rebinds_afresh(self, statement: cst.CSTNode, names: set[str]) -> bool:
+        """Whether ``statement`` rebinds all of ``names`` to new tensors (see
+        :func:`graphmend.analysis.effects.rebinds_afresh`)."""
+        return rebinds_afresh(statement, names, self.qualified_name)
 
     def in_place_hazard(self, names: set[str], after: list[cst.CSTNode] | None = None) -> str | None:
         """Why an in-place update in the function (in ``after``, when given)

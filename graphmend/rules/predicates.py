@@ -222,3 +222,29 @@ def _exact_comparison(comparison: cst.Comparison, kind: str) -> cst.Comparison:
         left=exact(comparison.left, target.comparator),
         comparisons=[target.with_changes(comparator=exact(target.comparator, comparison.left))],
     )
+
+
+def nonnegative_names(test: cst.BaseExpression, taken: bool = True) -> frozenset[str]:
+    """The names ``test`` proves non-negative when its truth is ``taken``:
+    ``i >= 0``, ``i > 0``, ``0 <= i``, ``0 < i`` (any non-negative integer
+    literal), their ``not`` (for the other arm: ``not i < 0``), and every
+    operand of an ``and`` that is true."""
+    if m.matches(test, m.UnaryOperation(operator=m.Not())):
+        return nonnegative_names(test.expression, not taken)
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And) and taken:
+        return nonnegative_names(test.left, True) | nonnegative_names(test.right, True)
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return frozenset()
+    left, (target,) = test.left, test.comparisons
+    operator, right = target.operator, target.comparator
+    lower_bound = (cst.GreaterThanEqual, cst.GreaterThan) if taken else (cst.LessThan, cst.LessThanEqual)
+    upper_bound = (cst.LessThanEqual, cst.LessThan) if taken else (cst.GreaterThan, cst.GreaterThanEqual)
+    if isinstance(left, cst.Name) and isinstance(operator, lower_bound) and _nonnegative_integer(right):
+        return frozenset({left.value})
+    if isinstance(right, cst.Name) and isinstance(operator, upper_bound) and _nonnegative_integer(left):
+        return frozenset({right.value})
+    return frozenset()
+
+
+def _nonnegative_integer(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Integer) and expr.evaluated_value >= 0

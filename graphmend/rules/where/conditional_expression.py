@@ -5,7 +5,10 @@ a=a: a, lambda b=b: b)``: under torch.compile with a tensor test both
 thunks run and ``torch.where`` merges them; otherwise only the chosen one
 runs.  The locals a branch reads are default arguments (a closure would
 make them cells, which Dynamo's resume functions read as free variables),
-so each must be bound before the expression.
+so each must be bound before the expression.  ``x[i] if i >= 0 else y``
+(diffusers' ``alphas_cumprod[prev_t] if prev_t >= 0 else one``) indexes
+as ``_graphmend.nonnegative_row(x, i)`` in the thunk: run while not
+taken, a negative ``i`` must not index out of range inside the graph.
 """
 
 from __future__ import annotations
@@ -15,8 +18,8 @@ import libcst as cst
 from graphmend.analysis.bindings import following, stored_names
 from graphmend.analysis.effects import alias_sources
 from graphmend.analysis.gradients import gradient_chains, one_sided, read_chains
-from graphmend.rules.base import Context, Declined, keyword, runtime_call, thunk
-from graphmend.rules.predicates import lower_test
+from graphmend.rules.base import Context, Declined, NonnegativeIndexes, keyword, runtime_call, thunk
+from graphmend.rules.predicates import lower_test, nonnegative_names
 from graphmend.rules.where.arms import chain_values
 from graphmend.rules.where.if_statement import worth_trying
 
@@ -30,8 +33,10 @@ def convert_ifexp(ctx: Context, original: cst.IfExp, updated: cst.IfExp) -> cst.
                          if isinstance(a, (cst.BaseSmallStatement, cst.BaseCompoundStatement)))
         path = ctx.ancestors[: ctx.ancestors.index(statement) + 1]
         replaced = set(stored_names(statement)) | alias_sources(original, facts.qualified_name)
-        reason = (facts.impurity(original.body, traced_errors_fall_back=True)
-                  or facts.impurity(original.orelse, traced_errors_fall_back=True)) or facts.in_place_hazard(
+        nonnegative = [nonnegative_names(original.test, taken) for taken in (True, False)]
+        reason = (facts.impurity(original.body, traced_errors_fall_back=True, nonnegative=nonnegative[0])
+                  or facts.impurity(original.orelse, traced_errors_fall_back=True, nonnegative=nonnegative[1])
+                  ) or facts.in_place_hazard(
             replaced, [statement, *following(path)])
         if reason:
             raise Declined(reason)
@@ -48,7 +53,8 @@ def convert_ifexp(ctx: Context, original: cst.IfExp, updated: cst.IfExp) -> cst.
         ctx.skip(original, "where", str(decline))
         return updated
     ctx.record(original, "where", "conditional expression -> torch.where")
-    args = [test, thunk(updated.body, captured[0]), thunk(updated.orelse, captured[1])]
+    branches = [branch.visit(NonnegativeIndexes(names)) for branch, names in zip((updated.body, updated.orelse), nonnegative)]
+    args = [test, thunk(branches[0], captured[0]), thunk(branches[1], captured[1])]
     statement_targets = set(stored_names(statement))
     if not (facts.gradient_impurity(original.body) or facts.gradient_impurity(original.orelse)
             or not statement_targets or facts.shows_grad_fn(statement_targets)):

@@ -103,8 +103,12 @@ def mend_if(ctx: Context, original: cst.If, updated: cst.If) -> list[cst.BaseSta
     """``if T: A else: B`` -> the dispatch; raises Declined."""
     facts = ctx.facts
     # A merged value is a new tensor: an in-place update that may reach what
-    # an arm reads or binds would no longer be seen through it.
-    reason = facts.in_place_hazard(facts.merged_names([original]), [original, *following(ctx.ancestors)])
+    # an arm reads or binds would no longer be seen through it, unless the
+    # next statement has already replaced every name the if binds.
+    after = following(ctx.ancestors)
+    if after and _merged_values_die_at(ctx, original, after[0]):
+        after = after[:1]
+    reason = facts.in_place_hazard(facts.merged_names([original]), [original, *after])
     if reason:
         raise Declined(reason)
     if isinstance(original.orelse, cst.If):  # elif: mend it as a nested if
@@ -138,6 +142,23 @@ def mend_if(ctx: Context, original: cst.If, updated: cst.If) -> list[cst.BaseSta
     )
     ctx.record(original, "where", "if/return -> torch.where" if returns else "if -> torch.where")
     return [assign(cond, test), *form.prelude, dispatch]
+
+
+def _merged_values_die_at(ctx: Context, original: cst.If, statement: cst.CSTNode) -> bool:
+    """Whether ``statement``, the next one in the ``if``'s block, rebinds
+    afresh every name the ``if`` binds, with nothing else out of the ``if``:
+    no return, raise, break or continue, no store into an attribute or item."""
+    block = ctx.ancestors[-2] if len(ctx.ancestors) > 1 else None
+    if not (isinstance(block, cst.IndentedBlock) and statement in block.body):
+        return False
+    for node in walk(original):
+        if isinstance(node, (cst.Return, cst.Raise, cst.Break, cst.Continue)):
+            return False
+        if isinstance(node, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign)) and any(
+            isinstance(n, (cst.Attribute, cst.Subscript)) for n in walk(node.target)
+        ):
+            return False
+    return ctx.facts.rebinds_afresh(statement, set(stored_names(original)))
 
 
 def _has_return(body: Sequence[cst.CSTNode]) -> bool:
