@@ -341,7 +341,17 @@ def _static_fix(category: str, reason: str, filename: str, lineno: int) -> tuple
         return None, _DS_HINT
     if category in RULE_FOR:
         return RULE_FOR[category], None
+    if category == "OTHER" and _builtin_pow_at(filename, lineno):
+        return "where", None
     return None, _dynamo_hint(reason)
+
+
+def _builtin_pow_at(filename: str, lineno: int) -> bool:
+    """A statement calling ``pow()``: Dynamo does not trace the builtin on a
+    tensor, [Where] spells it ``**``."""
+    parsed = parse_file(filename)
+    statement = parsed.statement_at(lineno) if parsed is not None else None
+    return statement is not None and any(scan.builtin_pow(n) for n in ast.walk(statement))
 
 
 def _ask_rules(filename: str, sites: dict[int, str]) -> dict[int, tuple[bool, str | None]]:

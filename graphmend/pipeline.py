@@ -71,7 +71,8 @@ class SkeletonResult:
 
     @property
     def needs_runtime(self) -> bool:
-        return bool(self.sites)
+        """Whether a rewrite calls graphmend's runtime (``pow(a, b) -> a ** b`` does not)."""
+        return bool(self.sites) and f"{RUNTIME_ALIAS}." in self.code
 
 
 def select_rules(names: Iterable[str] | None) -> tuple[str, ...]:
@@ -94,7 +95,7 @@ CONVERTERS: dict[type[cst.CSTNode], tuple[Converter, ...]] = {
     cst.IfExp: (where.convert_ifexp,),
     cst.While: (where.convert_while,),
     cst.Expr: (defer.convert_effect_call,),
-    cst.Call: (where.convert_static_tolist,),
+    cst.Call: (where.convert_static_tolist, where.convert_builtin_pow),
     cst.Assign: (where.convert_truth_assignment,),
 }
 

@@ -80,6 +80,7 @@ EQUIVALENCE_CASES = {
         "step",
         [(t(1, -2), t(1, 2)), (t(1, 2), t(1, 2)), (t(1, 2), t(-1, -2)), (t(-1, 2), t(-1, 0.5)), (t(1, 2), t(0, 0))],
     ),
+    "builtin_pow": ("ssim_constants", [(t(0.5, 2),), (t(-3),)]),
     "integer_index_raising_while_traced": ("first_row", [(t(1, 2, 3, 4),), (t(-1, -2, -3, -4),)]),
     "float_of_a_python_number_in_an_arm": (
         "next_step",
@@ -621,6 +622,17 @@ def test_diagnose_reports_the_arange_tolist_as_fixable(tmp_path):
     original, _, _ = mend_source(_REDUCTION_AXES, tmp_path, rules=["where"])
     (site,) = diagnose(original.f, torch.randn(2, 3, 4, 5)).breaks
     assert (site.category, site.lineno, site.fixable, site.rule) == ("SCALAR", 7, True, "where")
+
+
+def test_diagnose_reports_a_builtin_pow_as_fixable(tmp_path):
+    """Dynamo's "Failed to trace builtin operator" is OTHER; [Where] is
+    asked about the line, and the mended function is one graph."""
+    from graphmend.diagnosis import diagnose
+
+    original, mended, _ = mend_source(fixture("builtin_pow"), tmp_path, rules=["where"])
+    sites = diagnose(original.ssim_constants, t(0.5, 2)).breaks
+    assert sites and all((s.category, s.fixable, s.rule) == ("OTHER", True, "where") for s in sites), sites
+    assert diagnose(mended.ssim_constants, t(0.5, 2)).breaks == []
 
 
 @pytest.mark.parametrize("args", [(3,), (0,), (1, 7, 2), (5, 1, -1), (4, 4), (-3, 3), (2**31 - 2, 2**31 - 1)])

@@ -20,7 +20,7 @@ their own) has
   a chained comparison);
 * an ``if`` whose body only raises, unless its test is plainly static
   (``is None``, ``isinstance``, shapes, constants);
-* ``arange(...).tolist()``.
+* ``arange(...).tolist()``, or a call of ``pow()``.
 """
 
 from __future__ import annotations
@@ -107,13 +107,18 @@ def arange_tolist(node: ast.AST) -> bool:
             and isinstance(node.func.value, ast.Call) and _callee(node.func.value) == "arange")
 
 
+def builtin_pow(node: ast.AST) -> bool:
+    """``pow(a, b)``."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "pow"
+
+
 def might_hold_site(function: ast.AST, effect_helpers: frozenset[str] = frozenset()) -> bool:
     helper_names = {name.rsplit(".", 1)[-1] for name in effect_helpers}
     tensor_names = None
     for node in _own_nodes(function):
         if isinstance(node, ast.Call) and _callee(node) in _EFFECT_NAMES | helper_names:
             return True
-        if arange_tolist(node):
+        if arange_tolist(node) or builtin_pow(node):
             return True
         test = getattr(node, "test", None) if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)) else None
         if isinstance(node, ast.Assign) and _calls_bool(node.value):

@@ -21,6 +21,8 @@ What it does
       shape and dtype with a pure body becomes ``torch.while_loop``.
     * :mod:`.static_values` -- ``torch.arange(a, b).tolist()`` over Python
       ints becomes ``list(range(a, b))``, with no tensor data read back.
+    * :mod:`.builtin_operators` -- ``pow(a, b)`` becomes ``a ** b`` (Dynamo
+      does not trace the builtin on a tensor; Python defines the two as one).
 
     Tests are lowered by :mod:`graphmend.rules.predicates`: ``not``/``and``/
     ``or`` over tensors become ``~``/``&``/``|`` (or the runtime's exact
@@ -72,9 +74,13 @@ Safety
       ``if``: no half of the predicated form is ever left to run eagerly.
     * A static half of a test (``x is not None and T``) keeps Python's
       short-circuit.
-    * Both arms must be free of effects and must not raise when not taken:
-      only known-pure ``torch`` functions and tensor methods, pure builtins,
-      slice indexing; effect calls [Defer] rewrote (gated), raises and
+    * Both arms must be free of effects and must not raise inside the
+      graph when not taken: only known-pure ``torch`` functions and tensor
+      methods, pure builtins and ``float()``, slice indexing and integer
+      literal indices (out of range they raise while traced: the original
+      ``if`` runs), ``x[i]`` where the test proves ``i >= 0`` where taken
+      (a conditional expression: clamped at 0 where not taken, see
+      ``_graphmend.nonnegative_row``); effect calls [Defer] rewrote (gated), raises and
       guards [Trap] can defer (gated, with [Trap]'s preconditions); no
       loops, in-place or augmented assignment, item assignment, calls of
       unknown functions.  Memoised initialisation,
@@ -116,11 +122,16 @@ Safety
       ``x[i] = y``, ``x += y``) are left alone: a merged value is a new
       tensor, so an alias the original had (``v = x if T else y`` followed
       by ``v.mul_(2)`` updates ``y`` when ``T`` is false) would be lost.
+      Only updates that may reach what the ``if`` binds or reads count
+      (alias classes), and none after the next statement when that one
+      rebinds every name the ``if`` binds to a new tensor
+      (``dt = dt.clamp(lo, hi)``).
     * A conditional expression's thunks take the locals they read as
       default arguments, so each must be bound before the expression; a
       thunk that raises under torch.compile makes the original choice.
 """
 
+from graphmend.rules.where.builtin_operators import convert_builtin_pow
 from graphmend.rules.where.conditional_expression import convert_ifexp
 from graphmend.rules.where.if_statement import convert_if, worth_trying
 from graphmend.rules.where.returns import lower_returns
@@ -128,5 +139,5 @@ from graphmend.rules.where.static_values import convert_static_tolist
 from graphmend.rules.where.truth_assignment import convert_truth_assignment
 from graphmend.rules.where.while_loop import convert_while
 
-__all__ = ["convert_if", "convert_ifexp", "convert_static_tolist", "convert_truth_assignment", "convert_while", "lower_returns",
+__all__ = ["convert_builtin_pow", "convert_if", "convert_ifexp", "convert_static_tolist", "convert_truth_assignment", "convert_while", "lower_returns",
            "worth_trying"]
