@@ -39,7 +39,8 @@ from torch._dynamo.profiler import fx_insert_profiling
 
 from graphmend import compat
 from graphmend.analysis import scan
-from graphmend.analysis.source import innermost, parse_file, statement_at
+from graphmend.analysis.source import DEFS, innermost, parse_file, statement_at
+from graphmend.conventions import GENERATED_PREFIX
 from graphmend.errors import GraphmendError
 
 CATEGORIES = ("DC", "IO", "GUARD", "SCALAR", "DS", "OTHER")
@@ -241,6 +242,18 @@ def original_function_name(code_name: str) -> str:
     while match := _RESUME.match(code_name):
         code_name = match.group(1)
     return code_name
+
+
+def _user_function_name(code_name: str, filename: str, lineno: int) -> str:
+    """The function a break is in, as the user wrote it: a frame of
+    graphmend's own making (an arm's thunk, ``_gm_then_arm_12``) is named
+    by the def around the line in the source file."""
+    name = original_function_name(code_name)
+    if not name.startswith(GENERATED_PREFIX):
+        return name
+    parsed = parse_file(filename)
+    around = innermost(parsed.tree, lineno, DEFS) if parsed is not None else None
+    return around.name if around is not None else name
 
 
 # -- classification ------------------------------------------------------------
@@ -525,7 +538,7 @@ class BreakRecorder:
                 category=category,
                 filename=frame.filename,
                 lineno=lineno,
-                function=original_function_name(frame.name),
+                function=_user_function_name(frame.name, frame.filename, lineno),
                 statement=linecache.getline(frame.filename, lineno).strip(),
                 reason=text.splitlines()[0],
                 fixable=rule is not None,

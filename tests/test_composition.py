@@ -297,3 +297,20 @@ def test_a_merge_falling_back_inside_an_arm_adds_no_break(tmp_path):
             assert [g is None for g in outcome.value[1]] == [g is None for g in expected[1]]
             assert first_difference(expected, outcome.value) is None
         assert graphs[1] <= graphs[0], graphs
+
+    # Mended as graphmend.compile mends it (from a diagnosis), the fallbacks
+    # are diagnosed at the user's lines in the user's function, not in the
+    # arms' thunks graphmend made.
+    from graphmend.api import mend_report
+    from graphmend.diagnosis import diagnose
+    from graphmend.patch import unmend
+
+    t0, t1 = torch.tensor(0.0, requires_grad=True), torch.tensor(1.0, requires_grad=True)
+    y0, y1 = torch.ones(3, requires_grad=True), torch.full((3,), 2.0, requires_grad=True)
+    args = (t0, t1, y0, y1, torch.tensor(0.25))
+    mend_report(original.f, diagnose(original.f, *args), modules=[original.__name__])
+    try:
+        breaks = diagnose(original.f, *args).breaks
+    finally:
+        unmend(original.f)
+    assert breaks and all(b.function == "f" and b.statement in ("if t == t0:", "if t == t1:") for b in breaks), breaks

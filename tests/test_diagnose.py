@@ -268,3 +268,13 @@ def test_a_users_compiled_entry_is_not_reported_as_a_recompile():
     torch.compile(programs.clean, backend="eager")(X)
     report = graphmend.diagnose(programs.clean, X)
     assert report.recompiles == []
+
+
+def test_a_rewritten_region_maps_to_its_first_line_of_code():
+    """A break in graphmend's code for an ``if`` is reported at the ``if``,
+    not at a blank line or comment the rewrite replaced with it."""
+    from graphmend.analysis.source import line_map
+
+    before = ["def f(x):\n", "\n", "    # why\n", "    if x:\n", "        x = 1\n", "    return x\n"]
+    after = ["def f(x):\n", "    _gm_cond_4 = x\n", "    if _gm_cond_4:\n", "        x = 1\n", "    return x\n"]
+    assert line_map(before, after, 10) == [10, 13, 13, 14, 15]

@@ -329,11 +329,12 @@ def statement_at(filename: str, lineno: int) -> ast.stmt | None:
 def line_map(before: Sequence[str], after: Sequence[str], first: int) -> list[int]:
     """For each line of ``after``: the line of ``before`` it came from
     (numbered from ``first``), or, inside a rewritten region, the first line
-    of what it replaced."""
+    of code (not blank, not a comment) of what it replaced."""
     mapping = [first] * len(after)
     matcher = difflib.SequenceMatcher(a=list(before), b=list(after), autojunk=False)
-    for tag, i1, _i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        replaced = next((i for i in range(i1, i2) if before[i].strip() and not before[i].lstrip().startswith("#")), i1)
         for j in range(j1, j2):
-            i = i1 + (j - j1) if tag == "equal" else min(i1, len(before) - 1)
+            i = i1 + (j - j1) if tag == "equal" else min(replaced, len(before) - 1)
             mapping[j] = first + i
     return mapping

@@ -154,6 +154,13 @@ def generated(kind: str, line: int) -> cst.Name:
     return cst.Name(f"{GENERATED_PREFIX}{kind}_{line}")
 
 
+def replacing(updated: cst.BaseCompoundStatement, statements: Sequence[cst.BaseStatement]) -> cst.FlattenSentinel:
+    """``statements`` in place of the compound statement ``updated``, the
+    blank lines and comments above it kept above the first of them."""
+    first, *rest = statements
+    return cst.FlattenSentinel([first.with_changes(leading_lines=updated.leading_lines), *rest])
+
+
 def assign(target: cst.BaseAssignTargetExpression, value: cst.BaseExpression) -> cst.SimpleStatementLine:
     return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)])
 

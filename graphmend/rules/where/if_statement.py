@@ -39,6 +39,7 @@ from graphmend.rules.base import (
     generated,
     is_dispatch,
     is_runtime_call,
+    replacing,
     runtime_call,
 )
 from graphmend.rules.predicates import lower_test, test_kind
@@ -79,7 +80,7 @@ def convert_if(ctx: Context, original: cst.If, updated: cst.If):
         return _convert_elif_alone(ctx, original, updated)
     mark = ctx.mark()
     try:
-        return cst.FlattenSentinel(mend_if(ctx, original, updated))
+        return replacing(updated, mend_if(ctx, original, updated))
     except Declined as decline:
         ctx.rollback(mark)  # an elif mended on the way is not kept either
         ctx.skip(original, "where", str(decline))

@@ -32,7 +32,7 @@ import libcst as cst
 
 from graphmend.analysis.bindings import following, read_before_bound, read_names, statements, stored_names
 from graphmend.analysis.effects import alias_sources, code
-from graphmend.rules.base import Context, Declined, generated, runtime_call
+from graphmend.rules.base import Context, Declined, generated, replacing, runtime_call
 from graphmend.rules.predicates import lower_test
 from graphmend.rules.where.if_statement import worth_trying
 
@@ -41,7 +41,7 @@ def convert_while(ctx: Context, original: cst.While, updated: cst.While):
     if facts is None or not ctx.wanted(original, "where") or not worth_trying(ctx, original.test):
         return updated
     try:
-        return cst.FlattenSentinel(_mend_while(ctx, original, updated))
+        return replacing(updated, _mend_while(ctx, original, updated))
     except Declined as decline:
         ctx.skip(original, "where", str(decline))
         return updated
