@@ -436,10 +436,14 @@ def checked_in_python(test):
     here and ``bool(test)`` runs in Python.  Dynamo would compile ``assert
     tensor`` into an assertion inside the graph, which fails (with a
     RuntimeError) before the graph's Python effects and deferred messages
-    happen; the break a rewrite removed before the assert used to flush them."""
-    if isinstance(test, torch.Tensor) and compiling():
+    happen; the break a rewrite removed before the assert used to flush them.
+    The break is a break inside this call, so Dynamo runs the call eagerly:
+    a test that holds gives ``True`` there (the assert would otherwise meet
+    the tensor again and break a second time); one that fails gives the
+    tensor back, for the assert to fail exactly as the original's does."""
+    if isinstance(test, torch.Tensor):
         _fall_back("an assert that follows a rewritten site is checked in Python, after the effects before it")
-        return bool(test)
+        return True if bool(test) else test
     return test
 
 

@@ -275,6 +275,18 @@ def test_assert_behind_a_deferred_guard_is_checked_after_it(tmp_path):
     original, mended, _ = mend_source(source, tmp_path, rules=["trap"])
     assert_same_outcome(compiled_outcome(original.lookup, table, bad_ids)[0],
                         compiled_outcome(mended.lookup, table, bad_ids)[0], "compiled")
+    # Holding, with a message that reads a tensor's value, it costs one
+    # break (inside the check), not a second one for the message.
+    source = source.replace("assert (ids < table.shape[0]).all()",
+                            "assert (ids < table.shape[0]).all(), 'id {} too large'.format(ids.max().item())")
+    original, mended, result = mend_source(source, tmp_path, rules=["trap"])
+    assert "checked_in_python" in result.code
+    check_equivalent(source, "lookup", arg_sets, tmp_path, rules=["trap"], graphs=None)
+    breaks = []
+    for function in (original.lookup, mended.lookup):
+        torch._dynamo.reset()
+        breaks.append(torch._dynamo.explain(function)(table, ids).graph_break_count)
+    assert breaks == [2, 1], breaks  # the guard's break is gone, the assert's stays
 
 
 def test_undiagnosed_assert_behind_a_deferred_print_is_deferred(tmp_path):
