@@ -290,9 +290,9 @@ def deferred_call(function: str, module: str, *args, gate=None, keep_grad=True, 
 def deferred_check(test, exception: str, module: str, make_args=None, gate=None):
     """The truth test of ``if test: raise <exception>(*make_args())``.
 
-    Returns ``test`` itself, for the ``if`` to test exactly as before, unless
-    ``test`` is a tensor under torch.compile: then the check is made after
-    the graph (raising ``<exception>(*make_args())``, or ``raise
+    Returns ``test``'s truth, for the ``if`` to test exactly as before,
+    unless ``test`` is a tensor under torch.compile: then the check is made
+    after the graph (raising ``<exception>(*make_args())``, or ``raise
     <exception>`` when ``make_args`` is None) and the ``if`` sees False.
     ``exception`` is resolved like :func:`deferred_warn`'s category.
     ``make_args`` is a thunk so that eager code evaluates the message only
@@ -301,11 +301,18 @@ def deferred_check(test, exception: str, module: str, make_args=None, gate=None)
     """
     if isinstance(test, torch.Tensor) and compiling():
         called = make_args is not None
-        _replay_check(gate, snapshot(test), exception, module, called, *encode(make_args() if called else ()))
+        _replay_check(gate, snapshot(test), exception, module, called, *encode(_message(make_args)))
         return False
     if gate is not None and not bool(gate):
         return False
-    return test
+    return _truth(test)
+
+
+def _truth(test):
+    """``bool(test)`` for a tensor (what the ``if`` or ``assert`` would
+    take), so that a check Dynamo runs eagerly after a break inside it
+    hands back no tensor to break on again; anything else as it is."""
+    return bool(test) if isinstance(test, torch.Tensor) else test
 
 
 def deferred_assert(test, module: str, make_args=None, gate=None):
@@ -314,11 +321,11 @@ def deferred_assert(test, module: str, make_args=None, gate=None):
     graph (raising ``AssertionError(*make_args())``) and the assert passes."""
     if isinstance(test, torch.Tensor) and compiling():
         called = make_args is not None
-        _replay_assert(gate, snapshot(test), module, called, *encode(make_args() if called else ()))
+        _replay_assert(gate, snapshot(test), module, called, *encode(_message(make_args)))
         return True
     if gate is not None and not bool(gate):
         return True
-    return test
+    return _truth(test)
 
 
 def deferred_raise(exception: str, module: str, make_args=None, gate=None) -> None:
@@ -327,10 +334,25 @@ def deferred_raise(exception: str, module: str, make_args=None, gate=None) -> No
     arm was taken) is true."""
     called = make_args is not None
     if compiling():
-        _replay_check(gate, True, exception, module, called, *encode(make_args() if called else ()))
+        _replay_check(gate, True, exception, module, called, *encode(_message(make_args)))
     elif _open(gate):
         raised = resolve(module, exception)
         raise raised(*make_args()) if called else raised
+
+
+def _message(make_args) -> tuple:
+    """The exception's arguments, built while tracing (even when the check
+    will pass).  Where building them fails then (an integer index out of
+    range: ``{t[0]}`` of an empty ``t``), the graph breaks here and Dynamo
+    runs the whole check eagerly, which tests the original way and builds
+    the message only to raise it."""
+    if make_args is None:
+        return ()
+    try:
+        return make_args()
+    except Exception as error:
+        _fall_back(f"the message cannot be built while traced ({type(error).__name__})")
+        raise
 
 
 def resolve(module: str | None, dotted: str | None):

@@ -344,3 +344,17 @@ def test_which_locals_are_the_functions_own(name):
     module = cst.parse_module(source)
     facts = FunctionFacts(module.body[1], Metadata(module, None, ModuleNames.of(ast.parse(source))))
     assert (local not in fresh_locals(facts.function, facts.alias_classes)) is shared
+
+
+def test_message_indexing_a_tensor_with_literals(tmp_path):
+    """kornia's crop_by_boxes: the message shows ``bbox[0]`` and ``bbox[1]``.
+    An integer index out of range raises while traced (the message of the
+    second check reads ``x[4]`` of three elements): the check then runs
+    the original way, and the message is built only to raise it."""
+    source = (Path(__file__).parent / "fixtures" / "trap" / "message_indexes_a_tensor.in.py").read_text()
+    same, ragged = torch.tensor([[2.0, 2.0], [3.0, 3.0]]), torch.tensor([[2.0, 1.0], [3.0, 3.0]])
+    five, negative_five = torch.arange(5.0), torch.tensor([1.0, 2.0, -3.0, 4.0, 5.0])
+    arg_sets = [(same, five), (ragged, five), (same, negative_five), (ragged, negative_five)]
+    check_equivalent(source, "crop", arg_sets, tmp_path, rules=["trap"])
+    three, negative_three = torch.arange(3.0), torch.tensor([1.0, -2.0, 3.0])
+    check_equivalent(source, "crop", [(same, three), (same, negative_three)], tmp_path, rules=["trap"], graphs=None)

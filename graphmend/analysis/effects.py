@@ -595,8 +595,9 @@ def message_impurity(expr: cst.CSTNode, qualified_name: QualifiedName, static: C
             if function is not None and function not in api.IMPURE_FUNCTIONS and not function.endswith("_"):
                 continue
             return f"calls {code(node.func)}(), which may fail or have effects"
-        if isinstance(node, cst.Subscript) and not static(node.value):
-            return f"indexes {code(node.value)}"
+        if isinstance(node, cst.Subscript) and not static(node.value) and not all(
+                map(_raises_while_tracing, node.slice)):
+            return f"indexes {code(node.value)}"  # an integer literal raises while traced: the check falls back
         if isinstance(node, (cst.Lambda, cst.Yield, cst.Await, cst.NamedExpr, cst.ListComp, cst.SetComp,
                              cst.DictComp, cst.GeneratorExp)):
             return f"a {type(node).__name__} in the message"

@@ -131,7 +131,7 @@ class SourceProgram:
 # Same shape and dtype as the inputs, so torch.where can merge them exactly.
 _UNARY = ("{a} * 2", "{a} - 1.5", "torch.sin({a})", "torch.relu({a})", "torch.exp({a})",
           "torch.log({a})", "-{a}", "{a}.abs()", "torch.tanh({a})", "{a}.clone()",
-          "{a}.sum() * {a}", "torch.sqrt({a})",
+          "{a}.sum() * {a}", "torch.sqrt({a})", "pow({a}, 2)", "{a} * float({a}.sum())", "{a}[0] * {a}",
           "{a}.amax(dim=torch.arange({a}.dim()).tolist(), keepdim=True) * {a}")  # fmt: skip
 _BINARY = ("{a} + {b}", "{a} * {b}", "{a} / {b}", "torch.where({a} > 0, {a}, {b})",
            "torch.maximum({a}, {b})", "{a} - {b}")  # fmt: skip
@@ -280,6 +280,32 @@ def flag(draw, scope: "_Scope") -> tuple[Stmt, ...]:
 
 
 @st.composite
+def index_ternary(draw, scope: "_Scope") -> tuple[Stmt, ...]:
+    """An index a test bounds below, read in the arm the test guards
+    (diffusers' ``alphas_cumprod[prev_t] if prev_t >= 0 else one``): the
+    index may be negative, past the start too, where the arm is not taken."""
+    names = scope.names()
+    a, b = draw(st.sampled_from(names)), draw(st.sampled_from(names))
+    index = scope.new()
+    offset = draw(st.sampled_from(("1", "2", "5")))
+    test = draw(st.sampled_from((f"{index} >= 0", f"{index} > 0", f"0 <= {index}")))
+    return (Stmt(f"{index} = {a}.argmax() - {offset}"),
+            Stmt(f"{scope.new()} = {a}[{index}] * {b} if {test} else {b}"))
+
+
+@st.composite
+def rebound_after_if(draw, scope: "_Scope") -> tuple[Stmt, ...]:
+    """A name an ``if`` binds, rebound to a new tensor by the next statement,
+    then an in-place update (torchdiffeq's ``dt = dt.clamp(...)``)."""
+    names = scope.names()
+    name = scope.new()
+    update = draw(st.sampled_from(("x.add_(0.5)", f"{name}.add_(1)", f"{name} += {draw(st.sampled_from(names))}")))
+    return (Stmt(f"{name} = {draw(st.sampled_from(names))}.abs() + 1"),
+            Stmt(f"if {draw(predicate(names))}:", body=(Stmt(f"{name} = {draw(st.sampled_from(names))}"),)),
+            Stmt(f"{name} = {name}.clamp(-2, 2)"), Stmt(update))
+
+
+@st.composite
 def mutation(draw, names: tuple[str, ...], locals_: tuple[str, ...]) -> Stmt:
     """In-place updates (of locals and, through aliases, inputs), appends,
     attribute stores."""
@@ -324,6 +350,9 @@ def statements(draw, scope: _Scope, depth: int, size: int) -> tuple[Stmt, ...]:
             continue
         if depth == 0 and draw(st.integers(0, 9)) == 0:
             body.extend(draw(flag(scope)))
+            continue
+        if depth == 0 and draw(st.integers(0, 11)) == 0:
+            body.extend(draw(st.one_of(index_ternary(scope), rebound_after_if(scope))))
             continue
         body.append(draw(statement(scope, depth)))
         if body[-1].text.startswith(("return", "raise")):
