@@ -630,6 +630,10 @@ def both_arms(condition, if_true, if_false):
         return bool(condition)
 
 
+#: The dtypes of tensors that index by position (bool and uint8 are masks).
+_INDEX_DTYPES = (torch.int64, torch.int32, torch.int16, torch.int8)
+
+
 def nonnegative_row(indexed, index):
     """``indexed[index]`` in an arm whose test proved ``index >= 0`` where
     it is taken, with ``index`` clamped at 0: where the arm is not taken but
@@ -639,8 +643,8 @@ def nonnegative_row(indexed, index):
     one row (the same bits): Dynamo would read it back into Python, a graph
     break.  An empty first dimension raises here, while traced, so the
     original choice runs."""
-    if not (isinstance(index, torch.Tensor) and isinstance(indexed, torch.Tensor)) or index.dtype == torch.bool:
-        return indexed[index]
+    if not (isinstance(index, torch.Tensor) and isinstance(indexed, torch.Tensor)) or index.dtype not in _INDEX_DTYPES:
+        return indexed[index]  # bool and uint8 index as masks
     if indexed.dim() == 0 or indexed.shape[0] == 0:
         raise IndexError("graphmend: no row to index where the arm is not taken")
     clamped = index.clamp(min=0)

@@ -455,6 +455,14 @@ def test_index_proven_nonnegative_where_taken(tmp_path: Path) -> None:
         assert graphs == 1
 
 
+@pytest.mark.parametrize("index", [torch.tensor(3), torch.tensor(3, dtype=torch.int32), torch.tensor(0),
+                                   torch.tensor([2, 0]), torch.tensor(True), torch.tensor(1, dtype=torch.uint8)],
+                         ids=["int64", "int32", "zero", "vector", "bool-mask", "uint8-mask"])
+def test_nonnegative_row_is_the_indexing_where_taken(index):
+    table = torch.arange(20.0).reshape(10, 2)
+    assert first_difference(table[index], graphmend.runtime.nonnegative_row(table, index)) is None
+
+
 # -- real targets: transformers 4.52.4 ---------------------------------------------
 
 
