@@ -28,6 +28,7 @@ import logging
 import sys
 import types
 import warnings
+from typing import NamedTuple
 
 import torch
 import torch.utils._pytree as _pytree
@@ -71,6 +72,10 @@ def _encode(value, tokens: list, keep_grad: bool) -> bool:
     if isinstance(value, torch.Tensor):
         tokens.append("t")
         tokens.append(snapshot(value, keep_grad))
+    elif isinstance(value, _Format):
+        tokens.append("format")
+        tokens.append(value.template)
+        return _encode(value.values, tokens, keep_grad)
     elif isinstance(value, torch.Size):
         tokens.append("size")
         tokens.append(len(value))
@@ -159,6 +164,9 @@ def decode(tokens, module: str | None = None) -> list:
         if kind == "global":
             position += 1
             return resolve(module, tokens[position - 1])
+        if kind == "format":
+            position += 1
+            return tokens[position - 1].format(*one())
         if kind == "dtype":
             position += 1
             return getattr(torch, tokens[position - 1].removeprefix("torch."))
@@ -193,6 +201,27 @@ def fstring(template: str, *values, keep_grad: bool = True) -> str:
     (``keep_grad``: see :func:`snapshot`).
     """
     return template.format(*(snapshot(value, keep_grad) for value in values))
+
+
+class _Format(NamedTuple):
+    """``template.format(*values)``, not made yet: a check's message, which
+    the original formats only when it raises (a named tuple: Dynamo traces
+    making one)."""
+
+    template: str
+    values: tuple
+
+
+def lazy_format(template: str, *values):
+    """``template.format(*values)`` (an f-string split, or a literal's
+    ``.format``) in the message of a deferred check.  Eagerly the string;
+    under torch.compile the template and snapshots of the values, which
+    travel to the check's replay as tokens and are formatted only if it
+    raises: formatting a tensor after every graph would read its data (a
+    device sync) on every call."""
+    if not compiling():
+        return template.format(*values)
+    return _Format(template, values)  # the check's encode() takes the snapshots
 
 
 def _open(gate) -> bool:

@@ -358,3 +358,31 @@ def test_message_indexing_a_tensor_with_literals(tmp_path):
     check_equivalent(source, "crop", arg_sets, tmp_path, rules=["trap"])
     three, negative_three = torch.arange(3.0), torch.tensor([1.0, -2.0, 3.0])
     check_equivalent(source, "crop", [(same, three), (same, negative_three)], tmp_path, rules=["trap"], graphs=None)
+
+
+def test_a_passing_check_does_not_format_its_message(tmp_path, monkeypatch):
+    """The original formats ``f"... {x}"`` only when it raises.  Deferred,
+    the message travels as a template and snapshots, formatted only if the
+    check fails (formatting a tensor reads its data: a device sync on every
+    call otherwise)."""
+    import torch._tensor_str
+
+    source = """
+import torch
+
+
+def f(x):
+    if (x < 0).any():
+        raise ValueError(f"negative values: {x} (min {x.min()})")
+    if (x > 100).any():
+        raise ValueError("too large: {}".format(x.max()))
+    return x * 2
+"""
+    original, mended, result = mend_source(source, tmp_path, rules=["trap"])
+    assert result.code.count("lazy_format") == 2, result.code
+    formatted = []
+    real = torch._tensor_str._str
+    monkeypatch.setattr(torch._tensor_str, "_str", lambda *a, **k: formatted.append(1) or real(*a, **k))
+    outcome, graphs = compiled_outcome(mended.f, GOOD)
+    assert outcome.error is None and graphs == 1 and not formatted
+    check_equivalent(source, "f", [(GOOD,), (NEGATIVE,), (torch.tensor([1.0, 200.0]),)], tmp_path, rules=["trap"])

@@ -141,9 +141,12 @@ def append_args(call: cst.Call, new: list[cst.Arg]) -> cst.Call:
     return call.with_changes(args=insert_args(args, len(args), new) if args else new)
 
 
-def deferred_text(node: cst.BaseExpression, keep_grad: bool = True) -> cst.BaseExpression:
+def deferred_text(node: cst.BaseExpression, keep_grad: bool = True, formatter: str = "fstring"
+                  ) -> cst.BaseExpression:
     """A message argument with its f-string split into a
-    ``_graphmend.fstring(template, *values)`` call; anything else as is."""
+    ``_graphmend.<formatter>(template, *values)`` call (``fstring``, or
+    ``lazy_format`` for a message that is formatted only if it is raised);
+    anything else as is."""
     if not m.matches(node, m.FormattedString() | m.ConcatenatedString()):
         return node
     if not m.findall(node, m.FormattedString()):
@@ -153,7 +156,7 @@ def deferred_text(node: cst.BaseExpression, keep_grad: bool = True) -> cst.BaseE
     args = [cst.Arg(template)] + [cst.Arg(value) for value in values]
     if not keep_grad:
         args.append(keyword("keep_grad", cst.Name("False")))
-    return runtime_call("fstring", args)
+    return runtime_call(formatter, args)
 
 
 def _template(node: cst.BaseExpression, values: list[cst.BaseExpression]) -> cst.BaseExpression:

@@ -221,10 +221,22 @@ def message_thunk(facts: FunctionFacts, message: list[cst.Arg], at: cst.CSTNode)
             f"message reads {', '.join(unbound)}, which may be unbound at the guard "
             "(under torch.compile the message is built even when the check passes)"
         )
-    elements = [cst.Element(deferred_text(arg.value)) for arg in message]
+    elements = [cst.Element(_lazy_text(arg.value)) for arg in message]
     if len(elements) == 1:
         elements[0] = elements[0].with_changes(comma=cst.Comma())
     return thunk(cst.Tuple(elements), captured)
+
+
+def _lazy_text(value: cst.BaseExpression) -> cst.BaseExpression:
+    """A message argument formatted only when it is raised: an f-string, or
+    a literal's ``.format(...)`` (the same ``str.format``), becomes
+    ``_graphmend.lazy_format(template, *values)``.  Under torch.compile a
+    formatted string is a value Dynamo makes after the graph on every call,
+    a tensor's text included, though the check passes."""
+    if m.matches(value, m.Call(func=m.Attribute(value=m.SimpleString(), attr=m.Name("format")))) and all(
+            arg.keyword is None and not arg.star for arg in value.args) and "b" not in value.func.value.prefix.lower():
+        return runtime_call("lazy_format", [cst.Arg(value.func.value), *value.args])
+    return deferred_text(value, formatter="lazy_format")
 
 
 def check_placement(ctx: Context, guard: cst.CSTNode, ancestors: Sequence[cst.CSTNode]) -> None:
