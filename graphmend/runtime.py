@@ -73,9 +73,11 @@ def _encode(value, tokens: list, keep_grad: bool) -> bool:
         tokens.append("t")
         tokens.append(snapshot(value, keep_grad))
     elif isinstance(value, _Format):
+        # As an f-string's values (fstring's keep_grad): [Trap] defers only
+        # a check that no in-place update follows.
         tokens.append("format")
         tokens.append(value.template)
-        return _encode(value.values, tokens, keep_grad)
+        return _encode(value.values, tokens, True)
     elif isinstance(value, torch.Size):
         tokens.append("size")
         tokens.append(len(value))

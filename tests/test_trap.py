@@ -386,3 +386,24 @@ def f(x):
     outcome, graphs = compiled_outcome(mended.f, GOOD)
     assert outcome.error is None and graphs == 1 and not formatted
     check_equivalent(source, "f", [(GOOD,), (NEGATIVE,), (torch.tensor([1.0, 200.0]),)], tmp_path, rules=["trap"])
+
+
+def test_a_message_showing_a_tensor_that_requires_grad(tmp_path):
+    """Under autograd the tensor travels as it is (its text shows its
+    ``grad_fn``, which a copy would change): one graph, the same message."""
+    source = """
+import torch
+
+
+def f(x):
+    y = x * 2
+    if (y > 100).any():
+        raise ValueError(f"too large: {y}")
+    return y.sum()
+"""
+    original, mended, _ = mend_source(source, tmp_path, rules=["trap"])
+    for x in (torch.tensor([1.0, 2.0]), torch.tensor([1.0, 200.0])):
+        expected = capture(original.f, x.clone().requires_grad_())
+        outcome, graphs = compiled_outcome(mended.f, x.clone().requires_grad_())
+        assert_same_outcome(expected, outcome, "compiled")
+        assert graphs == 1
