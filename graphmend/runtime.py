@@ -72,6 +72,9 @@ def _encode(value, tokens: list, keep_grad: bool) -> bool:
     if isinstance(value, torch.Tensor):
         tokens.append("t")
         tokens.append(snapshot(value, keep_grad))
+    elif isinstance(value, _Float):
+        tokens.append("float")
+        return _encode(value.value, tokens, keep_grad)
     elif isinstance(value, _Format):
         # As an f-string's values (fstring's keep_grad): [Trap] defers only
         # a check that no in-place update follows.
@@ -169,6 +172,8 @@ def decode(tokens, module: str | None = None) -> list:
         if kind == "format":
             position += 1
             return tokens[position - 1].format(*one())
+        if kind == "float":
+            return float(one())
         if kind == "dtype":
             position += 1
             return getattr(torch, tokens[position - 1].removeprefix("torch."))
@@ -212,6 +217,28 @@ class _Format(NamedTuple):
 
     template: str
     values: tuple
+
+
+class _Float(NamedTuple):
+    """``float(value)`` of a one-element tensor, not made yet (see
+    :func:`message_float`)."""
+
+    value: torch.Tensor
+
+
+def message_float(value):
+    """``float(value)`` in a deferred check's message.  Under torch.compile
+    a tensor's value would be read while tracing (a graph break); instead
+    the one element travels to the replay as a float64 tensor and becomes
+    the same Python float there (a float32 or an integer widens to float64
+    exactly as ``float()`` widens it), only if the check fails.  A tensor
+    ``float()`` refuses (several elements, complex) raises here, while
+    traced, so the check runs the original way."""
+    if not (isinstance(value, torch.Tensor) and compiling()):
+        return float(value)
+    if value.numel() != 1 or value.is_complex():
+        raise TypeError("graphmend: float() of this tensor is left to the original check")
+    return _Float(value.detach().reshape(()).to(torch.float64))
 
 
 def lazy_format(template: str, *values):

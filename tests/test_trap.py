@@ -407,3 +407,17 @@ def f(x):
         outcome, graphs = compiled_outcome(mended.f, x.clone().requires_grad_())
         assert_same_outcome(expected, outcome, "compiled")
         assert graphs == 1
+
+
+def test_a_message_reading_a_float(tmp_path):
+    """kornia's rotation check: ``{float(err.max())}`` travels as a float64
+    tensor and becomes the same Python float, only if the check fails; a
+    tensor ``float()`` refuses (several elements) falls back to the
+    original check."""
+    source = (Path(__file__).parent / "fixtures" / "trap" / "message_reads_a_float.in.py").read_text()
+    rotation = torch.tensor([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+    reflection = torch.tensor([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, -1.0]])
+    skewed = torch.tensor([[1.0, 0.3, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    check_equivalent(source, "check_rotation", [(rotation,), (reflection,), (skewed,)], tmp_path, rules=["trap"])
+    several = source.replace("float(R.sum())", "float(R[0])")
+    check_equivalent(several, "check_rotation", [(rotation,), (reflection,)], tmp_path, rules=["trap"], graphs=None)

@@ -580,8 +580,9 @@ def message_impurity(expr: cst.CSTNode, qualified_name: QualifiedName, static: C
                 builtin = api.builtin(name)
                 if builtin not in api.MESSAGE_BUILTINS:
                     return f"calls {code(node.func)}()"
-                if builtin in api.SCALAR_BUILTINS | {"str", "repr"} and not all(static(a.value) for a in node.args):
-                    return f"{code(node)} reads a tensor's value"
+                if builtin in (api.SCALAR_BUILTINS | {"str", "repr"}) - {"float"} and not all(
+                        static(a.value) for a in node.args):
+                    return f"{code(node)} reads a tensor's value"  # float(): see message_float
                 continue
             if isinstance(node.func, cst.Attribute):
                 method = node.func.attr.value

@@ -221,10 +221,26 @@ def message_thunk(facts: FunctionFacts, message: list[cst.Arg], at: cst.CSTNode)
             f"message reads {', '.join(unbound)}, which may be unbound at the guard "
             "(under torch.compile the message is built even when the check passes)"
         )
-    elements = [cst.Element(_lazy_text(arg.value)) for arg in message]
+    floats = _FloatsInMessage(facts)
+    elements = [cst.Element(_lazy_text(arg.value.visit(floats))) for arg in message]
     if len(elements) == 1:
         elements[0] = elements[0].with_changes(comma=cst.Comma())
     return thunk(cst.Tuple(elements), captured)
+
+
+class _FloatsInMessage(cst.CSTTransformer):
+    """``float(x)`` -> ``_graphmend.message_float(x)``: read after the graph,
+    only if the check fails (see :func:`graphmend.runtime.message_float`)."""
+
+    def __init__(self, facts: FunctionFacts) -> None:
+        super().__init__()
+        self.facts = facts
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        if (self.facts.qualified_name(original_node.func) == "builtins.float" and len(updated_node.args) == 1
+                and updated_node.args[0].keyword is None and not updated_node.args[0].star):
+            return runtime_call("message_float", [updated_node.args[0].value])
+        return updated_node
 
 
 def _lazy_text(value: cst.BaseExpression) -> cst.BaseExpression:
