@@ -81,6 +81,7 @@ EQUIVALENCE_CASES = {
         [(t(1, -2), t(1, 2)), (t(1, 2), t(1, 2)), (t(1, 2), t(-1, -2)), (t(-1, 2), t(-1, 0.5)), (t(1, 2), t(0, 0))],
     ),
     "builtin_pow": ("ssim_constants", [(t(0.5, 2),), (t(-3),)]),
+    "pow_in_an_arm": ("energy", [(t(1, 2),), (t(-1, -2),)]),
     "integer_index_raising_while_traced": ("first_row", [(t(1, 2, 3, 4),), (t(-1, -2, -3, -4),)]),
     "float_of_a_python_number_in_an_arm": (
         "next_step",

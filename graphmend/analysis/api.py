@@ -91,7 +91,7 @@ SCALAR_BUILTINS = _names("int float bool")
 # -- builtins --------------------------------------------------------------------------
 
 #: Builtins that neither raise on tensors nor have effects.
-PURE_BUILTINS = _names("abs min max len isinstance hasattr tuple")
+PURE_BUILTINS = _names("abs min max len isinstance hasattr tuple pow")
 #: Builtins that are pure where a graph break or an error while tracing
 #: falls back (see :func:`graphmend.analysis.effects.call_impurity`).
 TRACED_PURE_BUILTINS = _names("float")
