@@ -39,7 +39,7 @@ from torch._dynamo.profiler import fx_insert_profiling
 
 from graphmend import compat
 from graphmend.analysis import scan
-from graphmend.analysis.source import DEFS, innermost, parse_file, statement_at
+from graphmend.analysis.source import DEFS, ParsedFile, innermost, parse_file, statement_at
 from graphmend.conventions import GENERATED_PREFIX
 from graphmend.errors import GraphmendError
 
@@ -326,8 +326,7 @@ def _scalar_where_may_fix(filename: str, lineno: int) -> bool:
     node = innermost(parsed.tree, lineno, (ast.If, ast.While, ast.IfExp))
     if node is not None and _calls(node.test) & _SCALAR_CALLS:
         return True
-    statement = parsed.statement_at(lineno)
-    return statement is not None and any(scan.arange_tolist(n) for n in ast.walk(statement))
+    return _statement_holds(parsed, lineno, scan.arange_tolist)
 
 
 def _gb_type(reason: str) -> str | None:
@@ -363,8 +362,13 @@ def _builtin_pow_at(filename: str, lineno: int) -> bool:
     """A statement calling ``pow()``: Dynamo does not trace the builtin on a
     tensor, [Where] spells it ``**``."""
     parsed = parse_file(filename)
-    statement = parsed.statement_at(lineno) if parsed is not None else None
-    return statement is not None and any(scan.builtin_pow(n) for n in ast.walk(statement))
+    return parsed is not None and _statement_holds(parsed, lineno, scan.builtin_pow)
+
+
+def _statement_holds(parsed: ParsedFile, lineno: int, found: Callable[[ast.AST], bool]) -> bool:
+    """Whether the statement at ``lineno`` holds a node ``found`` accepts."""
+    statement = parsed.statement_at(lineno)
+    return statement is not None and any(found(n) for n in ast.walk(statement))
 
 
 def _ask_rules(filename: str, sites: dict[int, str]) -> dict[int, tuple[bool, str | None]]:

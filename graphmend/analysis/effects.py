@@ -50,9 +50,10 @@ def call_impurity(call: cst.Call, qualified_name: QualifiedName, *, traced_error
     shown = code(call.func)
     if name == "builtins.print":
         return "print() in a branch (I/O)"
-    if api.builtin(name) is not None:
-        pure = api.PURE_BUILTINS | (api.TRACED_PURE_BUILTINS if traced_errors_fall_back else frozenset())
-        return None if api.builtin(name) in pure else f"calls {shown}()"
+    builtin = api.builtin(name)
+    if builtin is not None:
+        pure = builtin in api.PURE_BUILTINS or (traced_errors_fall_back and builtin in api.TRACED_PURE_BUILTINS)
+        return None if pure else f"calls {shown}()"
     if name.startswith("graphmend.runtime."):
         return None
     function = api.torch_function(name)

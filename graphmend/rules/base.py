@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 import libcst as cst
 import libcst.matchers as m
 
-from graphmend.analysis.effects import is_nonnegative_index
 from graphmend.analysis.facts import FunctionFacts, Metadata
 from graphmend.conventions import GENERATED_PREFIX, RUNTIME_ALIAS
 from graphmend.rules.options import RULE_NAMES, RuleOptions
@@ -196,20 +195,6 @@ def _captured_parameters(captured: Iterable[str]) -> cst.Parameters:
         )
         for name in captured
     ])
-
-
-class NonnegativeIndexes(cst.CSTTransformer):
-    """``x[i]`` -> ``_graphmend.nonnegative_row(x, i)`` for ``i`` in
-    ``names`` (see :func:`graphmend.analysis.effects.is_nonnegative_index`)."""
-
-    def __init__(self, names: frozenset[str]) -> None:
-        super().__init__()
-        self.names = names
-
-    def leave_Subscript(self, original_node: cst.Subscript, updated_node: cst.Subscript) -> cst.BaseExpression:
-        if not is_nonnegative_index(original_node, self.names):
-            return updated_node
-        return runtime_call("nonnegative_row", [updated_node.value, updated_node.slice[0].slice.value])
 
 
 def is_dispatch(test: cst.BaseExpression) -> bool:

@@ -64,8 +64,9 @@ def _binds_tighter_than_power(parent: cst.CSTNode, call: cst.Call) -> bool:
         return parent.value is call
     if isinstance(parent, cst.Call):
         return parent.func is call
-    return isinstance(parent, (cst.BinaryOperation, cst.Await)) and (
-        isinstance(parent, cst.Await) or isinstance(parent.operator, cst.Power))
+    if isinstance(parent, cst.BinaryOperation):
+        return isinstance(parent.operator, cst.Power)
+    return isinstance(parent, cst.Await)
 
 
 def _operand(value: cst.BaseExpression) -> cst.BaseExpression:

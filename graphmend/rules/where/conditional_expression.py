@@ -16,9 +16,9 @@ from __future__ import annotations
 import libcst as cst
 
 from graphmend.analysis.bindings import following, stored_names
-from graphmend.analysis.effects import alias_sources
+from graphmend.analysis.effects import alias_sources, is_nonnegative_index
 from graphmend.analysis.gradients import gradient_chains, one_sided, read_chains
-from graphmend.rules.base import Context, Declined, NonnegativeIndexes, keyword, runtime_call, thunk
+from graphmend.rules.base import Context, Declined, keyword, runtime_call, thunk
 from graphmend.rules.predicates import lower_test, nonnegative_names
 from graphmend.rules.where.arms import chain_values
 from graphmend.rules.where.if_statement import worth_trying
@@ -53,7 +53,7 @@ def convert_ifexp(ctx: Context, original: cst.IfExp, updated: cst.IfExp) -> cst.
         ctx.skip(original, "where", str(decline))
         return updated
     ctx.record(original, "where", "conditional expression -> torch.where")
-    branches = [branch.visit(NonnegativeIndexes(names)) for branch, names in zip((updated.body, updated.orelse), nonnegative)]
+    branches = [branch.visit(_NonnegativeIndexes(names)) for branch, names in zip((updated.body, updated.orelse), nonnegative)]
     args = [test, thunk(branches[0], captured[0]), thunk(branches[1], captured[1])]
     statement_targets = set(stored_names(statement))
     if not (facts.gradient_impurity(original.body) or facts.gradient_impurity(original.orelse)
@@ -67,3 +67,17 @@ def convert_ifexp(ctx: Context, original: cst.IfExp, updated: cst.IfExp) -> cst.
             roots = sorted({chain.partition(".")[0] for chain in sources} & facts.bound_before(statement))
             args.append(keyword("one_sided", thunk(chain_values(sources), roots)))
     return runtime_call("select", args)
+
+
+class _NonnegativeIndexes(cst.CSTTransformer):
+    """``x[i]`` -> ``_graphmend.nonnegative_row(x, i)`` for ``i`` in
+    ``names`` (see :func:`graphmend.analysis.effects.is_nonnegative_index`)."""
+
+    def __init__(self, names: frozenset[str]) -> None:
+        super().__init__()
+        self.names = names
+
+    def leave_Subscript(self, original_node: cst.Subscript, updated_node: cst.Subscript) -> cst.BaseExpression:
+        if not is_nonnegative_index(original_node, self.names):
+            return updated_node
+        return runtime_call("nonnegative_row", [updated_node.value, updated_node.slice[0].slice.value])
