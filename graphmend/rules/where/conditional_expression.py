@@ -9,6 +9,14 @@ so each must be bound before the expression.  ``x[i] if i >= 0 else y``
 (diffusers' ``alphas_cumprod[prev_t] if prev_t >= 0 else one``) indexes
 as ``_graphmend.nonnegative_row(x, i)`` in the thunk: run while not
 taken, a negative ``i`` must not index out of range inside the graph.
+
+A branch that is a Python value (``... else 3.0``, ``x.shape[0]``) is
+left alone: ``torch.where`` cannot select it against a tensor, so the
+rewrite would always fall back, and its fallback would hand the code after
+it a tensor on one call and a float on another (a recompile in which
+Dynamo 2.13 drops a pending side effect when the float then raises, see
+README's fuzzing notes), where the original has one resume function per
+branch.
 """
 
 from __future__ import annotations
@@ -18,7 +26,7 @@ import libcst as cst
 from graphmend.analysis.bindings import following, stored_names
 from graphmend.analysis.effects import alias_sources, is_nonnegative_index
 from graphmend.analysis.gradients import gradient_chains, one_sided, read_chains
-from graphmend.rules.base import Context, Declined, keyword, runtime_call, thunk
+from graphmend.rules.base import Context, Declined, code, keyword, runtime_call, thunk
 from graphmend.rules.predicates import lower_test, nonnegative_names
 from graphmend.rules.where.arms import chain_values
 from graphmend.rules.where.if_statement import worth_trying
@@ -40,6 +48,9 @@ def convert_ifexp(ctx: Context, original: cst.IfExp, updated: cst.IfExp) -> cst.
             replaced, [statement, *following(path)])
         if reason:
             raise Declined(reason)
+        static = next((b for b in (original.body, original.orelse) if facts.is_static(b)), None)
+        if static is not None:
+            raise Declined(f"`{code(static)}` is not a tensor")
         test = lower_test(facts, original.test, updated.test, statement)
         bound = facts.bound_before(statement)
         captured = []
