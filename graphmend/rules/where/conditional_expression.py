@@ -10,7 +10,7 @@ so each must be bound before the expression.  ``x[i] if i >= 0 else y``
 as ``_graphmend.nonnegative_row(x, i)`` in the thunk: run while not
 taken, a negative ``i`` must not index out of range inside the graph.
 
-A branch that is a Python value (``... else 3.0``, ``x.shape[0]``) is
+A branch that is a Python value (``... else 3.0``, ``float(t)``) is
 left alone: ``torch.where`` cannot select it against a tensor, so the
 rewrite would always fall back, and its fallback would hand the code after
 it a tensor on one call and a float on another (a recompile in which
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from graphmend.analysis import api
 from graphmend.analysis.bindings import following, stored_names
 from graphmend.analysis.effects import alias_sources, is_nonnegative_index
 from graphmend.analysis.gradients import gradient_chains, one_sided, read_chains
@@ -48,9 +49,9 @@ def convert_ifexp(ctx: Context, original: cst.IfExp, updated: cst.IfExp) -> cst.
             replaced, [statement, *following(path)])
         if reason:
             raise Declined(reason)
-        static = next((b for b in (original.body, original.orelse) if facts.is_static(b)), None)
-        if static is not None:
-            raise Declined(f"`{code(static)}` is not a tensor")
+        python_value = next((b for b in (original.body, original.orelse) if _python_value(facts, b)), None)
+        if python_value is not None:
+            raise Declined(f"`{code(python_value)}` is not a tensor")
         test = lower_test(facts, original.test, updated.test, statement)
         bound = facts.bound_before(statement)
         captured = []
@@ -78,6 +79,18 @@ def convert_ifexp(ctx: Context, original: cst.IfExp, updated: cst.IfExp) -> cst.
             roots = sorted({chain.partition(".")[0] for chain in sources} & facts.bound_before(statement))
             args.append(keyword("one_sided", thunk(chain_values(sources), roots)))
     return runtime_call("select", args)
+
+
+#: Builtins whose value is a Python number even when given a tensor.
+_NUMBER_BUILTINS = frozenset({"float", "int", "bool"})
+
+
+def _python_value(facts, branch: cst.BaseExpression) -> bool:
+    """Whether ``branch`` surely gives a Python value: a constant, or a
+    number read out of a tensor (``float(t)``)."""
+    if facts.is_static(branch):
+        return True
+    return isinstance(branch, cst.Call) and api.builtin(facts.qualified_name(branch.func)) in _NUMBER_BUILTINS
 
 
 class _NonnegativeIndexes(cst.CSTTransformer):
