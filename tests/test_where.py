@@ -91,6 +91,9 @@ EQUIVALENCE_CASES = {
         "gate",
         [(t(0.25),), (torch.tensor([0.25]).nextafter(torch.tensor([0.0])),), (t(1, 2),)],
     ),
+    "conditional_expression_of_two_python_values": (
+        "rows", [(t(1, 2, 3), [1, 2], [3, 4]), (t(-1, -2, -3), [1, 2], [3, 4])],
+    ),
 }
 
 
@@ -214,6 +217,9 @@ def test_fallback_keeps_original_semantics(function: str, arg_sets: list, tmp_pa
         # float() of a tensor breaks the graph inside the arm: the original if runs
         ("float_of_a_python_number_in_an_arm", "next_step",
          [(t(0, 0), t(0, 0), torch.tensor(0.5), torch.tensor(4)), (t(1, 2), t(3, 4), torch.tensor(0.5), torch.tensor(4))]),
+        # two Python ints that differ cannot merge: the original choice runs
+        ("conditional_expression_of_two_python_values", "rows",
+         [(t(1, 2, 3), [1], [3, 4]), (t(-1, -2, -3), [1], [3, 4])]),
     ],
 )
 def test_arm_failing_or_breaking_while_traced_falls_back(name: str, function: str, arg_sets: list,

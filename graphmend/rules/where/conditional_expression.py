@@ -10,13 +10,13 @@ so each must be bound before the expression.  ``x[i] if i >= 0 else y``
 as ``_graphmend.nonnegative_row(x, i)`` in the thunk: run while not
 taken, a negative ``i`` must not index out of range inside the graph.
 
-A branch that is a Python value (``... else 3.0``, ``float(t)``) is
-left alone: ``torch.where`` cannot select it against a tensor, so the
-rewrite would always fall back, and its fallback would hand the code after
-it a tensor on one call and a float on another (a recompile in which
-Dynamo 2.13 drops a pending side effect when the float then raises, see
-README's fuzzing notes), where the original has one resume function per
-branch.
+A branch that is a Python value (``... else 3.0``, ``float(t)``) against
+one that may be a tensor is left alone: ``torch.where`` cannot select the
+two, so the rewrite would always fall back, and its fallback would hand the
+code after it a tensor on one call and a float on another (a recompile in
+which Dynamo 2.13 drops a pending side effect when the float then raises,
+see README's fuzzing notes), where the original has one resume function
+per branch.  Two Python values stay rewritten: equal ones merge.
 """
 
 from __future__ import annotations
@@ -49,9 +49,9 @@ def convert_ifexp(ctx: Context, original: cst.IfExp, updated: cst.IfExp) -> cst.
             replaced, [statement, *following(path)])
         if reason:
             raise Declined(reason)
-        python_value = next((b for b in (original.body, original.orelse) if _python_value(facts, b)), None)
-        if python_value is not None:
-            raise Declined(f"`{code(python_value)}` is not a tensor")
+        python_values = [b for b in (original.body, original.orelse) if _python_value(facts, b)]
+        if len(python_values) == 1:  # two merge when they are equal (diffusers' `gamma = … if … else 0.0`)
+            raise Declined(f"`{code(python_values[0])}` is not a tensor, and the other branch may be")
         test = lower_test(facts, original.test, updated.test, statement)
         bound = facts.bound_before(statement)
         captured = []
