@@ -619,6 +619,8 @@ def where(condition, if_true, if_false, grad: bool = False, one_sided=(), truth:
     for a multi-element tensor.
     """
     predicate = _scalar_predicate(condition)
+    if predicate is not None and if_true is if_false:  # merged already (by torch.cond in both_arms)
+        return if_true
     if truth and predicate is not None:
         if_true, if_false = _truth_value(if_true, predicate), _truth_value(if_false, predicate)
     problem = ("the test is not a one-element tensor" if predicate is None
@@ -656,12 +658,18 @@ def select(condition, if_true, if_false, grad: bool = False, one_sided=tuple):
     return where(condition, *values, grad=grad, one_sided=one_sided() if grad else ())
 
 
-def both_arms(condition, if_true, if_false):
+def both_arms(condition, if_true, if_false, by_cond=None):
     """The values of both arms of a rewritten ``if`` (each a thunk giving a
     tuple), concatenated into one tuple for :func:`where` to merge; or,
     where the original ``if`` must run instead, ``bool(condition)``: the arm
     to run.  That is so eagerly, for a test that is not a one-element
     tensor under torch.compile, and when an arm raises.
+
+    ``by_cond`` (given where the rule proved each arm reads every value
+    that may carry a gradient once and has no effects, see
+    :func:`_merged_by_cond`) holds the values only one arm may depend on:
+    under autograd the values that require grad are then merged by one
+    ``torch.cond`` over the two arms instead of ``torch.where``.
 
     An arm that is not taken may fail (``v.clone()`` of a ``None``, a
     shape error): its error must not be raised.  Dynamo either traces the
@@ -682,10 +690,80 @@ def both_arms(condition, if_true, if_false):
         _fall_back("the test is not a one-element tensor")
         return bool(condition)
     try:
-        return (*if_true(), *if_false())
+        values = (*if_true(), *if_false())
     except Exception as error:
         _fall_back(f"a branch fails when not taken ({type(error).__name__})")
         return bool(condition)
+    if by_cond is None or not torch.is_grad_enabled():
+        return values
+    return _merged_by_cond(condition, if_true, if_false, values, by_cond)
+
+
+def _merged_by_cond(condition, if_true, if_false, values: tuple, one_sided: tuple):
+    """``values`` (both arms' values, see :func:`both_arms`) with each value
+    that requires grad in either arm replaced, in both halves, by the value
+    of one ``torch.cond`` over the two arms; or ``bool(condition)`` where
+    that is not exact.
+
+    Under autograd ``torch.where`` sends the arm not taken a zero gradient,
+    which its backward can turn into NaN (``0 * inf`` in a division's
+    derivative).  ``torch.cond`` runs only the taken arm's backward, so the
+    gradients are the eager ones when: nothing in ``one_sided`` requires
+    grad (``torch.cond`` gives those a zero gradient where eager code gives
+    none); the merged tensors agree in dtype, shape, strides, device and
+    whether they require grad (the original's result requires grad only if
+    the taken arm's does); and each arm reads every value that may carry a
+    gradient once (the rule proved it): a value read twice inside an arm
+    and again outside would get the arm's two gradients summed first, a
+    different rounding.  The arms ran once already while traced, so they
+    trace again inside ``torch.cond``, which has no graph break to fall
+    back to.  Each merged tensor is cloned inside its branch: ``torch.cond``
+    may not return its inputs (the bits are the same; so was a
+    ``torch.where``'s new tensor)."""
+    half = len(values) // 2
+    pairs = list(zip(values[:half], values[half:]))
+    carried = [i for i, (a, b) in enumerate(pairs) if _requires_grad(a) or _requires_grad(b)]
+    if not carried:
+        return values
+    problem = _cond_problem([pairs[i] for i in carried], one_sided)
+    if problem is not None:
+        _fall_back(problem)
+        return bool(condition)
+
+    def branch(arm):
+        def leaves():
+            produced = arm()
+            return tuple(leaf.clone() for i in carried for leaf in _pytree.tree_leaves(produced[i]))
+        return leaves
+
+    merged_leaves = iter(torch.cond(_scalar_predicate(condition), branch(if_true), branch(if_false), ()))
+    merged = list(values[:half])
+    for i in carried:
+        leaves, spec = _pytree.tree_flatten(merged[i])
+        merged[i] = _pytree.tree_unflatten([next(merged_leaves) for _ in leaves], spec)
+    return (*merged, *merged)
+
+
+def _cond_problem(pairs: list, one_sided: tuple) -> str | None:
+    """Why ``torch.cond`` cannot merge ``pairs`` exactly (see :func:`_merged_by_cond`), or None."""
+    if _requires_grad(one_sided):
+        return ("under autograd, a value only one branch reads requires grad: torch.cond would give it "
+                "a zero gradient where the original gives none")
+    for if_true, if_false in pairs:
+        true_leaves, true_spec = _pytree.tree_flatten(if_true)
+        false_leaves, false_spec = _pytree.tree_flatten(if_false)
+        if true_spec != false_spec:
+            return "the branches give values of different structures"
+        for a, b in zip(true_leaves, false_leaves):
+            if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)):
+                return "under autograd, a branch gives a tensor that requires grad and the other a Python value"
+            if a.requires_grad != b.requires_grad:
+                return "under autograd, one branch gives a tensor that requires grad and the other one that does not"
+            if (a.dtype, a.shape, a.device) != (b.dtype, b.shape, b.device) or a.stride() != b.stride():
+                return "the branches give tensors of different dtypes, shapes, strides or devices"
+            if a.layout != torch.strided or b.layout != torch.strided or a.is_quantized or b.is_quantized:
+                return "the branches give tensors of a layout torch.cond does not take"
+    return None
 
 
 #: The dtypes of tensors that index by position (bool and uint8 are masks).

@@ -314,6 +314,83 @@ def test_gradients_equal_original(function: str, arg_sets: list, tmp_path: Path)
         assert first_difference(expected, _gradients(compiled, args)) is None
 
 
+COND_SOURCE = """
+import torch
+
+
+def soft(x, y):
+    if x.sum() > 0:
+        y = y.exp()
+    return y * 2
+
+
+def constant_or_scaled(x, y):
+    if x.sum() > 0:
+        y = torch.ones(2)
+    else:
+        y = y.exp()
+    return y
+
+
+def weighted(x, y):
+    if x.sum() > 0:
+        y = y * y.exp()
+    return y + y.sum()
+
+
+def one_sided(x, y, w):
+    if x.sum() > 0:
+        y = (y * w).exp()
+    return y
+"""
+
+
+def _leaves(args: tuple) -> list[torch.Tensor]:
+    return [a.detach().clone().requires_grad_(a.is_floating_point()) for a in args]
+
+
+def _training_run(fn: Callable[..., Any], args: tuple, compiled: bool = False) -> tuple[Any, list]:
+    leaves = _leaves(args)
+    if compiled:
+        torch._dynamo.reset()
+        fn = torch.compile(fn, backend="eager")
+    value = fn(*leaves)
+    if value.requires_grad:
+        (value * torch.linspace(-1, 2, value.numel()).reshape(value.shape)).sum().backward()
+    return value.detach(), [leaf.grad for leaf in leaves]
+
+
+@pytest.mark.parametrize(
+    ("function", "arg_sets", "breaks"),
+    [
+        # exp(100) overflows to inf in the arm not taken: torch.where would
+        # send it 0 * inf = nan; torch.cond runs only the taken backward.
+        ("soft", [(t(1, 2), t(0.5, 100)), (t(-1, -2), t(0.5, 100))], 0),
+        ("root_or_zero", [(t(1, 4),), (t(0, 4),)], 0),
+        # The result requires grad only where the exp arm is taken.
+        ("constant_or_scaled", [(t(1, 2), t(0.5, 3)), (t(-1, -2), t(0.5, 3))], 1),
+        # y read twice in the arm: no torch.cond (see the fixture).
+        ("weighted", [(t(1, 2), t(0.5, 3)), (t(-1, -2), t(0.5, 3))], 1),
+        # w, read by one arm only, would get a zero gradient instead of None.
+        ("one_sided", [(t(1, 2), t(0.5, 3), t(2, 2)), (t(-1, -2), t(0.5, 3), t(2, 2))], 1),
+    ],
+)
+def test_nonlinear_arms_under_autograd(function: str, arg_sets: list, breaks: int, tmp_path: Path) -> None:
+    """Arms whose derivatives depend on values merge as one torch.cond under
+    autograd (no break) where that is exact, and fall back otherwise (the
+    original's one break); the outputs and gradients are eager's, bit for
+    bit, either way."""
+    source = COND_SOURCE + GRADIENT_SOURCE.replace("import torch", "")
+    original, mended, _ = mend_source(source, tmp_path, rules=["where"])
+    for args in arg_sets:
+        expected = _training_run(getattr(original, function), args)
+        assert first_difference(expected, _training_run(getattr(mended, function), args)) is None
+        assert first_difference(expected, _training_run(getattr(mended, function), args, compiled=True)) is None
+    torch._dynamo.reset()
+    # The first argument set takes the then arm, which has the operations after the break.
+    assert torch._dynamo.explain(getattr(mended, function))(*_leaves(arg_sets[0])).graph_break_count == breaks
+
+
 # -- module state: buffers and attributes ----------------------------------------
 
 

@@ -14,6 +14,8 @@ makes a rule decline: a name is "maybe unbound" unless every path binds it.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import dataclasses
 import functools
 from collections.abc import Iterator, Sequence
@@ -157,6 +159,30 @@ def dotted_name(node: cst.CSTNode) -> str | None:
 
 def read_names(node: cst.CSTNode) -> set[str]:
     return {name.value for name in name_uses(node).loads}
+
+
+def path_reads(node: cst.CSTNode) -> Counter:
+    """How many times ``node`` may read each name along one path through
+    it: the two branches of an ``if`` or a conditional expression count as
+    the larger of the two."""
+    counts = Counter(name.value for name in name_uses(node).loads)
+    for branching in _outermost_branchings(node):
+        if isinstance(branching, cst.If):
+            branches = [branching.body, branching.orelse.body if isinstance(branching.orelse, cst.Else) else branching.orelse]
+        else:
+            branches = [branching.body, branching.orelse]
+        first, second = (path_reads(b) if b is not None else Counter() for b in branches)
+        counts.subtract(first + second)
+        counts.update(first | second)
+    return counts
+
+
+def _outermost_branchings(node: cst.CSTNode):
+    if isinstance(node, (cst.If, cst.IfExp)):
+        yield node
+        return
+    for child in iter_children(node):
+        yield from _outermost_branchings(child)
 
 
 def stored_names(node: cst.CSTNode) -> list[str]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import bisect
 import builtins
 import functools
+from collections import Counter
 from collections.abc import Iterable
 
 import libcst as cst
@@ -29,6 +30,7 @@ from graphmend.analysis.bindings import (
     iter_children,
     DefiniteAssignment,
     name_uses,
+    path_reads,
     parameter_names,
     read_names,
     truth_only_names,
@@ -354,6 +356,15 @@ class FunctionFacts:
             elif root not in names.imports and root not in _BUILTINS:
                 return None
         return kept
+
+    def read_more_than_once(self, statements) -> str | None:
+        """A name ``statements`` may read more than once along one path
+        (see :func:`path_reads`) that may hold a tensor (anything but an
+        imported module or a builtin), or None."""
+        names = self.metadata.module_names
+        reads = sum((path_reads(statement) for statement in statements), Counter())
+        return next((name for name, count in sorted(reads.items()) if count > 1 and (
+            self.is_local(name) or (name not in names.imports and name not in _BUILTINS))), None)
 
     def reached_before(self, statement: cst.CSTNode) -> dict[str, set[str]]:
         """What a gradient through each chain the function binds before

@@ -102,6 +102,8 @@ def gradient_chains(expr: cst.CSTNode, qualified_name: QualifiedName) -> set[str
         return set()
     if isinstance(expr, cst.Call):
         return _call_gradient_chains(expr, qualified_name)
+    if isinstance(expr, cst.IfExp):  # whichever branch is taken
+        return gradient_chains(expr.body, qualified_name) & gradient_chains(expr.orelse, qualified_name)
     return set()
 
 

@@ -106,9 +106,16 @@ Safety
       that arm.  The rule marks a merge ``grad=True`` when every operation
       of both arms has a derivative that does not depend on the values
       (additions, products with literals, reshapes, ``relu``, reductions:
-      ``analysis.api.LINEAR_CALLS``); otherwise ``_graphmend.where`` keeps the
-      Python choice (and the break) under autograd, so ``0 * inf`` never
-      becomes NaN.  Each merge also names what only one arm's value may
+      ``analysis.api.LINEAR_CALLS``).  Otherwise the two arms may merge as
+      one ``torch.cond`` (``both_arms(..., by_cond=(...))``), which runs
+      only the taken arm's backward: when no arm calls a runtime helper with
+      effects and each reads every value that may carry a gradient once
+      along any path (a value read twice there and again after the ``if``
+      would get the arm's two gradients summed first, a different
+      rounding); at run time also only if the merged tensors agree in
+      dtype, shape, strides and whether they require grad.  Else
+      ``_graphmend.where`` keeps the Python choice (and the break) under
+      autograd, so ``0 * inf`` never becomes NaN.  Each merge also names what only one arm's value may
       depend on (``one_sided=``, :mod:`graphmend.analysis.gradients`):
       ``torch.where`` gives those a zero gradient where eager code leaves
       it ``None``, so the merge applies under autograd only when none of

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+import enum
 
 import libcst as cst
 import libcst.matchers as m
@@ -339,8 +340,16 @@ class Predicated:
     choice: cst.BaseExpression
 
 
+class Gradients(enum.Enum):
+    """How the merges of an ``if`` may apply under autograd."""
+
+    WHERE = "where"  # every operation's derivative is independent of values: torch.where is exact
+    COND = "cond"  # otherwise: one torch.cond over the arms, when each reads its inputs once
+    NEITHER = "neither"  # a merged value's grad_fn is read: its name would change
+
+
 def predicated(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Arm], *,
-               returns: bool, grad: bool) -> Predicated:
+               returns: bool, gradients: Gradients) -> Predicated:
     """Both arms with private names and gates, as thunks, then the merges
     (see the module docstring).  ``returns``: every path through both arms
     returns."""
@@ -378,13 +387,19 @@ def predicated(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Ar
     values: dict[str, dict] = {arm.suffix: {} for arm in arms}
     results: dict[str, cst.Name] = {}
     path = [*ctx.ancestors]
+    by_cond = None
+    if gradients is Gradients.COND and not (any(raising) or attributes):
+        by_cond = _cond_sources(ctx, original, arms, [*(n for n in names if n in live), *([RETURN] if returns else [])])
     for arm, raises in zip(arms, raising):
         bound = targets[arm.suffix]
-        renamed_names = {n: f"{n}__{arm.suffix}" for n in bound.names}
+        carried = list(bound.names)
+        if by_cond is not None:  # torch.cond's branches give every merged value, the one from before the if too
+            carried += [n for n in names if n in live and n not in bound.names and n in bound_before]
+        renamed_names = {n: f"{n}__{arm.suffix}" for n in carried}
         renamed_attributes = {k: f"{k[0]}_{k[1]}__{arm.suffix}" for k in (*bound.attributes, *bound.caches)}
         renamed_names = _without_clashes(renamed_names, set(renamed_attributes.values()), arm)
         copy: list[cst.BaseStatement] = []
-        for name in bound.names:
+        for name in carried:
             if read_before_bound(arm.updated, name) or (
                 name in live and name not in definitely_bound(arm.updated) and not raises
             ):
@@ -404,13 +419,13 @@ def predicated(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Ar
             copy = [s.visit(_Returns(results[arm.suffix])) for s in copy]
         gate_name = cst.Name(f"{generated(arm.suffix, line).value}")
         gate = _Gate(gate_name)
-        gated = [s.visit(gate) for s in copy]
-        captured = sorted(set().union(*(facts.own_reads(s) for s in gated)))
+        arm_body = [s.visit(gate) for s in copy]
+        captured = sorted(set().union(*(facts.own_reads(s) for s in arm_body)))
         unbound = [name for name in captured if name not in bound_before]
         if unbound:
             raise Declined(f"`{unbound[0]}` may be unbound before the if, and a branch reads it")
         if gate.used:
-            gated.insert(0, assign(gate_name, runtime_call("arm", [cond, cst.Name(str(arm.taken))])))
+            arm_body.insert(0, assign(gate_name, runtime_call("arm", [cond, cst.Name(str(arm.taken))])))
             captured.append(cond.value)
         for name in names:
             values[arm.suffix][name] = cst.Name(renamed_names.get(name, name))
@@ -424,14 +439,15 @@ def predicated(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Ar
             *(renamed_attributes[key] for key in attributes if key in renamed_attributes),
             *([results[arm.suffix].value] if returns else []),
         ]
-        if not gated:  # an else-less if: the arm computes nothing
+        if not arm_body:  # an else-less if: the arm computes nothing
             thunks.append(runtime_function("empty_arm"))
             continue
         thunk_name = generated(f"{arm.suffix}_arm", line)
-        prelude.append(statement_thunk(thunk_name, gated, exported[arm.suffix], captured))
+        prelude.append(statement_thunk(thunk_name, arm_body, exported[arm.suffix], captured))
         thunks.append(thunk_name)
     arms_value = generated("arms", line)
-    prelude.append(assign(arms_value, runtime_call("both_arms", [cond, *thunks])))
+    both = [cond, *thunks, *([keyword("by_cond", chain_values(by_cond))] if by_cond is not None else [])]
+    prelude.append(assign(arms_value, runtime_call("both_arms", both)))
     results_of_both = [cst.Element(cst.Name(name)) for arm in arms for name in exported[arm.suffix]]
     if results_of_both:
         body.append(assign(cst.Tuple(results_of_both, lpar=[], rpar=[]), arms_value))
@@ -446,7 +462,7 @@ def predicated(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Ar
         args = [cond, a, b]
         if target in truth_values:  # merged as 0-dim bool tensors: no gradient to mind
             return runtime_call("where", [*args, keyword("truth", cst.Name("True"))])
-        sources = _gradient_sources(facts, original, arms, target) if grad else None
+        sources = _gradient_sources(facts, original, arms, target) if gradients is Gradients.WHERE else None
         if sources is not None:
             args.append(keyword("grad", cst.Name("True")))
         if sources:
@@ -499,6 +515,33 @@ def _gradient_sources(facts, original: cst.If, arms: Sequence[Arm], target: str)
     :mod:`graphmend.analysis.gradients`); None when it cannot be read there."""
     deps = [arm_dependencies(arm.original, target, facts.qualified_name) for arm in arms]
     return facts.gradient_sources(one_sided(*deps, facts.reached_before(original)), original)
+
+
+#: Runtime helpers an arm may call inside ``torch.cond``: they have no effects.
+_PURE_HELPERS = frozenset({"both_arms", "where", "select", "empty_arm", "nonnegative_row", "not_", "and_", "or_",
+                           "exact_item", "exact_float", "exact_int", "arange_list"})
+
+
+def _cond_sources(ctx: Context, original: cst.If, arms: Sequence[Arm], targets: Sequence[str]) -> list[str] | None:
+    """What must not require grad for the arms to merge as one ``torch.cond``
+    under autograd (``runtime.both_arms``'s ``by_cond``), or None where they
+    may not: an arm reads a value that may carry a gradient more than once,
+    or calls a runtime helper with effects, or a merge's sources cannot be
+    read before the ``if``."""
+    facts = ctx.facts
+    for arm in arms:
+        if facts.read_more_than_once(arm.original) is not None:
+            return None
+        if any(is_runtime_call(node) and not is_runtime_call(node, *_PURE_HELPERS)
+               for statement in arm.updated for node in walk(statement)):
+            return None
+    sources: set[str] = set()
+    for target in targets:
+        found = _gradient_sources(facts, original, arms, target)
+        if found is None:
+            return None
+        sources.update(found)
+    return sorted(sources)
 
 
 def chain_values(chains: Sequence[str]) -> cst.Tuple:

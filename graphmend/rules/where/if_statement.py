@@ -46,6 +46,7 @@ from graphmend.rules.predicates import lower_test, test_kind
 from graphmend.rules.where.arms import (
     REGISTER_BUFFER,
     Arm,
+    Gradients,
     Predicated,
     always_returns,
     is_lazy_init,
@@ -134,7 +135,8 @@ def mend_if(ctx: Context, original: cst.If, updated: cst.If) -> list[cst.BaseSta
     else:
         for arm in (then, otherwise):
             check_arm(ctx, arm.original, returns=returns)
-        form = predicated(ctx, original, cond, (then, otherwise), returns=returns, grad=_linear(ctx, then, otherwise))
+        form = predicated(ctx, original, cond, (then, otherwise), returns=returns,
+                          gradients=_gradients(ctx, then, otherwise))
     fallback_else = cst.Else(cst.IndentedBlock(else_updated)) if else_updated else None
     dispatch = cst.If(
         test=form.test,
@@ -166,12 +168,16 @@ def _has_return(body: Sequence[cst.CSTNode]) -> bool:
     return any(isinstance(node, cst.Return) for statement in body for node in walk(statement))
 
 
-def _linear(ctx: Context, *arms: Arm) -> bool:
-    """Whether ``torch.where`` may merge the arms under autograd: every
+def _gradients(ctx: Context, *arms: Arm) -> Gradients:
+    """How the merges may apply under autograd: ``torch.where`` when every
     value both arms compute goes through operations whose derivative does
-    not depend on values (so the gradients are exact), and no merged value
-    reaches a message or ``grad_fn`` in the function (its text would name
-    ``WhereBackward0`` instead of the operation that made it)."""
+    not depend on values (so the gradients are exact), else ``torch.cond``
+    over the arms; neither when a merged value reaches a message or
+    ``grad_fn`` in the function (its text would name ``WhereBackward0`` or
+    ``CondAutogradOp`` instead of the operation that made it)."""
+    merged = {name for arm in arms for statement in arm.original for name in stored_names(statement)}
+    if ctx.facts.shows_grad_fn(merged):
+        return Gradients.NEITHER
     if any(
         ctx.facts.gradient_impurity(node.value)
         for arm in arms
@@ -179,9 +185,8 @@ def _linear(ctx: Context, *arms: Arm) -> bool:
         for node in walk(statement)
         if isinstance(node, (cst.Assign, cst.AnnAssign, cst.Return)) and node.value is not None
     ):
-        return False
-    merged = {name for arm in arms for statement in arm.original for name in stored_names(statement)}
-    return not ctx.facts.shows_grad_fn(merged)
+        return Gradients.COND
+    return Gradients.WHERE
 
 
 # -- which arms can run when not taken ------------------------------------------------
