@@ -619,7 +619,7 @@ def where(condition, if_true, if_false, grad: bool = False, one_sided=(), truth:
     for a multi-element tensor.
     """
     predicate = _scalar_predicate(condition)
-    if predicate is not None and if_true is if_false:  # merged already (by torch.cond in both_arms)
+    if predicate is not None and _same_tensors(if_true, if_false):  # merged already (by torch.cond in both_arms)
         return if_true
     if truth and predicate is not None:
         if_true, if_false = _truth_value(if_true, predicate), _truth_value(if_false, predicate)
@@ -634,6 +634,15 @@ def where(condition, if_true, if_false, grad: bool = False, one_sided=(), truth:
         if_true,
         if_false,
     )
+
+
+def _same_tensors(if_true, if_false) -> bool:
+    """Whether the two pytrees hold the very same tensors, and only tensors
+    (Dynamo cannot trace ``is`` between two tuples)."""
+    true_leaves, true_spec = _pytree.tree_flatten(if_true)
+    false_leaves, false_spec = _pytree.tree_flatten(if_false)
+    return bool(true_leaves) and true_spec == false_spec and all(
+        isinstance(a, torch.Tensor) and a is b for a, b in zip(true_leaves, false_leaves))
 
 
 def _fall_back(problem: str) -> None:

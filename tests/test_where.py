@@ -883,3 +883,25 @@ def f(x, y):
         for sign in (1.0, -1.0):
             x, y = torch.arange(n, dtype=torch.float32) * sign - 0.5 * sign, torch.ones(n)
             assert_same_outcome(capture(original.f, x, y), capture(compiled, x, y), "compiled")
+
+
+def test_merge_of_two_returned_tuples_is_one_graph(tmp_path):
+    """Found by the fuzzer: ``where`` asked whether the two returned tuples
+    were the very same object, which Dynamo cannot trace between tuples
+    ("Failed to trace builtin operator"); it compares their tensors."""
+    from fuzz.grammar import SourceProgram
+    from fuzz.runner import check_batch
+
+    program = SourceProgram.from_file(
+        "GRAD = False\n\n\n"
+        "def f(x, y, acc, ns):\n"
+        "    if hasattr(ns, 'v'):\n"
+        "        v0 = y / x\n"
+        "        raise ValueError(f\"arm {tuple(x.shape)}\")\n"
+        "    elif y[-1].item() != 0:\n"
+        "        return torch.exp(x), torch.sin(x)\n"
+        "    return x, x\n"
+    )
+    tally = check_batch([program], tmp_path)
+    assert not tally.mismatches
+    assert (tally.fixable, tally.one_graph) == (1, 1), tally.stays
