@@ -305,6 +305,29 @@ def rebound_after_if(draw, scope: "_Scope") -> tuple[Stmt, ...]:
             Stmt(f"{name} = {name}.clamp(-2, 2)"), Stmt(update))
 
 
+#: One read of ``{a}`` through an operation whose derivative depends on
+#: its value (and a few that do not).
+_ONE_READ = ("torch.exp({a})", "torch.sqrt({a})", "torch.log({a})", "torch.sin({a})", "torch.tanh({a})",
+             "torch.sigmoid({a})", "{a}.abs()", "{a} * 2", "-{a}", "pow({a}, 2)", "{a} / 3")  # fmt: skip
+
+
+@st.composite
+def one_read_arms(draw, scope: "_Scope") -> tuple[Stmt, ...]:
+    """An ``if`` whose arms each read one name once (under autograd a
+    ``torch.cond`` merges them), the name read again after the ``if``
+    (its gradients from inside and outside the arm add up), with or
+    without an ``else``."""
+    names = scope.names()
+    a = draw(st.sampled_from(names))
+    target = scope.new()
+    then = Stmt(f"{target} = {draw(st.sampled_from(_ONE_READ)).format(a=a)}")
+    other = Stmt(f"{target} = {draw(st.sampled_from(_ONE_READ)).format(a=a)}")
+    after = Stmt(f"{scope.new()} = {target} * {a}")
+    if draw(st.booleans()):
+        return (Stmt(f"if {draw(predicate(names))}:", body=(then,), orelse=(other,)), after)
+    return (other, Stmt(f"if {draw(predicate(names))}:", body=(then,)), after)
+
+
 @st.composite
 def mutation(draw, names: tuple[str, ...], locals_: tuple[str, ...]) -> Stmt:
     """In-place updates (of locals and, through aliases, inputs), appends,
@@ -353,6 +376,9 @@ def statements(draw, scope: _Scope, depth: int, size: int) -> tuple[Stmt, ...]:
             continue
         if depth == 0 and draw(st.integers(0, 11)) == 0:
             body.extend(draw(st.one_of(index_ternary(scope), rebound_after_if(scope))))
+            continue
+        if depth == 0 and draw(st.integers(0, 11)) == 0:
+            body.extend(draw(one_read_arms(scope)))
             continue
         body.append(draw(statement(scope, depth)))
         if body[-1].text.startswith(("return", "raise")):
