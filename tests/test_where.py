@@ -718,12 +718,15 @@ def test_diagnose_reports_the_arange_tolist_as_fixable(tmp_path):
 
 def test_diagnose_reports_a_builtin_pow_as_fixable(tmp_path):
     """Dynamo's "Failed to trace builtin operator" is OTHER; [Where] is
-    asked about the line, and the mended function is one graph."""
+    asked about the line, and the mended function is one graph.  (torch
+    2.14 traces ``pow()`` of a tensor itself: there the original has no
+    break to report.)"""
     from graphmend.diagnosis import diagnose
 
     original, mended, _ = mend_source(fixture("builtin_pow"), tmp_path, rules=["where"])
     sites = diagnose(original.ssim_constants, t(0.5, 2)).breaks
-    assert sites and all((s.category, s.fixable, s.rule) == ("OTHER", True, "where") for s in sites), sites
+    assert sites or torch.torch_version.TorchVersion(torch.__version__) >= (2, 14), sites
+    assert all((s.category, s.fixable, s.rule) == ("OTHER", True, "where") for s in sites), sites
     assert diagnose(mended.ssim_constants, t(0.5, 2)).breaks == []
 
 
