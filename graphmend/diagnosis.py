@@ -350,6 +350,8 @@ def _static_fix(category: str, reason: str, filename: str, lineno: int) -> tuple
             return "where", None
         return None, _SCALAR_HINT
     if category == "DS":
+        if _statement_is(filename, lineno, scan.masked_store):
+            return "where", None
         return None, _DS_HINT
     if category in RULE_FOR:
         return RULE_FOR[category], None
@@ -363,6 +365,12 @@ def _builtin_pow_at(filename: str, lineno: int) -> bool:
     tensor, [Where] spells it ``**``."""
     parsed = parse_file(filename)
     return parsed is not None and _statement_holds(parsed, lineno, scan.builtin_pow)
+
+
+def _statement_is(filename: str, lineno: int, found: Callable[[ast.AST], bool]) -> bool:
+    """Whether the statement at ``lineno`` is one ``found`` accepts."""
+    statement = statement_at(filename, lineno)
+    return statement is not None and found(statement)
 
 
 def _statement_holds(parsed: ParsedFile, lineno: int, found: Callable[[ast.AST], bool]) -> bool:
@@ -424,10 +432,15 @@ def _in_runtime(stack: Iterable[Any]) -> bool:
 
 def _statement_line(filename: str, lineno: int) -> int:
     """``lineno``, or where Dynamo names a line no statement covers (a blank
-    line or a comment after a jump), the last statement before it."""
+    line or a comment after a jump), the last statement before it.  A store
+    through a mask is named by its first line: any of its lines may break,
+    and [Where] rewrites it as one statement."""
     parsed = parse_file(filename)
-    if parsed is None or parsed.statement_at(lineno) is not None:
+    if parsed is None:
         return lineno
+    statement = parsed.statement_at(lineno)
+    if statement is not None:
+        return statement.lineno if scan.masked_store(statement) else lineno
     before = [n.lineno for n in ast.walk(parsed.tree) if isinstance(n, ast.stmt) and n.end_lineno < lineno]
     return max(before, default=lineno)
 

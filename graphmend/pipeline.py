@@ -20,7 +20,10 @@ The order lives only here:
    * ``assert``: [Trap];
    * conditional expression, ``while``: [Where];
    * expression statement: [Defer] (print, logging, warnings, helpers);
-   * call: [Where] (``torch.arange(...).tolist()`` of Python ints).
+   * call: [Where] (``torch.arange(...).tolist()`` of Python ints,
+     ``pow()``);
+   * assignment: [Where] (a test stored in a flag, a store through a bool
+     mask).
 
 Functions whose lowered returns no ``if`` then merged are converted again
 from their original text, so restructuring never shows without a reason.
@@ -96,7 +99,7 @@ CONVERTERS: dict[type[cst.CSTNode], tuple[Converter, ...]] = {
     cst.While: (where.convert_while,),
     cst.Expr: (defer.convert_effect_call,),
     cst.Call: (where.convert_static_tolist, where.convert_builtin_pow),
-    cst.Assign: (where.convert_truth_assignment,),
+    cst.Assign: (where.convert_truth_assignment, where.convert_masked_store),
 }
 
 

@@ -796,6 +796,71 @@ def nonnegative_row(indexed, index):
     return indexed[clamped.reshape(1)][0] if clamped.dim() == 0 else indexed[clamped]
 
 
+def masked_store(target, mask, value_of, *operands, grad: bool = False) -> None:
+    """``target[mask] = value_of(*(a[mask] for a in operands))``.
+
+    Under torch.compile, where it is exact (see :func:`_masked_store_problem`),
+    the value is computed on the whole operands and ``torch.where`` selects
+    it under the mask, copied into ``target`` in place: no bool indexing,
+    so no output shape that depends on data.  The rule proved ``value_of``
+    element-wise and correctly rounded, so each selected element gets the
+    bits the original gives it.  Under autograd (with ``grad``: the rule
+    proved each operand read once, so no operand sums two gradients of its
+    own first) the gradients of the elements the mask leaves out are
+    dropped, and each selected element's gradient is the original's, bit for
+    bit (the derivatives of these operations are element-wise and exact
+    too; see :func:`_masked_operand`).  Otherwise, and eagerly, the
+    original statement runs; with a bool mask, under torch.compile, after a
+    graph break named with the reason (the original breaks there too).
+    """
+    # Only indexing by a bool mask breaks the graph (unless Dynamo is set to trace its dynamic size).
+    if compiling() and isinstance(mask, torch.Tensor) and mask.dtype == torch.bool and not (
+            torch._dynamo.config.capture_dynamic_output_shape_ops):
+        problem = _masked_store_problem(target, mask, operands, grad)
+        if problem is None:
+            if torch.is_grad_enabled():
+                operands = tuple(_masked_operand(a, mask) if a.requires_grad else a for a in operands)
+            whole = value_of(*operands)
+            if (isinstance(whole, torch.Tensor) and whole.dtype == target.dtype
+                    and _squeezed(whole.shape) == _squeezed(target.shape)):
+                # Only squeeze() changes the shape: row-major order is kept.
+                target.copy_(torch.where(mask, whole.reshape(target.shape), target))
+                return
+            problem = "the value on the whole tensor differs from the target in shape or dtype"
+        _fall_back(problem)
+    target[mask] = value_of(*(operand[mask] for operand in operands))
+
+
+def _masked_operand(operand, mask):
+    """``operand``, for a value computed on every element under autograd:
+    the gradient of an element the mask leaves out (which the original never
+    computes, and which may be ``0 / 0``) is dropped by ``torch.where``, and
+    the others are summed into zeros by the backward of integer indexing,
+    as the original's bool indexing sums them (``0 + -0.0`` is ``0.0``)."""
+    rows = operand.reshape(-1)[torch.arange(operand.numel(), device=operand.device)].reshape(operand.shape)
+    return torch.where(mask, rows, rows.detach())
+
+
+def _squeezed(shape) -> tuple:
+    return tuple(size for size in shape if size != 1)
+
+
+def _masked_store_problem(target, mask, operands: tuple, grad: bool) -> str | None:
+    """Why :func:`masked_store` cannot compute on the whole tensors, or None."""
+    tensors = (target, mask, *operands)
+    if not all(isinstance(value, torch.Tensor) for value in tensors):
+        return "the masked store reads values that are not tensors"
+    if any(value.shape != mask.shape or value.device != mask.device or value.layout != torch.strided
+           for value in tensors):
+        return "the mask, the target and the values differ in shape or device"
+    if not target.is_contiguous():
+        return "the target of the masked store is not contiguous"
+    if not grad and torch.is_grad_enabled() and any(value.requires_grad for value in tensors):
+        return ("under autograd, a value read twice in a masked store would sum its gradients in another "
+                "order")
+    return None
+
+
 def empty_arm() -> tuple:
     """The arm of an ``if`` that has none (an else-less ``if``): no values."""
     return ()

@@ -96,6 +96,19 @@ EQUIVALENCE_CASES = {
     ),
 }
 
+#: Stores through a bool mask (a data-dependent shape).  Each case runs
+#: with masks selecting some, none and every element.
+_MASKS = (torch.tensor([True, False, True, False]), torch.tensor([False] * 4), torch.tensor([True] * 4))
+MASKED_STORE_CASES = {
+    # tss 0 where the mask leaves it out: 1 - rss / 0 there is never selected.
+    "r2_scores": [(t(5, 2, 3, 2), t(3, 0, 1, 2), t(0.5, 0.25, 0, 1), 2)],
+    "pearson": [(t(0.5, -2, 1e-3, 3), t(1, 0, 4, 2), t(2, 3, 0.5, 0), m) for m in _MASKS]
+    + [(torch.tensor([0.25]), torch.tensor([2.0]), torch.tensor([0.5]), torch.tensor([True]))],
+    "norms": [(t(1, -3, 5, 0.5), m) for m in _MASKS],
+    "shifted": [(t(1, 2, 3, 4), t(5, 6, 7, 8), m) for m in _MASKS]
+    + [(t(1, 2, 3, 4), t(5, 6, 7, 8), torch.tensor([3, 0]))],
+}
+
 
 @pytest.mark.parametrize("name", sorted(EQUIVALENCE_CASES))
 def test_fixture_equivalent(name: str, tmp_path: Path) -> None:
@@ -289,6 +302,57 @@ def scale_if_large(x, w):
 """
 
 
+@pytest.mark.parametrize("function", sorted(MASKED_STORE_CASES))
+def test_masked_store_equivalent(function: str, tmp_path: Path) -> None:
+    """The whole-tensor form gives every bit of the original's (outputs,
+    eager and compiled) in one graph, whatever the mask selects; integer
+    indices run the original store, which traces."""
+    result = check_equivalent(fixture("masked_store"), function, MASKED_STORE_CASES[function], tmp_path,
+                              rules=["where"])
+    assert result.sites and not result.skips
+
+
+@pytest.mark.parametrize(("function", "breaks"), [("r2_scores", 0), ("pearson", 0), ("norms", 1)])
+def test_masked_store_under_autograd(function: str, breaks: int, tmp_path: Path) -> None:
+    """Gradients are the original's bit for bit, zeros' signs included, and
+    none comes from an element the mask leaves out (pearson's 0 / 0); a
+    value that reads its operand twice (norms' ``x * x``) keeps the
+    original store, and its one break, under autograd."""
+    original, mended, _ = mend_source(fixture("masked_store"), tmp_path, rules=["where"])
+    for args in MASKED_STORE_CASES[function]:
+        expected = _training_run(getattr(original, function), args)
+        assert first_difference(expected, _training_run(getattr(mended, function), args)) is None
+        assert first_difference(expected, _training_run(getattr(mended, function), args, compiled=True)) is None
+    torch._dynamo.reset()
+    args = _leaves(MASKED_STORE_CASES[function][0])
+    assert len(torch._dynamo.explain(getattr(mended, function))(*args).break_reasons) == breaks
+
+
+def test_masked_store_keeps_the_target_and_its_gradient(tmp_path: Path) -> None:
+    """The target is updated in place (an alias sees it), and a target that
+    is itself a value under autograd, stored into from itself, passes the
+    original's gradient."""
+    source = """
+import torch
+
+
+def rescale(x, keep):
+    out = x * 1.5
+    view = out[:]
+    out[keep] = out[keep] / 3.0
+    return out, view
+"""
+    original, mended, _ = mend_source(source, tmp_path, rules=["where"])
+    for keep in _MASKS:
+        expected = _training_run(lambda x: sum(original.rescale(x, keep)), (t(1, -0.0, 3, 4),))
+        actual = _training_run(lambda x: sum(mended.rescale(x, keep)), (t(1, -0.0, 3, 4),), compiled=True)
+        assert first_difference(expected, actual) is None
+    torch._dynamo.reset()
+    compiled = torch.compile(mended.rescale, backend="eager")
+    out, view = compiled(t(1, 2, 3, 4), _MASKS[0])
+    assert view.data_ptr() == out.data_ptr() and torch.equal(view, out)
+
+
 def _gradients(fn: Callable[..., Any], args: tuple[torch.Tensor, ...]) -> tuple[Any, list]:
     leaves = [a.detach().clone().requires_grad_(True) for a in args]
     value = fn(*leaves)
@@ -346,7 +410,8 @@ def one_sided(x, y, w):
 
 
 def _leaves(args: tuple) -> list[torch.Tensor]:
-    return [a.detach().clone().requires_grad_(a.is_floating_point()) for a in args]
+    return [a.detach().clone().requires_grad_(a.is_floating_point()) if isinstance(a, torch.Tensor) else a
+            for a in args]
 
 
 def _training_run(fn: Callable[..., Any], args: tuple, compiled: bool = False) -> tuple[Any, list]:
@@ -357,7 +422,7 @@ def _training_run(fn: Callable[..., Any], args: tuple, compiled: bool = False) -
     value = fn(*leaves)
     if value.requires_grad:
         (value * torch.linspace(-1, 2, value.numel()).reshape(value.shape)).sum().backward()
-    return value.detach(), [leaf.grad for leaf in leaves]
+    return value.detach(), [leaf.grad for leaf in leaves if isinstance(leaf, torch.Tensor)]
 
 
 @pytest.mark.parametrize(
@@ -908,3 +973,24 @@ def test_merge_of_two_returned_tuples_is_one_graph(tmp_path):
     tally = check_batch([program], tmp_path)
     assert not tally.mismatches
     assert (tally.fixable, tally.one_graph) == (1, 1), tally.stays
+
+
+def test_diagnose_reports_a_masked_store_at_its_first_line_as_fixable(tmp_path):
+    """Dynamo names the lines of a multi-line store where it meets bool
+    indexing (DS); the site is the statement's first line, [Where] is asked
+    about it, and mending from the diagnosis leaves one graph."""
+    from graphmend.diagnosis import diagnose
+
+    original, _, _ = mend_source(fixture("masked_store"), tmp_path, rules=["where"])
+    args = MASKED_STORE_CASES["pearson"][0]
+    (site,) = diagnose(original.pearson, *args).breaks
+    first_line = fixture("masked_store").splitlines().index("    corrcoef[valid] = (") + 1
+    assert (site.category, site.lineno, site.fixable, site.rule) == ("DS", first_line, True, "where")
+    from graphmend.api import mend_report
+    from graphmend.patch import unmend
+
+    mend_report(original.pearson, diagnose(original.pearson, *args), modules=[original.__name__])
+    try:
+        assert diagnose(original.pearson, *args).breaks == []
+    finally:
+        unmend(original.pearson)

@@ -72,6 +72,13 @@ LINEAR_CALLS = _names(
     clamp_max maximum minimum detach cat stack"""
 )
 
+#: Element-wise operations (methods, and ``torch`` functions of one
+#: tensor) whose value at an element depends on that element alone and is
+#: correctly rounded, whichever kernel path (vectorised or not) computes
+#: it: computed on a whole tensor, they give each element the bits they
+#: give it computed on a selection.  ``squeeze`` changes only the shape.
+EXACT_ELEMENTWISE = _names("abs neg negative sqrt to float double half squeeze")
+
 #: Attributes of a tensor that Dynamo treats as constants.
 STATIC_ATTRIBUTES = _names(
     "dtype shape ndim device is_cuda is_floating_point requires_grad training layout"

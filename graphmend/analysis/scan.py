@@ -20,7 +20,8 @@ their own) has
   a chained comparison);
 * an ``if`` whose body only raises, unless its test is plainly static
   (``is None``, ``isinstance``, shapes, constants);
-* ``arange(...).tolist()``, or a call of ``pow()``.
+* ``arange(...).tolist()``, or a call of ``pow()``;
+* a store through a mask that its value also indexes with (``t[m] = a[m] * 2``).
 """
 
 from __future__ import annotations
@@ -112,13 +113,25 @@ def builtin_pow(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "pow"
 
 
+def masked_store(node: ast.AST) -> bool:
+    """``t[m] = value`` whose value reads some ``a[m]`` (``m`` a name)."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+        return False
+    target = node.targets[0]
+    if not (isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Name)):
+        return False
+    mask = target.slice.id
+    return any(isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Name) and n.slice.id == mask
+               for n in ast.walk(node.value))
+
+
 def might_hold_site(function: ast.AST, effect_helpers: frozenset[str] = frozenset()) -> bool:
     helper_names = {name.rsplit(".", 1)[-1] for name in effect_helpers}
     tensor_names = None
     for node in _own_nodes(function):
         if isinstance(node, ast.Call) and _callee(node) in _EFFECT_NAMES | helper_names:
             return True
-        if arange_tolist(node) or builtin_pow(node):
+        if arange_tolist(node) or builtin_pow(node) or masked_store(node):
             return True
         test = getattr(node, "test", None) if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)) else None
         if isinstance(node, ast.Assign) and _calls_bool(node.value):

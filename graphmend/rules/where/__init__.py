@@ -23,6 +23,9 @@ What it does
       ints becomes ``list(range(a, b))``, with no tensor data read back.
     * :mod:`.builtin_operators` -- ``pow(a, b)`` becomes ``a ** b`` (Dynamo
       does not trace the builtin on a tensor; Python defines the two as one).
+    * :mod:`.masked_store` -- ``t[m] = f(a[m], b[m])`` (a bool mask, a
+      data-dependent shape) becomes ``torch.where(m, f(a, b), t)`` copied
+      into ``t``, for element-wise ``f`` that rounds each element alone.
 
     Tests are lowered by :mod:`graphmend.rules.predicates`: ``not``/``and``/
     ``or`` over tensors become ``~``/``&``/``|`` (or the runtime's exact
@@ -141,10 +144,11 @@ Safety
 from graphmend.rules.where.builtin_operators import convert_builtin_pow
 from graphmend.rules.where.conditional_expression import convert_ifexp
 from graphmend.rules.where.if_statement import convert_if, worth_trying
+from graphmend.rules.where.masked_store import convert_masked_store
 from graphmend.rules.where.returns import lower_returns
 from graphmend.rules.where.static_values import convert_static_tolist
 from graphmend.rules.where.truth_assignment import convert_truth_assignment
 from graphmend.rules.where.while_loop import convert_while
 
-__all__ = ["convert_builtin_pow", "convert_if", "convert_ifexp", "convert_static_tolist", "convert_truth_assignment", "convert_while", "lower_returns",
-           "worth_trying"]
+__all__ = ["convert_builtin_pow", "convert_if", "convert_ifexp", "convert_masked_store", "convert_static_tolist",
+           "convert_truth_assignment", "convert_while", "lower_returns", "worth_trying"]
