@@ -824,7 +824,13 @@ def masked_store(target, mask, value_of, *operands, grad: bool = False) -> None:
             if (isinstance(whole, torch.Tensor) and whole.dtype == target.dtype
                     and _squeezed(whole.shape) == _squeezed(target.shape)):
                 # Only squeeze() changes the shape: row-major order is kept.
-                target.copy_(torch.where(mask, whole.reshape(target.shape), target))
+                merged = torch.where(mask, whole.reshape(target.shape), target)
+                if merged.requires_grad:
+                    # The target's grad_fn is then IndexPutBackward0, as the original's (an error about a
+                    # saved tensor this store modifies names it), where copy_ would make CopyBackwards.
+                    target.index_put_(_every_index(target), merged)
+                else:
+                    target.copy_(merged)
                 return
             problem = "the value on the whole tensor differs from the target in shape or dtype"
         _fall_back(problem)
@@ -841,6 +847,13 @@ def _masked_operand(operand, mask):
     return torch.where(mask, rows, rows.detach())
 
 
+def _every_index(tensor) -> tuple:
+    """Integer index tensors that select every element of ``tensor`` (of one
+    dimension or more) in place, broadcast against each other."""
+    return tuple(torch.arange(size, device=tensor.device).reshape([size if j == i else 1 for j in range(tensor.dim())])
+                 for i, size in enumerate(tensor.shape))
+
+
 def _squeezed(shape) -> tuple:
     return tuple(size for size in shape if size != 1)
 
@@ -855,9 +868,15 @@ def _masked_store_problem(target, mask, operands: tuple, grad: bool) -> str | No
         return "the mask, the target and the values differ in shape or device"
     if not target.is_contiguous():
         return "the target of the masked store is not contiguous"
-    if not grad and torch.is_grad_enabled() and any(value.requires_grad for value in tensors):
-        return ("under autograd, a value read twice in a masked store would sum its gradients in another "
-                "order")
+    if torch.is_grad_enabled() and any(value.requires_grad for value in tensors):
+        if not grad:
+            return ("under autograd, a value read twice in a masked store would sum its gradients in another "
+                    "order")
+        if target.requires_grad:
+            # Overwritten in place, its old values would take their gradient as a sum of two.
+            return "under autograd, the target of the masked store requires grad itself"
+        if target.dim() == 0:
+            return "under autograd, the target of the masked store has no dimension to index"
     return None
 
 

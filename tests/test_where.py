@@ -328,11 +328,7 @@ def test_masked_store_under_autograd(function: str, breaks: int, tmp_path: Path)
     assert len(torch._dynamo.explain(getattr(mended, function))(*args).break_reasons) == breaks
 
 
-def test_masked_store_keeps_the_target_and_its_gradient(tmp_path: Path) -> None:
-    """The target is updated in place (an alias sees it), and a target that
-    is itself a value under autograd, stored into from itself, passes the
-    original's gradient."""
-    source = """
+MASKED_TARGET_SOURCE = """
 import torch
 
 
@@ -341,16 +337,39 @@ def rescale(x, keep):
     view = out[:]
     out[keep] = out[keep] / 3.0
     return out, view
+
+
+def saved_then_stored(x, y, keep):
+    out = torch.zeros_like(x)
+    z = y * out  # saves out for y's gradient
+    out[keep] = x[keep] * 2
+    return z + out
 """
-    original, mended, _ = mend_source(source, tmp_path, rules=["where"])
+
+
+def test_masked_store_keeps_the_target_and_its_gradient(tmp_path: Path) -> None:
+    """The target is updated in place (an alias sees it); a target that
+    requires grad itself keeps the original store under autograd (its
+    overwritten values would take a gradient summed from two zeros: -0.0
+    would become 0.0), with one break; a store into a tensor saved for
+    backward fails as the original's does, naming IndexPut."""
+    original, mended, _ = mend_source(MASKED_TARGET_SOURCE, tmp_path, rules=["where"])
     for keep in _MASKS:
         expected = _training_run(lambda x: sum(original.rescale(x, keep)), (t(1, -0.0, 3, 4),))
         actual = _training_run(lambda x: sum(mended.rescale(x, keep)), (t(1, -0.0, 3, 4),), compiled=True)
         assert first_difference(expected, actual) is None
     torch._dynamo.reset()
+    assert len(torch._dynamo.explain(mended.rescale)(*_leaves((t(1, 2, 3, 4), _MASKS[0]))).break_reasons) == 1
+    torch._dynamo.reset()
     compiled = torch.compile(mended.rescale, backend="eager")
     out, view = compiled(t(1, 2, 3, 4), _MASKS[0])
     assert view.data_ptr() == out.data_ptr() and torch.equal(view, out)
+    args = (t(1, 2, 3, 4), t(5, 6, 7, 8), _MASKS[0])
+    expected = capture(lambda *a: original.saved_then_stored(*a).sum().backward(), *_leaves(args))
+    torch._dynamo.reset()
+    compiled = torch.compile(mended.saved_then_stored, backend="eager")
+    assert_same_outcome(expected, capture(lambda *a: compiled(*a).sum().backward(), *_leaves(args)), "compiled")
+    assert "IndexPut" in str(expected.error)
 
 
 def _gradients(fn: Callable[..., Any], args: tuple[torch.Tensor, ...]) -> tuple[Any, list]:

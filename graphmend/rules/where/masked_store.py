@@ -29,19 +29,24 @@ Safety
       result at an element depends on that element alone and is correctly
       rounded, whichever path (vectorised or not) the kernel takes for it:
       ``+ - * /``, unary ``-``, ``sqrt``, ``abs``, casts (``.to(dtype)``,
-      ``.float()``) and ``squeeze()`` (checked at run time to leave the
-      shape alone); ``exp`` or ``log`` are not (SIMD and scalar versions
-      may round differently), nor is ``//`` (an integer division by zero
-      raises, also on elements the mask leaves out).
+      ``.float()``) and ``squeeze()`` (the whole value is reshaped back:
+      dropping dimensions of size one keeps each element's place); ``exp``
+      or ``log`` are not (SIMD and scalar versions may round differently),
+      nor is ``//`` (an integer division by zero raises, also on elements
+      the mask leaves out).
     * Every tensor the value reads is indexed by the mask itself, and the
       mask is a plain name: nothing else can broadcast differently on the
       whole tensor.  At run time (constants to Dynamo): the mask is bool,
       the target, the mask and every operand have one shape and device, the
-      target is contiguous (no element stored twice), the whole value has
-      the target's shape and dtype (so ``torch.where`` neither promotes nor
-      broadcasts), and, under autograd, nothing requires grad: the
-      elements left out would pass their gradients through the division
-      (``0 / 0`` is NaN) where the original passes none.
+      target is contiguous (no element stored twice), and the whole value
+      has the target's dtype (so ``torch.where`` does not promote).
+    * Under autograd only where each operand is read once (else two
+      gradients of one operand would be summed in another order) and no
+      code shows the target's ``grad_fn``: the elements the mask leaves out
+      reach the value detached (their gradient, which the original never
+      computes, may be ``0 / 0``), and the others are gathered by integer
+      indexing, whose backward sums into zeros as bool indexing's does
+      (``0 + -0.0`` is ``0.0``): every gradient bit is the original's.
     * The target keeps its identity: it is updated in place, as the
       original's ``__setitem__`` did, so every alias sees the update.
 """
