@@ -328,6 +328,30 @@ def one_read_arms(draw, scope: "_Scope") -> tuple[Stmt, ...]:
     return (other, Stmt(f"if {draw(predicate(names))}:", body=(then,)), after)
 
 
+#: Values of a store through ``{m}``: exact element-wise ones (each operand
+#: read once, or twice: not under autograd), and ones [Where] declines.
+_MASKED_VALUES = ("1 - {a}[{m}] / {b}[{m}]", "({a}[{m}] * {b}[{m}]).sqrt()", "-{a}[{m}].abs() * 0.5",
+                  "{a}[{m}] * {a}[{m}]", "({a}[{m}] / 3).squeeze().to({t}.dtype)", "torch.exp({a}[{m}])",
+                  "{a}[{m}] + {b}.sum()")  # fmt: skip
+_MASKS = ("{a} > 0", "{b} != 0", "{a} > 1000", "{a} > -1000", "torch.isfinite({a} / {b})")
+_MASKED_TARGETS = ("torch.zeros_like({a})", "{b}.clone()", "{a} * 1", "torch.full_like({a}, float('nan'))")
+
+
+@st.composite
+def masked_store(draw, scope: "_Scope") -> tuple[Stmt, ...]:
+    """torchmetrics' masked scores: a store through a bool mask (selecting
+    some, none or every element) that its value indexes with too, dividing
+    by zeros the mask leaves out; into a fresh tensor, or into an input."""
+    a, b = draw(st.sampled_from(INPUTS)), draw(st.sampled_from(INPUTS))
+    mask = scope.new_mask()
+    target = draw(st.sampled_from((scope.new(), draw(st.sampled_from(INPUTS)))))
+    stores = [Stmt(f"{mask} = {draw(st.sampled_from(_MASKS)).format(a=a, b=b)}")]
+    if target not in INPUTS:
+        stores.append(Stmt(f"{target} = {draw(st.sampled_from(_MASKED_TARGETS)).format(a=a, b=b)}"))
+    value = draw(st.sampled_from(_MASKED_VALUES)).format(a=a, b=b, m=mask, t=target)
+    return (*stores, Stmt(f"{target}[{mask}] = {value}"))
+
+
 @st.composite
 def mutation(draw, names: tuple[str, ...], locals_: tuple[str, ...]) -> Stmt:
     """In-place updates (of locals and, through aliases, inputs), appends,
@@ -350,6 +374,7 @@ class _Scope:
     def __init__(self) -> None:
         self.locals: list[str] = []
         self.flags = 0
+        self.masks = 0
 
     def names(self) -> tuple[str, ...]:
         return (*INPUTS, *self.locals)
@@ -362,6 +387,11 @@ class _Scope:
     def new_flag(self) -> str:
         self.flags += 1
         return f"flag{self.flags - 1}"
+
+    def new_mask(self) -> str:
+        """A bool mask's name, not one for tensor expressions."""
+        self.masks += 1
+        return f"mask{self.masks - 1}"
 
 
 @st.composite
@@ -379,6 +409,9 @@ def statements(draw, scope: _Scope, depth: int, size: int) -> tuple[Stmt, ...]:
             continue
         if depth == 0 and draw(st.integers(0, 11)) == 0:
             body.extend(draw(one_read_arms(scope)))
+            continue
+        if depth == 0 and draw(st.integers(0, 11)) == 0:
+            body.extend(draw(masked_store(scope)))
             continue
         body.append(draw(statement(scope, depth)))
         if body[-1].text.startswith(("return", "raise")):
