@@ -653,21 +653,24 @@ def _fall_back(problem: str) -> None:
         compat.graph_break(f"graphmend: {problem}")
 
 
-def select(condition, if_true, if_false, grad: bool = False, one_sided=tuple):
+def select(condition, if_true, if_false, grad: bool = False, one_sided=tuple, by_cond: bool = False):
     """``if_true() if condition else if_false()`` (a conditional expression).
 
     With a tensor ``condition`` under torch.compile both thunks run (the
     rule proved them free of effects, see :func:`both_arms`) and
     :func:`where` merges them; otherwise only the chosen one runs.
-    ``one_sided`` is a thunk of :func:`where`'s ``one_sided`` values.
+    ``one_sided`` is a thunk of :func:`where`'s ``one_sided`` values; with
+    ``by_cond`` (each branch reads its values once) a value that requires
+    grad merges by ``torch.cond`` (see :func:`both_arms`).
     """
-    values = both_arms(condition, lambda: (if_true(),), lambda: (if_false(),))
+    values = both_arms(condition, lambda: (if_true(),), lambda: (if_false(),),
+                       by_cond=one_sided() if by_cond else None, linear=grad)
     if not isinstance(values, tuple):
         return if_true() if values else if_false()
     return where(condition, *values, grad=grad, one_sided=one_sided() if grad else ())
 
 
-def both_arms(condition, if_true, if_false, by_cond=None):
+def both_arms(condition, if_true, if_false, by_cond=None, linear: bool = False):
     """The values of both arms of a rewritten ``if`` (each a thunk giving a
     tuple), concatenated into one tuple for :func:`where` to merge; or,
     where the original ``if`` must run instead, ``bool(condition)``: the arm
@@ -678,7 +681,12 @@ def both_arms(condition, if_true, if_false, by_cond=None):
     that may carry a gradient once and has no effects, see
     :func:`_merged_by_cond`) holds the values only one arm may depend on:
     under autograd the values that require grad are then merged by one
-    ``torch.cond`` over the two arms instead of ``torch.where``.
+    ``torch.cond`` over the two arms instead of ``torch.where``.  With
+    ``linear`` (every operation of the arms has a derivative that does
+    not depend on values) ``torch.where`` may merge them where
+    ``torch.cond`` cannot: its gradients are exact but for the sign of a
+    zero, since it adds the untaken arm's zero gradient (``-0.0 + 0.0`` is
+    ``0.0``), which ``torch.cond`` never computes.
 
     An arm that is not taken may fail (``v.clone()`` of a ``None``, a
     shape error): its error must not be raised.  Dynamo either traces the
@@ -705,10 +713,10 @@ def both_arms(condition, if_true, if_false, by_cond=None):
         return bool(condition)
     if by_cond is None or not torch.is_grad_enabled():
         return values
-    return _merged_by_cond(condition, if_true, if_false, values, by_cond)
+    return _merged_by_cond(condition, if_true, if_false, values, by_cond, linear)
 
 
-def _merged_by_cond(condition, if_true, if_false, values: tuple, one_sided: tuple):
+def _merged_by_cond(condition, if_true, if_false, values: tuple, one_sided: tuple, linear: bool = False):
     """``values`` (both arms' values, see :func:`both_arms`) with each value
     that requires grad in either arm replaced, in both halves, by the value
     of one ``torch.cond`` over the two arms; or ``bool(condition)`` where
@@ -735,6 +743,8 @@ def _merged_by_cond(condition, if_true, if_false, values: tuple, one_sided: tupl
     if not carried:
         return values
     problem = _cond_problem([pairs[i] for i in carried], one_sided)
+    if problem is not None and linear:
+        return values  # torch.where merges them
     if problem is not None:
         _fall_back(problem)
         return bool(condition)

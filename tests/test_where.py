@@ -425,6 +425,19 @@ def one_sided(x, y, w):
     if x.sum() > 0:
         y = (y * w).exp()
     return y
+
+
+def soft_select(x, y):
+    z = y.exp() if x.sum() > 0 else torch.sqrt(y)
+    return z * 2
+
+
+def scaled_or_halved(x, y):
+    if x.sum() > 0:
+        z = y * 2
+    else:
+        z = y * 0.5
+    return z * y
 """
 
 
@@ -457,6 +470,11 @@ def _training_run(fn: Callable[..., Any], args: tuple, compiled: bool = False) -
         ("weighted", [(t(1, 2), t(0.5, 3)), (t(-1, -2), t(0.5, 3))], 1),
         # w, read by one arm only, would get a zero gradient instead of None.
         ("one_sided", [(t(1, 2), t(0.5, 3), t(2, 2)), (t(-1, -2), t(0.5, 3), t(2, 2))], 1),
+        # A conditional expression merges by torch.cond too (sqrt'(0) is inf).
+        ("soft_select", [(t(1, 2), t(0.0, 100)), (t(-1, -2), t(0.0, 100))], 0),
+        # Linear arms: torch.where would add the untaken arm's +0.0 to the
+        # taken arm's -0.0 gradient (y = 0.0, weight -1); torch.cond adds nothing.
+        ("scaled_or_halved", [(t(1, 2), t(0.0, 3)), (t(-1, -2), t(0.0, 3)), (t(-1, -2), t(-0.0, -0.0))], 0),
     ],
 )
 def test_nonlinear_arms_under_autograd(function: str, arg_sets: list, breaks: int, tmp_path: Path) -> None:

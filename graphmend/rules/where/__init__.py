@@ -109,22 +109,23 @@ Safety
       that arm.  The rule marks a merge ``grad=True`` when every operation
       of both arms has a derivative that does not depend on the values
       (additions, products with literals, reshapes, ``relu``, reductions:
-      ``analysis.api.LINEAR_CALLS``).  Otherwise the two arms may merge as
-      one ``torch.cond`` (``both_arms(..., by_cond=(...))``), which runs
-      only the taken arm's backward: when no arm calls a runtime helper with
-      effects and each reads every value that may carry a gradient once
-      along any path (a value read twice there and again after the ``if``
-      would get the arm's two gradients summed first, a different
-      rounding); at run time also only if the merged tensors agree in
-      dtype, shape, strides and whether they require grad.  Else
+      ``analysis.api.LINEAR_CALLS``).  The two arms merge as one
+      ``torch.cond`` (``both_arms(..., by_cond=(...))``) where they may,
+      which runs only the taken arm's backward: when no arm calls a runtime
+      helper with effects and each reads every value that may carry a
+      gradient once along any path (a value read twice there and again
+      after the ``if`` would get the arm's two gradients summed first, a
+      different rounding); at run time also only if the merged tensors
+      agree in dtype, shape, strides and whether they require grad.  Arms
+      that are also linear (``linear=True``) fall back to ``torch.where``
+      where ``torch.cond`` cannot merge them: it sums the untaken arm's zero
+      gradient in, exact but for the sign of a zero (``-0.0 + 0.0``).  Else
       ``_graphmend.where`` keeps the Python choice (and the break) under
       autograd, so ``0 * inf`` never becomes NaN.  Each merge also names what only one arm's value may
       depend on (``one_sided=``, :mod:`graphmend.analysis.gradients`):
       ``torch.where`` gives those a zero gradient where eager code leaves
       it ``None``, so the merge applies under autograd only when none of
-      them requires grad.  A gradient that is exactly zero may come out as ``+0.0``
-      where eager gives ``-0.0`` (a sum with the untaken arm's zero); no
-      optimiser step can tell them apart (``p - lr * (±0) == p``).
+      them requires grad.
     * Buffers are updated in place (``copy_``) when no other attribute of
       the module is the same tensor (Phi-3's ``original_inv_freq`` starts as
       ``inv_freq``); otherwise they are re-registered, as before.

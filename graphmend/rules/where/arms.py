@@ -343,7 +343,9 @@ class Predicated:
 class Gradients(enum.Enum):
     """How the merges of an ``if`` may apply under autograd."""
 
-    WHERE = "where"  # every operation's derivative is independent of values: torch.where is exact
+    # Every operation's derivative is independent of values: torch.where is
+    # exact but for zero signs, torch.cond (when each arm reads its inputs once) exact.
+    WHERE = "where"
     COND = "cond"  # otherwise: one torch.cond over the arms, when each reads its inputs once
     NEITHER = "neither"  # a merged value's grad_fn is read: its name would change
 
@@ -387,9 +389,12 @@ def predicated(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Ar
     values: dict[str, dict] = {arm.suffix: {} for arm in arms}
     results: dict[str, cst.Name] = {}
     path = [*ctx.ancestors]
+    truth_values = _check_not_constant(ctx, arms, live)
     by_cond = None
-    if gradients is Gradients.COND and not (any(raising) or attributes):
-        by_cond = _cond_sources(ctx, original, arms, [*(n for n in names if n in live), *([RETURN] if returns else [])])
+    # Merged as 0-dim bool tensors, truth values carry no gradient.
+    graded = [*(n for n in names if n in live and n not in truth_values), *([RETURN] if returns else [])]
+    if gradients is not Gradients.NEITHER and graded and not (any(raising) or attributes):
+        by_cond = _cond_sources(ctx, original, arms, graded)
     for arm, raises in zip(arms, raising):
         bound = targets[arm.suffix]
         carried = list(bound.names)
@@ -446,12 +451,15 @@ def predicated(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Ar
         prelude.append(statement_thunk(thunk_name, arm_body, exported[arm.suffix], captured))
         thunks.append(thunk_name)
     arms_value = generated("arms", line)
-    both = [cond, *thunks, *([keyword("by_cond", chain_values(by_cond))] if by_cond is not None else [])]
+    both = [cond, *thunks]
+    if by_cond is not None:
+        both.append(keyword("by_cond", chain_values(by_cond)))
+        if gradients is Gradients.WHERE:
+            both.append(keyword("linear", cst.Name("True")))
     prelude.append(assign(arms_value, runtime_call("both_arms", both)))
     results_of_both = [cst.Element(cst.Name(name)) for arm in arms for name in exported[arm.suffix]]
     if results_of_both:
         body.append(assign(cst.Tuple(results_of_both, lpar=[], rpar=[]), arms_value))
-    truth_values = _check_not_constant(ctx, arms, live)
     then_raises, else_raises = raising
 
     def merge(a: cst.BaseExpression, b: cst.BaseExpression, target: str) -> cst.BaseExpression:
@@ -522,6 +530,16 @@ _PURE_HELPERS = frozenset({"both_arms", "where", "select", "empty_arm", "nonnega
                            "exact_item", "exact_float", "exact_int", "arange_list"})
 
 
+def fits_cond(facts, original: Sequence[cst.CSTNode], updated: Sequence[cst.CSTNode]) -> bool:
+    """Whether an arm (its ``original`` and rewritten nodes) may run inside
+    ``torch.cond`` with exact gradients: it reads every value that may
+    carry a gradient once along any path, and calls no runtime helper with
+    effects."""
+    return facts.read_more_than_once(original) is None and not any(
+        is_runtime_call(node) and not is_runtime_call(node, *_PURE_HELPERS)
+        for statement in updated for node in walk(statement))
+
+
 def _cond_sources(ctx: Context, original: cst.If, arms: Sequence[Arm], targets: Sequence[str]) -> list[str] | None:
     """What must not require grad for the arms to merge as one ``torch.cond``
     under autograd (``runtime.both_arms``'s ``by_cond``), or None where they
@@ -529,12 +547,8 @@ def _cond_sources(ctx: Context, original: cst.If, arms: Sequence[Arm], targets: 
     or calls a runtime helper with effects, or a merge's sources cannot be
     read before the ``if``."""
     facts = ctx.facts
-    for arm in arms:
-        if facts.read_more_than_once(arm.original) is not None:
-            return None
-        if any(is_runtime_call(node) and not is_runtime_call(node, *_PURE_HELPERS)
-               for statement in arm.updated for node in walk(statement)):
-            return None
+    if not all(fits_cond(facts, arm.original, arm.updated) for arm in arms):
+        return None
     sources: set[str] = set()
     for target in targets:
         found = _gradient_sources(facts, original, arms, target)

@@ -29,7 +29,7 @@ from graphmend.analysis.effects import alias_sources, is_nonnegative_index
 from graphmend.analysis.gradients import gradient_chains, one_sided, read_chains
 from graphmend.rules.base import Context, Declined, code, keyword, runtime_call, thunk
 from graphmend.rules.predicates import lower_test, nonnegative_names
-from graphmend.rules.where.arms import chain_values
+from graphmend.rules.where.arms import chain_values, fits_cond
 from graphmend.rules.where.if_statement import worth_trying
 
 
@@ -68,16 +68,20 @@ def convert_ifexp(ctx: Context, original: cst.IfExp, updated: cst.IfExp) -> cst.
     branches = [branch.visit(_NonnegativeIndexes(names)) for branch, names in zip((updated.body, updated.orelse), nonnegative)]
     args = [test, thunk(branches[0], captured[0]), thunk(branches[1], captured[1])]
     statement_targets = set(stored_names(statement))
-    if not (facts.gradient_impurity(original.body) or facts.gradient_impurity(original.orelse)
-            or not statement_targets or facts.shows_grad_fn(statement_targets)):
-        branches = [(read_chains(b), gradient_chains(b, facts.qualified_name)) for b in (original.body, original.orelse)]
+    linear = not (facts.gradient_impurity(original.body) or facts.gradient_impurity(original.orelse))
+    by_cond = fits_cond(facts, [original.body], [branches[0]]) and fits_cond(facts, [original.orelse], [branches[1]])
+    if (linear or by_cond) and statement_targets and not facts.shows_grad_fn(statement_targets):
+        reads = [(read_chains(b), gradient_chains(b, facts.qualified_name)) for b in (original.body, original.orelse)]
         line = next(a for a in reversed(ctx.ancestors) if isinstance(a, cst.BaseStatement))
-        sources = facts.gradient_sources(one_sided(*branches, facts.reached_before(line)), statement)
+        sources = facts.gradient_sources(one_sided(*reads, facts.reached_before(line)), statement)
         if sources is not None:
-            args.append(keyword("grad", cst.Name("True")))
-        if sources:
-            roots = sorted({chain.partition(".")[0] for chain in sources} & facts.bound_before(statement))
-            args.append(keyword("one_sided", thunk(chain_values(sources), roots)))
+            if linear:
+                args.append(keyword("grad", cst.Name("True")))
+            if sources:
+                roots = sorted({chain.partition(".")[0] for chain in sources} & facts.bound_before(statement))
+                args.append(keyword("one_sided", thunk(chain_values(sources), roots)))
+            if by_cond:
+                args.append(keyword("by_cond", cst.Name("True")))
     return runtime_call("select", args)
 
 
