@@ -878,6 +878,9 @@ def _masked_store_problem(target, mask, operands: tuple, grad: bool) -> str | No
         return "the mask, the target and the values differ in shape or device"
     if not target.is_contiguous():
         return "the target of the masked store is not contiguous"
+    if any(value.is_complex() for value in tensors):
+        # Complex products and quotients are not correctly rounded, and SIMD and scalar kernels differ.
+        return "the masked store computes with complex tensors"
     if torch.is_grad_enabled() and any(value.requires_grad for value in tensors):
         if not grad:
             return ("under autograd, a value read twice in a masked store would sum its gradients in another "

@@ -1012,6 +1012,18 @@ def test_merge_of_two_returned_tuples_is_one_graph(tmp_path):
     assert (tally.fixable, tally.one_graph) == (1, 1), tally.stays
 
 
+def test_masked_store_of_complex_values_keeps_the_original_store(tmp_path: Path) -> None:
+    """Complex quotients are not correctly rounded (SIMD and scalar kernels
+    differ): the original store runs, with its one break."""
+    original, mended, _ = mend_source(fixture("masked_store"), tmp_path, rules=["where"])
+    args = (torch.tensor([1 + 2j, 3j, 2, 1]), torch.tensor([2 - 1j, 1, 1j, 4]), torch.tensor([2j, 1, 1, 3]), 2)
+    expected = capture(original.r2_scores, *args)
+    torch._dynamo.reset()
+    assert_same_outcome(expected, capture(torch.compile(mended.r2_scores, backend="eager"), *args), "compiled")
+    torch._dynamo.reset()
+    assert len(torch._dynamo.explain(mended.r2_scores)(*args).break_reasons) == 1
+
+
 def test_diagnose_reports_a_masked_store_at_its_first_line_as_fixable(tmp_path):
     """Dynamo names the lines of a multi-line store where it meets bool
     indexing (DS); the site is the statement's first line, [Where] is asked

@@ -38,8 +38,10 @@ Safety
       mask is a plain name: nothing else can broadcast differently on the
       whole tensor.  At run time (constants to Dynamo): the mask is bool,
       the target, the mask and every operand have one shape and device, the
-      target is contiguous (no element stored twice), and the whole value
-      has the target's dtype (so ``torch.where`` does not promote).
+      target is contiguous (no element stored twice), nothing is complex
+      (complex products and quotients are not correctly rounded), and the
+      whole value has the target's dtype (so ``torch.where`` does not
+      promote).
     * Under autograd only where each operand is read once (else two
       gradients of one operand would be summed in another order) and no
       code shows the target's ``grad_fn``: the elements the mask leaves out
