@@ -1064,3 +1064,43 @@ def test_diagnose_reports_a_masked_store_at_its_first_line_as_fixable(tmp_path):
         assert diagnose(original.pearson, *args).breaks == []
     finally:
         unmend(original.pearson)
+
+
+HOP_AFTER_STORE_SOURCE = """
+import torch
+
+
+def loop_then_store(x, y, ns):
+    ns.a = x
+    v1 = y.abs() + 1
+    while v1.sum() < 50:
+        v1 = v1 * 2 + 1
+    ns.v = y
+    return v1
+
+
+def cond_then_store(x, y, ns):
+    ns.a = x
+    if x.sum() > 0:
+        z = y.exp()
+    else:
+        z = y.sin()
+    ns.v = y
+    return z
+"""
+
+
+@pytest.mark.parametrize("function", ["loop_then_store", "cond_then_store"])
+def test_no_higher_order_op_after_an_attribute_store(function: str, tmp_path: Path) -> None:
+    """Dynamo 2.13/2.14 drops every attribute store made after a
+    torch.while_loop or torch.cond to an object stored into before it: the
+    runtime then keeps the original loop or choice (one break, named)."""
+    _, mended, _ = mend_source(HOP_AFTER_STORE_SOURCE, tmp_path, rules=["where"])
+    x, y = _leaves((t(0.5, 1, 1.5, 2), t(1, 2, 0.25, 3)))
+    ns = type("Namespace", (), {})()
+    torch._dynamo.reset()
+    torch.compile(getattr(mended, function), backend="eager")(x, y, ns)
+    assert ns.a is x and ns.v is y
+    torch._dynamo.reset()
+    (reason,) = torch._dynamo.explain(getattr(mended, function))(x, y, ns).break_reasons
+    assert "Dynamo would drop its attribute stores" in reason.reason
