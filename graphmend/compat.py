@@ -254,6 +254,29 @@ def graph_break(reason: str) -> None:
         torch._dynamo.graph_break()
 
 
+@torch._dynamo.assume_constant_result
+def attribute_stores_pending() -> bool:
+    """Whether the frame Dynamo is tracing has stored into an object's
+    attribute so far (a constant of the trace, taken while tracing).
+
+    Dynamo 2.13 and 2.14 trace a ``torch.cond`` or ``torch.while_loop`` by
+    speculating its functions, then put back a copy of the side effects it
+    had recorded before; an object with an attribute stored before that
+    point loses every attribute store after it (``ns.a = x``,
+    ``torch.cond(...)``, ``ns.v = y``: ``ns.v`` is never set), a closure's
+    cell excepted.  Without graphmend, ``torch.cond`` shows it too.  On a
+    torch whose internals differ, every frame counts as having stored (the
+    runtime then traces no higher-order op)."""
+    try:
+        from torch._dynamo.symbolic_convert import InstructionTranslator
+
+        mutations = InstructionTranslator.current_tx().output.side_effects.store_attr_mutations
+        # A closure's cells keep their stores (and the runtime's own closures make cells).
+        return any(stores and type(owner).__name__ != "CellVariable" for owner, stores in mutations.items())
+    except Exception:  # noqa: BLE001 - another torch's internals: be safe
+        return True
+
+
 def is_logger(value: object) -> bool:
     """``isinstance(value, logging.Logger)``, in a form Dynamo traces
     (on torch 2.11 once :func:`_type_loggers_and_formatters` is installed)."""

@@ -763,37 +763,15 @@ def _merged_by_cond(condition, if_true, if_false, values: tuple, one_sided: tupl
     return (*merged, *merged)
 
 
-#: Why no higher-order op is traced after an attribute store (see :func:`_attribute_stores_pending`).
+#: Why no higher-order op is traced after an attribute store (see
+#: :func:`graphmend.compat.attribute_stores_pending`).
 _HOP_LOSES_STORES = ("the frame stored into an attribute before: Dynamo would drop its attribute stores "
                      "after a torch.cond or torch.while_loop")
 
 
-@torch._dynamo.assume_constant_result
-def _attribute_stores_pending() -> bool:
-    """Whether the frame Dynamo is tracing has stored into an object's
-    attribute so far (a constant of the trace, taken while tracing).
-
-    Dynamo 2.13 and 2.14 trace a ``torch.cond`` or ``torch.while_loop`` by
-    speculating its functions, then put back a copy of the side effects it
-    had recorded before; an object with an attribute stored before that
-    point loses every attribute store after it (``ns.a = x``,
-    ``torch.cond(...)``, ``ns.v = y``: ``ns.v`` is never set), a closure's
-    cell excepted.  Without graphmend, ``torch.cond`` shows it too.
-    Internals Dynamo does not offer count as a store (no higher-order op
-    then)."""
-    try:
-        from torch._dynamo.symbolic_convert import InstructionTranslator
-
-        mutations = InstructionTranslator.current_tx().output.side_effects.store_attr_mutations
-        # A closure's cells are kept (nonlocal stores survive; the runtime's own closures make cells).
-        return any(stores and type(owner).__name__ != "CellVariable" for owner, stores in mutations.items())
-    except Exception:  # noqa: BLE001 - another torch's internals: be safe
-        return True
-
-
 def _cond_problem(pairs: list, one_sided: tuple) -> str | None:
     """Why ``torch.cond`` cannot merge ``pairs`` exactly (see :func:`_merged_by_cond`), or None."""
-    if _attribute_stores_pending():
+    if compat.attribute_stores_pending():
         return _HOP_LOSES_STORES
     if _requires_grad(one_sided):
         return ("under autograd, a value only one branch reads requires grad: torch.cond would give it "
@@ -980,7 +958,7 @@ def while_loop(cond_fn, body_fn, carried):
 
 def _loop_problem(cond_fn, body_fn, carried: tuple) -> str | None:
     """Why ``torch.while_loop`` cannot run this loop, or None."""
-    if _attribute_stores_pending():
+    if compat.attribute_stores_pending():
         return _HOP_LOSES_STORES
     if not all(isinstance(value, torch.Tensor) for value in carried):
         return "the loop carries values that are not tensors"
