@@ -833,11 +833,10 @@ def masked_store(target, mask, value_of, *operands, grad: bool = False, gate=Non
 
     With ``gate`` (the store is in an arm of a predicated ``if``, which runs
     whether taken or not) the mask is ``mask & gate``: where the arm is not
-    taken the store writes back the target's own values.  With gradients
-    enabled that write could still be seen (a version change of a tensor
-    autograd saved, a ``grad_fn``), so a gated store there takes the
-    original path (see :func:`_gated_store_problem`): its graph break makes
-    the whole ``if`` run as the original.
+    taken the store writes back the target's own values.  Under autograd
+    that write would still give the target a ``grad_fn``, so a gated store
+    there takes the original path: its graph break makes the whole ``if``
+    run as the original.
     """
     if not (compiling() and isinstance(gate, torch.Tensor)) and not _open(gate):
         return
@@ -846,8 +845,9 @@ def masked_store(target, mask, value_of, *operands, grad: bool = False, gate=Non
             torch._dynamo.config.capture_dynamic_output_shape_ops):
         problem = _masked_store_problem(target, mask, operands, grad)
         if problem is None and isinstance(gate, torch.Tensor):
-            problem = _gated_store_problem(target)
-            if problem is None:
+            if torch.is_grad_enabled() and any(_requires_grad(value) for value in (target, *operands)):
+                problem = "under autograd, a store in an arm that is not taken would still write the target"
+            else:
                 mask = mask & gate.reshape(())
         if problem is None:
             if torch.is_grad_enabled():
@@ -879,18 +879,6 @@ def _masked_operand(operand, mask):
     as the original's bool indexing sums them (``0 + -0.0`` is ``0.0``)."""
     rows = operand.reshape(-1)[torch.arange(operand.numel(), device=operand.device)].reshape(operand.shape)
     return torch.where(mask, rows, rows.detach())
-
-
-def _gated_store_problem(target) -> str | None:
-    """Why a store in an arm that may not be taken cannot write the
-    target's own values back there, or None.  The rule proved the function
-    made the target itself, so no caller holds it, and it is an inference
-    tensor only if made in inference mode, where writing it is allowed;
-    but with gradients enabled autograd may have saved it (the write would
-    change its version)."""
-    if torch.is_grad_enabled():
-        return "with gradients enabled, a store in an arm that is not taken would still write the target"
-    return None
 
 
 def _every_index(tensor) -> tuple:

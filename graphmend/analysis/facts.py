@@ -42,7 +42,6 @@ from graphmend.analysis.effects import (
     constant_names,
     constant_operand,
     expression_impurity,
-    fresh_locals,
     in_place_hazard,
     in_place_update,
     linear_impurity,
@@ -245,12 +244,6 @@ class FunctionFacts:
         """Whether ``statement`` rebinds all of ``names`` to new tensors (see
         :func:`graphmend.analysis.effects.rebinds_afresh`)."""
         return rebinds_afresh(statement, names, self.qualified_name)
-
-    @functools.cached_property
-    def fresh_locals(self) -> frozenset[str]:
-        """Locals that only ever hold objects the function made itself (see
-        :func:`graphmend.analysis.effects.fresh_locals`)."""
-        return fresh_locals(self.function, self.alias_classes)
 
     def in_place_hazard(self, names: set[str], after: list[cst.CSTNode] | None = None,
                         exempt: frozenset[int] = frozenset()) -> str | None:

@@ -235,14 +235,7 @@ def _check_small(ctx: Context, small: cst.BaseSmallStatement, returns: bool) -> 
     if isinstance(small, cst.Pass):
         return
     if isinstance(small, cst.Assign) and id(small) in ctx.converted and isinstance(small.targets[0].target, cst.Subscript):
-        # A store through a mask [Where] rewrote: gated in the copy, in place
-        # as the original's; where the arm is not taken it still writes the
-        # target's own values back, unseen only in a tensor the function made.
-        target = small.targets[0].target.value.value
-        if target not in facts.fresh_locals:
-            raise Declined(f"stores into `{target}`, which the function did not make, through a mask: "
-                           "where its arm is not taken the store would still write it")
-        return
+        return  # a store through a mask [Where] rewrote: gated in the copy, in place as the original's
     if isinstance(small, (cst.Assign, cst.AnnAssign)):
         if small.value is None:
             raise Declined("an annotation without a value")

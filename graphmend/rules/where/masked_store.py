@@ -56,11 +56,8 @@ Safety
       gated (``gate=``): the mask is ``mask & gate``, so where the arm is
       not taken it writes back the target's own values, into the very
       tensor the original's store would update; the ``if``'s alias check
-      therefore does not count it.  Only into a tensor the function made
-      itself (no caller holds it, and it is an inference tensor only if
-      made in inference mode, where writing it is allowed), and only with
-      gradients disabled: else autograd may have saved it, and the write
-      would change its version.  Otherwise the store breaks and the whole
+      therefore does not count it.  Under autograd that write would give
+      the target a ``grad_fn``, so there the store breaks and the whole
       ``if`` runs as the original.
 """
 
