@@ -814,7 +814,7 @@ def nonnegative_row(indexed, index):
     return indexed[clamped.reshape(1)][0] if clamped.dim() == 0 else indexed[clamped]
 
 
-def masked_store(target, mask, value_of, *operands, grad: bool = False, gate=None) -> None:
+def masked_store(target, mask, value_of, *operands, grad: bool = False) -> None:
     """``target[mask] = value_of(*(a[mask] for a in operands))``.
 
     Under torch.compile, where it is exact (see :func:`_masked_store_problem`),
@@ -830,25 +830,11 @@ def masked_store(target, mask, value_of, *operands, grad: bool = False, gate=Non
     too; see :func:`_masked_operand`).  Otherwise, and eagerly, the
     original statement runs; with a bool mask, under torch.compile, after a
     graph break named with the reason (the original breaks there too).
-
-    With ``gate`` (the store is in an arm of a predicated ``if``, which runs
-    whether taken or not) the mask is ``mask & gate``: where the arm is not
-    taken the store writes back the target's own values.  Under autograd
-    that write would still give the target a ``grad_fn``, so a gated store
-    there takes the original path: its graph break makes the whole ``if``
-    run as the original.
     """
-    if not (compiling() and isinstance(gate, torch.Tensor)) and not _open(gate):
-        return
     # Only indexing by a bool mask breaks the graph (unless Dynamo is set to trace its dynamic size).
     if compiling() and isinstance(mask, torch.Tensor) and mask.dtype == torch.bool and not (
             torch._dynamo.config.capture_dynamic_output_shape_ops):
         problem = _masked_store_problem(target, mask, operands, grad)
-        if problem is None and isinstance(gate, torch.Tensor):
-            if torch.is_grad_enabled() and any(_requires_grad(value) for value in (target, *operands)):
-                problem = "under autograd, a store in an arm that is not taken would still write the target"
-            else:
-                mask = mask & gate.reshape(())
         if problem is None:
             if torch.is_grad_enabled():
                 operands = tuple(_masked_operand(a, mask) if a.requires_grad else a for a in operands)
@@ -866,8 +852,6 @@ def masked_store(target, mask, value_of, *operands, grad: bool = False, gate=Non
                 return
             problem = "the value on the whole tensor differs from the target in shape or dtype"
         _fall_back(problem)
-        if not _open(gate):  # past the break (nested graph breaks), the gate is read eagerly
-            return
     target[mask] = value_of(*(operand[mask] for operand in operands))
 
 

@@ -410,7 +410,7 @@ def statements(draw, scope: _Scope, depth: int, size: int) -> tuple[Stmt, ...]:
         if depth == 0 and draw(st.integers(0, 11)) == 0:
             body.extend(draw(one_read_arms(scope)))
             continue
-        if draw(st.integers(0, 11)) == 0:  # in a tensor arm too, where the store is gated
+        if depth == 0 and draw(st.integers(0, 11)) == 0:
             body.extend(draw(masked_store(scope)))
             continue
         body.append(draw(statement(scope, depth)))

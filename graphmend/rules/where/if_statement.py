@@ -110,10 +110,7 @@ def mend_if(ctx: Context, original: cst.If, updated: cst.If) -> list[cst.BaseSta
     after = following(ctx.ancestors)
     if after and _merged_values_die_at(ctx, original, after[0]):
         after = after[:1]
-    # A store through a mask inside an arm is gated (see _check_small): it
-    # updates the very tensor the original's does, and only where taken.
-    gated_stores = frozenset(id(n) for n in walk(original) if isinstance(n, cst.Assign) and id(n) in ctx.converted)
-    reason = facts.in_place_hazard(facts.merged_names([original]), [original, *after], gated_stores)
+    reason = facts.in_place_hazard(facts.merged_names([original]), [original, *after])
     if reason:
         raise Declined(reason)
     if isinstance(original.orelse, cst.If):  # elif: mend it as a nested if
@@ -234,8 +231,6 @@ def _check_small(ctx: Context, small: cst.BaseSmallStatement, returns: bool) -> 
     facts = ctx.facts
     if isinstance(small, cst.Pass):
         return
-    if isinstance(small, cst.Assign) and id(small) in ctx.converted and isinstance(small.targets[0].target, cst.Subscript):
-        return  # a store through a mask [Where] rewrote: gated in the copy, in place as the original's
     if isinstance(small, (cst.Assign, cst.AnnAssign)):
         if small.value is None:
             raise Declined("an annotation without a value")

@@ -51,14 +51,6 @@ Safety
       (``0 + -0.0`` is ``0.0``): every gradient bit is the original's.
     * The target keeps its identity: it is updated in place, as the
       original's ``__setitem__`` did, so every alias sees the update.
-    * In an arm of a tensor ``if`` that [Where] predicates (torchmetrics'
-      ``if valid_mask.any(): corrcoef[valid_mask] = ...``) the store is
-      gated (``gate=``): the mask is ``mask & gate``, so where the arm is
-      not taken it writes back the target's own values, into the very
-      tensor the original's store would update; the ``if``'s alias check
-      therefore does not count it.  Under autograd that write would give
-      the target a ``grad_fn``, so there the store breaks and the whole
-      ``if`` runs as the original.
 """
 
 from __future__ import annotations
