@@ -72,9 +72,9 @@ def convert_masked_store(ctx: Context, original: cst.Assign, updated: cst.Assign
     target, mask = store
     try:
         _check_exact(facts, original.value, mask)
-        operands = list(dict.fromkeys(_masked_names(original.value, mask)))
-        others = sorted(facts.own_reads(original.value) - {mask, *operands})
-        unbound = [name for name in (target, mask, *operands, *others) if name in facts.own_reads(original)
+        reads = list(_masked_names(original.value, mask))
+        others = sorted(facts.own_reads(original.value) - {mask, *reads})
+        unbound = [name for name in (target, mask, *reads, *others) if name in facts.own_reads(original)
                    and name not in facts.bound_before(original)]
         if unbound:
             raise Declined(f"`{unbound[0]}` may be unbound here")
@@ -82,16 +82,20 @@ def convert_masked_store(ctx: Context, original: cst.Assign, updated: cst.Assign
         ctx.skip(original, "where", str(decline))
         return updated
     ctx.record(original, "where", "masked store -> torch.where")
-    value = updated.value.visit(_Unmasked(mask))
+    # One parameter per read: the original indexes at each read, and so must
+    # the store run as written (autograd sums the reads' gradients apart).
+    parameters_of_reads = [name if not reads[:i].count(name) else f"{name}__{reads[:i].count(name) + 1}"
+                           for i, name in enumerate(reads)]
+    value = updated.value.visit(_Unmasked(mask, parameters_of_reads))
     parameters = cst.Parameters(
-        [cst.Param(cst.Name(name)) for name in operands]
+        [cst.Param(cst.Name(name)) for name in parameters_of_reads]
         + [cst.Param(cst.Name(name), default=cst.Name(name),
                      equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
            for name in others]
     )
-    args = [cst.Name(target), cst.Name(mask), cst.Lambda(parameters, value), *map(cst.Name, operands)]
-    # Each operand read once, and no code shows the target's grad_fn (CopyBackwards, not IndexPutBackward0).
-    if len(operands) == len(list(_masked_names(original.value, mask))) and not facts.shows_grad_fn({target}):
+    args = [cst.Name(target), cst.Name(mask), cst.Lambda(parameters, value), *map(cst.Name, reads)]
+    # Each operand read once, and no code shows the target's grad_fn.
+    if len(set(reads)) == len(reads) and not facts.shows_grad_fn({target}):
         args.append(keyword("grad", cst.Name("True")))
     return cst.Expr(runtime_call("masked_store", args))
 
@@ -161,13 +165,14 @@ def _check_exact(facts, node: cst.BaseExpression, mask: str) -> None:
 
 
 class _Unmasked(cst.CSTTransformer):
-    """``a[mask]`` -> ``a``."""
+    """Each ``a[mask]``, in order -> the next of ``parameters``."""
 
-    def __init__(self, mask: str) -> None:
+    def __init__(self, mask: str, parameters: list[str]) -> None:
         super().__init__()
         self.mask = mask
+        self.parameters = iter(parameters)
 
     def leave_Subscript(self, original_node: cst.Subscript, updated_node: cst.Subscript) -> cst.BaseExpression:
         if not _is_masked(original_node, self.mask):
             return updated_node
-        return updated_node.value.with_changes(lpar=updated_node.lpar, rpar=updated_node.rpar)
+        return cst.Name(next(self.parameters), lpar=updated_node.lpar, rpar=updated_node.rpar)
