@@ -87,7 +87,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from graphmend.analysis.bindings import following
-from graphmend.analysis.effects import hazards_around, index_uses, message_impurity
+from graphmend.analysis.effects import hazards_around, in_place_updates, index_uses, message_impurity
 from graphmend.analysis.facts import FunctionFacts
 from graphmend.analysis.tensorness import Tensorness
 from graphmend.rules.base import Context, Declined, code, is_dispatch, is_runtime_call, runtime_call, string, thunk
@@ -255,6 +255,15 @@ def _lazy_text(value: cst.BaseExpression) -> cst.BaseExpression:
     return deferred_text(value, formatter="lazy_format")
 
 
+def _message_of(guard: cst.CSTNode) -> cst.CSTNode:
+    """What a guard's raise or assert formats (the guard itself where unsure)."""
+    if isinstance(guard, cst.Assert):
+        return guard.msg if guard.msg is not None else cst.Pass()
+    if isinstance(guard, cst.Raise):
+        return guard.exc if guard.exc is not None else cst.Pass()
+    return guard
+
+
 def check_placement(ctx: Context, guard: cst.CSTNode, ancestors: Sequence[cst.CSTNode]) -> None:
     """Declined unless deferring the raise is invisible (see Safety).
     ``ancestors`` are the original nodes from the module down to ``guard``
@@ -273,6 +282,12 @@ def check_placement(ctx: Context, guard: cst.CSTNode, ancestors: Sequence[cst.CS
     hazards = hazards_around(function, guard, after, facts.alias_classes)
     if hazards:
         raise Declined(hazards[0].reason)
+    shown = {facts.alias_classes.get(n, n) for n in facts.own_reads(_message_of(guard))}
+    for root, _ in in_place_updates(after, function) if shown else ():
+        # A message's tensor that requires grad travels as it is (its text shows its grad_fn).
+        if root is None or facts.alias_classes.get(root, root) in shown:
+            raise Declined(f"after the guard, {'a tensor' if root is None else f'`{root}`'} is updated in place, "
+                           "and the message would show the update")
     variables = facts.parameters | facts.locals
     test = guard.test if isinstance(guard, (cst.If, cst.Assert)) else None
     tested = {n.value for n in m.findall(test, m.Name()) if n.value in variables} if test is not None else set()
