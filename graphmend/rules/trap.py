@@ -57,6 +57,10 @@ Safety
       guard and call what cannot fail or read a tensor's value into Python
       (no ``.item()``, ``int(t)``, ``str(t)``, indexing with a tensor, or
       unknown functions); otherwise the guard is declined with the reason.
+      A tensor that requires grad reaches the message as it is (its text
+      shows its ``grad_fn``, which a copy would change), so a guard whose
+      message shows a tensor that an update in place after it may reach,
+      even one the function made itself, is declined too.
     * Declined as well: a guard inside ``try``/``with``/``except`` (the
       raise would escape the block), generator functions, ``raise ...
       from``, keyword or starred exception arguments, an exception that is
