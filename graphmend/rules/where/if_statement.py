@@ -28,7 +28,7 @@ from collections.abc import Sequence
 import libcst as cst
 import libcst.matchers as m
 
-from graphmend.analysis.bindings import assigned_targets, following, statements, stored_names, walk
+from graphmend.analysis.bindings import assigned_targets, following, statements, stored_names, walk, walk_own
 from graphmend.analysis.tensorness import Tensorness
 from graphmend.conventions import GENERATED_PREFIX
 from graphmend.rules.base import (
@@ -197,8 +197,12 @@ def check_arm(ctx: Context, body: Sequence[cst.CSTNode], *, returns: bool) -> No
     reason = ctx.facts.undefined_name(body) or ctx.facts.constant_operand(body)
     if reason:
         raise Declined(reason)
-    for statement in body:
+    for index, statement in enumerate(body):
         if isinstance(statement, cst.If):
+            # In the arm's copy a return becomes an assignment: code after
+            # the if would run (and overwrite the value) where it returned.
+            if index < len(body) - 1 and any(isinstance(n, cst.Return) for n in walk_own(statement)):
+                raise Declined("a return inside a nested if, with code after it in the branch")
             _check_nested_if(ctx, statement, returns)
         elif isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
