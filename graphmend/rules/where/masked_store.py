@@ -105,13 +105,8 @@ def _masked_store(assign: cst.Assign) -> tuple[str, str] | None:
     if len(assign.targets) != 1:
         return None
     target = assign.targets[0].target
-    if not (isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) and len(target.slice) == 1):
-        return None
-    index = target.slice[0].slice
-    if not (isinstance(index, cst.Index) and isinstance(index.value, cst.Name) and index.star is None):
-        return None
-    mask = index.value.value
-    if not any(True for _ in _masked_names(assign.value, mask)):
+    mask = _name_index(target)
+    if mask is None or not any(True for _ in _masked_names(assign.value, mask)):
         return None
     return target.value.value, mask
 
@@ -125,13 +120,19 @@ def _masked_names(node: cst.CSTNode, mask: str):
         yield from _masked_names(child, mask)
 
 
+def _name_index(node: cst.CSTNode) -> str | None:
+    """``m`` for ``a[m]`` (both plain names), else None."""
+    if not (isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and len(node.slice) == 1):
+        return None
+    index = node.slice[0].slice
+    if isinstance(index, cst.Index) and index.star is None and isinstance(index.value, cst.Name):
+        return index.value.value
+    return None
+
+
 def _is_masked(node: cst.CSTNode, mask: str) -> bool:
     """``a[mask]``."""
-    if not (isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and len(node.slice) == 1):
-        return False
-    index = node.slice[0].slice
-    return isinstance(index, cst.Index) and index.star is None and isinstance(index.value, cst.Name) \
-        and index.value.value == mask
+    return _name_index(node) == mask
 
 
 def _check_exact(facts, node: cst.BaseExpression, mask: str) -> None:
