@@ -394,25 +394,27 @@ class _Scope:
         return f"mask{self.masks - 1}"
 
 
+#: Multi-statement forms drawn at the top of a function: (1 in odds, form),
+#: tried in this order.
+_TOP_LEVEL_FORMS = (
+    (10, loop),
+    (10, flag),
+    (12, lambda scope: st.one_of(index_ternary(scope), rebound_after_if(scope))),
+    (12, one_read_arms),
+    (12, masked_store),
+)
+
+
 @st.composite
 def statements(draw, scope: _Scope, depth: int, size: int) -> tuple[Stmt, ...]:
     body = []
     for _ in range(draw(st.integers(1, size))):
-        if depth == 0 and draw(st.integers(0, 9)) == 0:
-            body.extend(draw(loop(scope)))
-            continue
-        if depth == 0 and draw(st.integers(0, 9)) == 0:
-            body.extend(draw(flag(scope)))
-            continue
-        if depth == 0 and draw(st.integers(0, 11)) == 0:
-            body.extend(draw(st.one_of(index_ternary(scope), rebound_after_if(scope))))
-            continue
-        if depth == 0 and draw(st.integers(0, 11)) == 0:
-            body.extend(draw(one_read_arms(scope)))
-            continue
-        if depth == 0 and draw(st.integers(0, 11)) == 0:
-            body.extend(draw(masked_store(scope)))
-            continue
+        if depth == 0:
+            drawn = next((draw(form(scope)) for odds, form in _TOP_LEVEL_FORMS
+                          if draw(st.integers(0, odds - 1)) == 0), None)
+            if drawn is not None:
+                body.extend(drawn)
+                continue
         body.append(draw(statement(scope, depth)))
         if body[-1].text.startswith(("return", "raise")):
             break
