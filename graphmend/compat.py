@@ -256,23 +256,60 @@ def graph_break(reason: str) -> None:
 
 @torch._dynamo.assume_constant_result
 def attribute_stores_pending() -> bool:
-    """Whether the frame Dynamo is tracing has stored into an object's
-    attribute so far (a constant of the trace, taken while tracing).
+    """Whether the frame Dynamo is tracing has, so far, stored into an
+    object's attribute or read its ``__dict__`` (a constant of the trace,
+    taken while tracing).
 
     Dynamo 2.13 and 2.14 trace a ``torch.cond`` or ``torch.while_loop`` by
     speculating its functions, then put back a copy of the side effects it
-    had recorded before; an object with an attribute stored before that
-    point loses every attribute store after it (``ns.a = x``,
-    ``torch.cond(...)``, ``ns.v = y``: ``ns.v`` is never set), a closure's
-    cell excepted.  Without graphmend, ``torch.cond`` shows it too.  On a
-    torch whose internals differ, every frame counts as having stored (the
+    had recorded before.  An object's ``__dict__`` proxy (Dynamo's
+    ``SideEffectsProxyDict``, made by the first store, ``del``, ``vars()``
+    or ``__dict__`` read) keeps the side effects of the moment it was
+    made, so every attribute store through it after that point is lost
+    (``ns.a = x``, ``torch.cond(...)``, ``ns.v = y``: ``ns.v`` is never
+    set), a closure's cell excepted.  Without graphmend, ``torch.cond``
+    shows it too (fixed upstream by pytorch/pytorch#195954).  On a torch
+    whose internals differ, every frame counts as having stored (the
     runtime then traces no higher-order op)."""
     try:
         from torch._dynamo.symbolic_convert import InstructionTranslator
 
-        mutations = InstructionTranslator.current_tx().output.side_effects.store_attr_mutations
+        side_effects = InstructionTranslator.current_tx().output.side_effects
         # A closure's cells keep their stores (and the runtime's own closures make cells).
-        return any(stores and type(owner).__name__ != "CellVariable" for owner, stores in mutations.items())
+        return any(
+            stores and type(owner).__name__ != "CellVariable"
+            for owner, stores in side_effects.store_attr_mutations.items()
+        ) or any(vars(variable).get("dict_vt") is not None for variable in side_effects.id_to_variable.values())
+    except Exception:  # noqa: BLE001 - another torch's internals: be safe
+        return True
+
+
+@torch._dynamo.assume_constant_result
+def effects_pending() -> bool:
+    """Whether the frame Dynamo is tracing has, so far, anything to do
+    after its graph (a constant of the trace, taken while tracing): a store
+    into an object, list or dict that existed before the frame, a closure
+    cell it did not make, a tensor hook, or a replayed call (graphmend's
+    deferred messages, effects and checks).  What the frame made itself
+    (a new object, the cells of its own closures) is unreachable once the
+    graph raises, so it does not count.  On a torch whose internals differ,
+    every frame counts as having effects."""
+    try:
+        from torch._dynamo.side_effects import AttributeMutationNew, ValueMutationNew
+        from torch._dynamo.symbolic_convert import InstructionTranslator
+
+        tx = InstructionTranslator.current_tx()
+        side_effects = tx.output.side_effects
+        return bool(
+            tx.debug_locals
+            or side_effects.tensor_hooks
+            or side_effects.save_for_backward
+            or any(
+                side_effects.is_modified(variable)
+                and not isinstance(variable.mutation_type, (AttributeMutationNew, ValueMutationNew))
+                for variable in side_effects.id_to_variable.values()
+            )
+        )
     except Exception:  # noqa: BLE001 - another torch's internals: be safe
         return True
 

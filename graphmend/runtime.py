@@ -512,16 +512,20 @@ _EXACT_EQUALITY_TYPES = (int, bool, str, type(None), torch.dtype, torch.device)
 
 def checked_in_python(test):
     """The test of an ``assert`` that stays in the code behind a rewritten
-    site: ``test`` itself, but under torch.compile a tensor ends the graph
-    here and ``bool(test)`` runs in Python.  Dynamo would compile ``assert
+    site: ``test`` itself, but under torch.compile, when the frame traced
+    so far has effects that wait for the graph's end
+    (:func:`graphmend.compat.effects_pending`), a tensor ends the graph here
+    and ``bool(test)`` runs in Python.  Dynamo would compile ``assert
     tensor`` into an assertion inside the graph, which fails (with a
     RuntimeError) before the graph's Python effects and deferred messages
     happen; the break a rewrite removed before the assert used to flush them.
-    The break is a break inside this call, so Dynamo runs the call eagerly:
-    a test that holds gives ``True`` there (the assert would otherwise meet
-    the tensor again and break a second time); one that fails gives the
-    tensor back, for the assert to fail exactly as the original's does."""
-    if isinstance(test, torch.Tensor):
+    With nothing waiting, the assert stays in the graph, as the original's
+    did in the graph after that break.  The break is a break inside this
+    call, so Dynamo runs the call eagerly: a test that holds gives ``True``
+    there (the assert would otherwise meet the tensor again and break a
+    second time); one that fails gives the tensor back, for the assert to
+    fail exactly as the original's does."""
+    if isinstance(test, torch.Tensor) and (not compiling() or compat.effects_pending()):
         _fall_back("an assert that follows a rewritten site is checked in Python, after the effects before it")
         return True if bool(test) else test
     return test
@@ -765,8 +769,8 @@ def _merged_by_cond(condition, if_true, if_false, values: tuple, one_sided: tupl
 
 #: Why no higher-order op is traced after an attribute store (see
 #: :func:`graphmend.compat.attribute_stores_pending`).
-_HOP_LOSES_STORES = ("the frame stored into an attribute before: Dynamo would drop its attribute stores "
-                     "after a torch.cond or torch.while_loop")
+_HOP_LOSES_STORES = ("the frame stored into an attribute (or read an object's __dict__) before: Dynamo would "
+                     "drop its attribute stores after a torch.cond or torch.while_loop")
 
 
 def _cond_problem(pairs: list, one_sided: tuple) -> str | None:

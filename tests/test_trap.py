@@ -14,6 +14,11 @@ class BadInput(Exception):
     """A user-defined exception both the original and the mended module import."""
 
 
+class Box:
+    """An object to store attributes into (Dynamo breaks at a store into a
+    ``types.SimpleNamespace``; it traces a store into this)."""
+
+
 GOOD, NEGATIVE = torch.tensor([1.0, 2.0]), torch.tensor([1.0, -2.0])
 
 
@@ -421,3 +426,45 @@ def test_a_message_reading_a_float(tmp_path):
     check_equivalent(source, "check_rotation", [(rotation,), (reflection,), (skewed,)], tmp_path, rules=["trap"])
     several = source.replace("float(R.sum())", "float(R[0])")
     check_equivalent(several, "check_rotation", [(rotation,), (reflection,)], tmp_path, rules=["trap"], graphs=None)
+
+
+ASSERT_BEHIND_A_WHERE = """
+import torch
+
+
+def f(x, ns):
+    {before}
+    if x.sum() > 0:
+        y = x * 2
+    else:
+        y = x - 1
+    assert (y < 100).all()
+    ns.out = y
+    return y
+"""
+
+
+@pytest.mark.parametrize("before, breaks", [("pass", 0), ("ns.seen = x.shape[0]", 1)], ids=["nothing_waits", "a_store_waits"])
+def test_assert_behind_a_where_stays_in_the_graph_unless_effects_wait(tmp_path, before, breaks):
+    """[Trap] leaves the assert alone (a store follows it) and [Where]
+    removed the break before it: with nothing waiting for the graph's end,
+    the assert stays inside the graph, as the original's did in its second
+    graph; with a store waiting, it is checked in Python (one break), so
+    that the store happens before the assert fails, as eagerly."""
+    source = ASSERT_BEHIND_A_WHERE.format(before=before)
+    original, mended, result = mend_source(source, tmp_path, rules=["where", "trap"])
+    assert "checked_in_python" in result.code
+    for x in (torch.tensor([1.0, 2.0]), torch.tensor([-1.0, -2.0])):
+        check_equivalent(source, "f", [(x, Box())], tmp_path, rules=["where", "trap"])
+        torch._dynamo.reset()
+        assert len(torch._dynamo.explain(mended.f)(x, Box()).break_reasons) == breaks
+    # Failing inside the graph, as the original's assert does in its graph;
+    # the store before it (when there is one) happened, as eagerly.
+    big = torch.tensor([80.0, 90.0])
+    outcomes = []
+    for module in (original, mended):
+        ns = Box()
+        outcome, _ = compiled_outcome(module.f, big, ns)
+        outcomes.append((outcome, sorted(vars(ns))))
+    assert_same_outcome(outcomes[0][0], outcomes[1][0], "compiled")
+    assert outcomes[0][1] == outcomes[1][1] == ([] if before == "pass" else ["seen"])

@@ -1066,17 +1066,29 @@ def cond_then_store(x, y, ns):
         z = y.sin()
     ns.v = y
     return z
+
+
+def cond_after_reading_vars(x, y, ns):
+    seen = "a" in vars(ns)
+    if x.sum() > 0:
+        z = y.exp()
+    else:
+        z = y.sin()
+    ns.v = y
+    return z, seen
 """
 
 
-@pytest.mark.parametrize("function", ["loop_then_store", "cond_then_store"])
+@pytest.mark.parametrize("function", ["loop_then_store", "cond_then_store", "cond_after_reading_vars"])
 def test_no_higher_order_op_after_an_attribute_store(function: str, tmp_path: Path) -> None:
     """Dynamo 2.13/2.14 drops every attribute store made after a
-    torch.while_loop or torch.cond to an object stored into before it: the
-    runtime then keeps the original loop or choice (one break, named)."""
+    torch.while_loop or torch.cond to an object stored into (or whose
+    ``vars()`` was read) before it: the runtime then keeps the original
+    loop or choice (one break, named)."""
     _, mended, _ = mend_source(HOP_AFTER_STORE_SOURCE, tmp_path, rules=["where"])
     x, y = _leaves((t(0.5, 1, 1.5, 2), t(1, 2, 0.25, 3)))
     ns = type("Namespace", (), {})()
+    ns.a = x
     torch._dynamo.reset()
     torch.compile(getattr(mended, function), backend="eager")(x, y, ns)
     assert ns.a is x and ns.v is y
