@@ -818,7 +818,7 @@ def nonnegative_row(indexed, index):
     return indexed[clamped.reshape(1)][0] if clamped.dim() == 0 else indexed[clamped]
 
 
-def masked_store(target, mask, value_of, *operands, grad: bool = False) -> None:
+def masked_store(target, mask, value_of, *operands, grad: bool = False, gate=None) -> None:
     """``target[mask] = value_of(*(a[mask] for a in operands))``.
 
     Under torch.compile, where it is exact (see :func:`_masked_store_problem`),
@@ -834,11 +834,25 @@ def masked_store(target, mask, value_of, *operands, grad: bool = False) -> None:
     too; see :func:`_masked_operand`).  Otherwise, and eagerly, the
     original statement runs; with a bool mask, under torch.compile, after a
     graph break named with the reason (the original breaks there too).
+
+    With ``gate`` (the store is in an arm of a predicated ``if``, which runs
+    whether taken or not) the mask is ``mask & gate``: where the arm is not
+    taken the store writes back the target's own values.  With gradients
+    enabled that write could still be seen (a version change of a tensor
+    autograd saved, a ``grad_fn``), so a gated store there takes the
+    original path (see :func:`_gated_store_problem`): its graph break makes
+    the whole ``if`` run as the original.
     """
+    if not (compiling() and isinstance(gate, torch.Tensor)) and not _open(gate):
+        return
     # Only indexing by a bool mask breaks the graph (unless Dynamo is set to trace its dynamic size).
     if compiling() and isinstance(mask, torch.Tensor) and mask.dtype == torch.bool and not (
             torch._dynamo.config.capture_dynamic_output_shape_ops):
         problem = _masked_store_problem(target, mask, operands, grad)
+        if problem is None and isinstance(gate, torch.Tensor):
+            problem = _gated_store_problem(target)
+            if problem is None:
+                mask = mask & gate.reshape(())
         if problem is None:
             if torch.is_grad_enabled():
                 operands = tuple(_masked_operand(a, mask) if a.requires_grad else a for a in operands)
@@ -856,6 +870,8 @@ def masked_store(target, mask, value_of, *operands, grad: bool = False) -> None:
                 return
             problem = "the value on the whole tensor differs from the target in shape or dtype"
         _fall_back(problem)
+        if not _open(gate):  # past the break (nested graph breaks), the gate is read eagerly
+            return
     target[mask] = value_of(*(operand[mask] for operand in operands))
 
 
@@ -867,6 +883,18 @@ def _masked_operand(operand, mask):
     as the original's bool indexing sums them (``0 + -0.0`` is ``0.0``)."""
     rows = operand.reshape(-1)[torch.arange(operand.numel(), device=operand.device)].reshape(operand.shape)
     return torch.where(mask, rows, rows.detach())
+
+
+def _gated_store_problem(target) -> str | None:
+    """Why a store in an arm that may not be taken cannot write the
+    target's own values back there, or None.  The rule proved the function
+    made the target itself, so no caller holds it, and it is an inference
+    tensor only if made in inference mode, where writing it is allowed;
+    but with gradients enabled autograd may have saved it (the write would
+    change its version)."""
+    if torch.is_grad_enabled():
+        return "with gradients enabled, a store in an arm that is not taken would still write the target"
+    return None
 
 
 def _every_index(tensor) -> tuple:

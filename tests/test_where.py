@@ -317,7 +317,9 @@ def test_masked_store_under_autograd(function: str, breaks: int, tmp_path: Path)
     """Gradients are the original's bit for bit, zeros' signs included, and
     none comes from an element the mask leaves out (pearson's 0 / 0); a
     value that reads its operand twice (norms' ``x * x``) keeps the
-    original store, and its one break, under autograd."""
+    original store, and its one break, under autograd, as does a store in
+    a tensor arm (its write where not taken would give the target a
+    grad_fn): the whole ``if`` runs as the original."""
     original, mended, _ = mend_source(fixture("masked_store"), tmp_path, rules=["where"])
     for args in MASKED_STORE_CASES[function]:
         expected = _training_run(getattr(original, function), args)
@@ -345,6 +347,25 @@ def saved_then_stored(x, y, keep):
     out[keep] = x[keep] * 2
     return z + out
 """
+
+
+def test_masked_store_in_a_tensor_arm_is_gated(tmp_path: Path) -> None:
+    """``if valid.any(): corrcoef[valid] = ...``: with gradients disabled the
+    whole ``if`` is one graph, every bit the original's, whatever the mask
+    selects (none: the arm is not taken); with them enabled (autograd may
+    have saved the target) it runs as the original, with its one break."""
+    original, mended, _ = mend_source(fixture("masked_store"), tmp_path, rules=["where"])
+    arg_sets = [(t(0.5, -2, 1e-3, 3), t(1, 0, 4, 2), t(2, 3, 0.5, 0), m) for m in _MASKS]
+    for args in arg_sets:
+        with torch.no_grad():
+            expected = capture(original.pearson_if_any, *args)
+            outcome, graphs = compiled_outcome(mended.pearson_if_any, *args)
+        assert_same_outcome(expected, outcome, "compiled")
+        assert graphs == 1
+        outcome, _ = compiled_outcome(mended.pearson_if_any, *args)
+        assert_same_outcome(expected, outcome, "compiled, gradients enabled")
+        torch._dynamo.reset()
+        assert len(torch._dynamo.explain(mended.pearson_if_any)(*args).break_reasons) == 1
 
 
 def test_masked_store_keeps_the_target_and_its_gradient(tmp_path: Path) -> None:

@@ -234,17 +234,21 @@ def _torch_operation(qualified: str | None) -> str | None:
     return function if function is not None and qualified.rpartition(".")[0] in _OPERATION_NAMESPACES else None
 
 
-def in_place_updates(code: cst.FunctionDef | list[cst.CSTNode], function: cst.FunctionDef | None = None
-                     ) -> list[tuple[str | None, str]]:
+def in_place_updates(code: cst.FunctionDef | list[cst.CSTNode], function: cst.FunctionDef | None = None,
+                     exempt: frozenset[int] = frozenset()) -> list[tuple[str | None, str]]:
     """Every statement in ``code`` (a function, or statements of one) that
     may update a tensor in place: (the root name it updates, why).
     ``n += e`` updates a tensor ``n`` in place, unless every binding of ``n``
-    is a tuple, list or literal (``outputs += (attn_weights,)`` rebinds a tuple)."""
+    is a tuple, list or literal (``outputs += (attn_weights,)`` rebinds a tuple).
+    Assignments whose ids are in ``exempt`` do not count."""
     function = code if isinstance(code, cst.FunctionDef) else function
     containers = _literal_container_names(function) if function is not None else set()
-    nodes = walk(code.body) if isinstance(code, cst.FunctionDef) else (n for statement in code for n in walk(statement))
+    nodes = list(walk(code.body) if isinstance(code, cst.FunctionDef) else (n for statement in code for n in walk(statement)))
+    exempt_targets = {id(t) for node in nodes if isinstance(node, cst.Assign) and id(node) in exempt for t in node.targets}
     updates = []
     for node in nodes:
+        if id(node) in exempt_targets:
+            continue
         if isinstance(node, cst.AugAssign) and not (
             isinstance(node.target, cst.Name) and node.target.value in containers
         ):
@@ -357,12 +361,13 @@ def merged_names(statements, qualified_name: QualifiedName | None = None) -> set
 
 
 def in_place_hazard(function: cst.FunctionDef, names: set[str], after: list[cst.CSTNode] | None = None,
-                    classes: dict[str, str] | None = None) -> str | None:
+                    classes: dict[str, str] | None = None, exempt: frozenset[int] = frozenset()) -> str | None:
     """Why an update in place in ``function`` may reach a tensor one of
     ``names`` holds (so a merged copy would miss it), or None.  With
     ``after``, only updates in those statements count (the ones that may
-    run after the merge).  ``classes``: the function's :func:`alias_classes`."""
-    updates = in_place_updates(function) if after is None else in_place_updates(after, function)
+    run after the merge).  ``classes``: the function's :func:`alias_classes`;
+    ``exempt``: see :func:`in_place_updates`."""
+    updates = in_place_updates(function, exempt=exempt) if after is None else in_place_updates(after, function, exempt)
     if not updates:
         return None
     classes = alias_classes(function) if classes is None else classes

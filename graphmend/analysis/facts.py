@@ -42,6 +42,7 @@ from graphmend.analysis.effects import (
     constant_names,
     constant_operand,
     expression_impurity,
+    fresh_locals,
     in_place_hazard,
     in_place_update,
     linear_impurity,
@@ -245,13 +246,20 @@ class FunctionFacts:
         :func:`graphmend.analysis.effects.rebinds_afresh`)."""
         return rebinds_afresh(statement, names, self.qualified_name)
 
-    def in_place_hazard(self, names: set[str], after: list[cst.CSTNode] | None = None) -> str | None:
-        """Why an in-place update in the function (in ``after``, when given)
-        may reach a tensor one of ``names`` holds (see
-        :func:`graphmend.analysis.effects.in_place_hazard`)."""
+    @functools.cached_property
+    def fresh_locals(self) -> frozenset[str]:
+        """Locals that only ever hold objects the function made itself (see
+        :func:`graphmend.analysis.effects.fresh_locals`)."""
+        return fresh_locals(self.function, self.alias_classes)
+
+    def in_place_hazard(self, names: set[str], after: list[cst.CSTNode] | None = None,
+                        exempt: frozenset[int] = frozenset()) -> str | None:
+        """Why an in-place update in the function (in ``after``, when given;
+        not the assignments in ``exempt``, by id) may reach a tensor one of
+        ``names`` holds (see :func:`graphmend.analysis.effects.in_place_hazard`)."""
         if self.in_place_reason is None:
             return None
-        return in_place_hazard(self.function, names, after, self.alias_classes)
+        return in_place_hazard(self.function, names, after, self.alias_classes, exempt)
 
     def effect_call(self, call: cst.Call) -> str | None:
         """What kind of effect call ``call`` is: ``"print"``,

@@ -415,6 +415,9 @@ def statements(draw, scope: _Scope, depth: int, size: int) -> tuple[Stmt, ...]:
             if drawn is not None:
                 body.extend(drawn)
                 continue
+        elif draw(st.integers(0, 11)) == 0:  # in a tensor arm, where [Where] gates the store
+            body.extend(draw(masked_store(scope)))
+            continue
         body.append(draw(statement(scope, depth)))
         if body[-1].text.startswith(("return", "raise")):
             break

@@ -57,7 +57,7 @@ from graphmend.rules.base import (
 from graphmend.rules.defer import DEFERRED_CALLS
 
 #: Runtime calls a gate reaches.
-GATED_CALLS = (*DEFERRED_CALLS, *trap.DEFERRED_CHECKS)
+GATED_CALLS = (*DEFERRED_CALLS, *trap.DEFERRED_CHECKS, "masked_store")
 
 REGISTER_BUFFER = m.Expr(
     m.Call(func=m.Attribute(value=m.Name(), attr=m.Name("register_buffer")),

@@ -110,7 +110,10 @@ def mend_if(ctx: Context, original: cst.If, updated: cst.If) -> list[cst.BaseSta
     after = following(ctx.ancestors)
     if after and _merged_values_die_at(ctx, original, after[0]):
         after = after[:1]
-    reason = facts.in_place_hazard(facts.merged_names([original]), [original, *after])
+    # A store through a mask inside an arm is gated (see _check_small): it
+    # updates the very tensor the original's does, and only where taken.
+    gated_stores = frozenset(id(n) for n in walk(original) if isinstance(n, cst.Assign) and id(n) in ctx.converted)
+    reason = facts.in_place_hazard(facts.merged_names([original]), [original, *after], gated_stores)
     if reason:
         raise Declined(reason)
     if isinstance(original.orelse, cst.If):  # elif: mend it as a nested if
@@ -234,6 +237,15 @@ def _check_nested_if(ctx: Context, node: cst.If, returns: bool) -> None:
 def _check_small(ctx: Context, small: cst.BaseSmallStatement, returns: bool) -> None:
     facts = ctx.facts
     if isinstance(small, cst.Pass):
+        return
+    if isinstance(small, cst.Assign) and id(small) in ctx.converted and isinstance(small.targets[0].target, cst.Subscript):
+        # A store through a mask [Where] rewrote: gated in the copy, in place
+        # as the original's; where the arm is not taken it still writes the
+        # target's own values back, unseen only in a tensor the function made.
+        target = small.targets[0].target.value.value
+        if target not in facts.fresh_locals:
+            raise Declined(f"stores into `{target}`, which the function did not make, through a mask: "
+                           "where its arm is not taken the store would still write it")
         return
     if isinstance(small, (cst.Assign, cst.AnnAssign)):
         if small.value is None:

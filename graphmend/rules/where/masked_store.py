@@ -51,6 +51,17 @@ Safety
       (``0 + -0.0`` is ``0.0``): every gradient bit is the original's.
     * The target keeps its identity: it is updated in place, as the
       original's ``__setitem__`` did, so every alias sees the update.
+    * In an arm of a tensor ``if`` that [Where] predicates (torchmetrics'
+      ``if valid_mask.any(): corrcoef[valid_mask] = ...``) the store is
+      gated (``gate=``): the mask is ``mask & gate``, so where the arm is
+      not taken it writes back the target's own values, into the very
+      tensor the original's store would update; the ``if``'s alias check
+      therefore does not count it.  Only into a tensor the function made
+      itself (no caller holds it, and it is an inference tensor only if
+      made in inference mode, where writing it is allowed), and only with
+      gradients disabled: else autograd may have saved it, and the write
+      would change its version.  Otherwise the store breaks and the whole
+      ``if`` runs as the original.
 """
 
 from __future__ import annotations
