@@ -295,7 +295,7 @@ def effects_pending() -> bool:
     graph raises, so it does not count.  On a torch whose internals differ,
     every frame counts as having effects."""
     try:
-        from torch._dynamo.side_effects import AttributeMutationNew, ValueMutationNew
+        from torch._dynamo.variables.base import AttributeMutationNew, ValueMutationNew
         from torch._dynamo.symbolic_convert import InstructionTranslator
 
         tx = InstructionTranslator.current_tx()

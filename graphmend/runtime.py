@@ -923,8 +923,9 @@ def _masked_store_problem(target, mask, operands: tuple, grad: bool) -> str | No
         return "the masked store computes with complex tensors"
     if torch.is_grad_enabled() and any(value.requires_grad for value in tensors):
         if not grad:
-            return ("under autograd, a value read twice in a masked store would sum its gradients in another "
-                    "order")
+            # The rule leaves grad out for either reason (see rules/where/masked_store.py).
+            return ("under autograd, the masked store reads a value twice (its gradients would be summed in "
+                    "another order) or the function shows the target's grad_fn")
         if target.requires_grad:
             # Overwritten in place, its old values would take their gradient as a sum of two.
             return "under autograd, the target of the masked store requires grad itself"
