@@ -43,6 +43,7 @@ import inspect
 import io
 import json
 import logging
+import operator
 import os
 import re
 import sys
@@ -290,10 +291,12 @@ def effects_pending() -> bool:
     after its graph (a constant of the trace, taken while tracing): a store
     into an object, list or dict that existed before the frame, a closure
     cell it did not make, a tensor hook, or a replayed call (graphmend's
-    deferred messages, effects and checks).  What the frame made itself
-    (a new object, the cells of its own closures) is unreachable once the
-    graph raises, so it does not count.  On a torch whose internals differ,
-    every frame counts as having effects."""
+    deferred messages, effects and checks); or an update in place in the
+    graph (a compiler may write an input back only at the graph's end).
+    What the frame made itself (a new object, the cells of its own
+    closures) is unreachable once the graph raises, so it does not count.
+    On a torch whose internals differ, every frame counts as having
+    effects."""
     try:
         from torch._dynamo.variables.base import AttributeMutationNew, ValueMutationNew
         from torch._dynamo.symbolic_convert import InstructionTranslator
@@ -304,6 +307,7 @@ def effects_pending() -> bool:
             tx.debug_locals
             or side_effects.tensor_hooks
             or side_effects.save_for_backward
+            or any(_updates_in_place(node) for node in tx.output.graph.nodes)
             or any(
                 side_effects.is_modified(variable)
                 and not isinstance(variable.mutation_type, (AttributeMutationNew, ValueMutationNew))
@@ -312,6 +316,24 @@ def effects_pending() -> bool:
         )
     except Exception:  # noqa: BLE001 - another torch's internals: be safe
         return True
+
+
+def _updates_in_place(node) -> bool:
+    """Whether an FX node Dynamo recorded may update a tensor in place
+    (any tensor: which ones existed before the graph is not worth proving)."""
+    if node.op == "call_method":
+        return node.target.endswith("_") and not node.target.endswith("__")
+    if node.op != "call_function":
+        return False
+    schema = getattr(node.target, "_schema", None)
+    name = getattr(node.target, "__name__", "")
+    return (
+        node.target is operator.setitem
+        or "out" in node.kwargs
+        or node.kwargs.get("inplace") is True
+        or (name.endswith("_") and not name.endswith("__"))
+        or (schema is not None and schema.is_mutable)
+    )
 
 
 def is_logger(value: object) -> bool:
