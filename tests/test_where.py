@@ -368,6 +368,60 @@ def test_masked_store_in_a_tensor_arm_is_gated(tmp_path: Path) -> None:
         assert len(torch._dynamo.explain(mended.pearson_if_any)(*args).break_reasons) == 1
 
 
+GATED_STORE_SOURCE = """
+import torch
+
+
+def alias_updated_after(x, m):
+    c = torch.zeros_like(x)
+    d = c
+    if m.any():
+        c[m] = x[m] * 2
+    c.add_(1)
+    return d, c
+
+
+def identity_kept(x, m):
+    c = torch.zeros_like(x)
+    d = c
+    if m.any():
+        c[m] = x[m] * 2
+    return d is c, c
+
+
+def read_in_both_arms(x, m):
+    c = torch.zeros_like(x)
+    if m.any():
+        c[m] = x[m] * 2
+        y = c.sum()
+    else:
+        y = c.sum() - 1
+    return y, c
+
+
+def nested(x, m):
+    c = torch.full_like(x, 3.0)
+    if x.sum() > 0:
+        if m.any():
+            c[m] = x[m] - 1
+        c = c * 2
+    return c
+"""
+
+
+@pytest.mark.parametrize("function", ["alias_updated_after", "identity_kept", "read_in_both_arms", "nested"])
+def test_gated_masked_store_keeps_aliases_and_identity(function: str, tmp_path: Path) -> None:
+    """A gated store writes the very tensor the original's does: an alias
+    sees it, the name keeps its tensor (``d is c``), the other arm reads the
+    target's own values, and a nested gate closes where either ``if`` is
+    not taken (gradients disabled, so the gated form applies)."""
+    x = t(1, -2, 3)
+    arg_sets = [(x, torch.tensor([True, False, True])), (x, torch.tensor([False, False, False])),
+                (-x, torch.tensor([False, True, False]))]
+    with torch.no_grad():
+        check_equivalent(GATED_STORE_SOURCE, function, arg_sets, tmp_path, rules=["where"], graphs=None)
+
+
 def test_masked_store_keeps_the_target_and_its_gradient(tmp_path: Path) -> None:
     """The target is updated in place (an alias sees it); a target that
     requires grad itself keeps the original store under autograd (its
