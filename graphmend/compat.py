@@ -320,7 +320,9 @@ def effects_pending() -> bool:
 
 def _updates_in_place(node) -> bool:
     """Whether an FX node Dynamo recorded may update a tensor in place
-    (any tensor: which ones existed before the graph is not worth proving)."""
+    (any tensor: which ones existed before the graph is not worth proving).
+    PyTorch's in-place naming is spelled here again, not taken from
+    ``graphmend.analysis.api``: the runtime imports torch alone."""
     if node.op == "call_method":
         return node.target.endswith("_") and not node.target.endswith("__")
     if node.op != "call_function":

@@ -850,7 +850,7 @@ def masked_store(target, mask, value_of, *operands, grad: bool = False, gate=Non
             torch._dynamo.config.capture_dynamic_output_shape_ops):
         problem = _masked_store_problem(target, mask, operands, grad)
         if problem is None and isinstance(gate, torch.Tensor):
-            problem = _gated_store_problem(target)
+            problem = _gated_store_problem()
             if problem is None:
                 mask = mask & gate.reshape(())
         if problem is None:
@@ -885,7 +885,7 @@ def _masked_operand(operand, mask):
     return torch.where(mask, rows, rows.detach())
 
 
-def _gated_store_problem(target) -> str | None:
+def _gated_store_problem() -> str | None:
     """Why a store in an arm that may not be taken cannot write the
     target's own values back there, or None.  The rule proved the function
     made the target itself, so no caller holds it, and it is an inference

@@ -112,7 +112,7 @@ def mend_if(ctx: Context, original: cst.If, updated: cst.If) -> list[cst.BaseSta
         after = after[:1]
     # A store through a mask inside an arm is gated (see _check_small): it
     # updates the very tensor the original's does, and only where taken.
-    gated_stores = frozenset(id(n) for n in walk(original) if isinstance(n, cst.Assign) and id(n) in ctx.converted)
+    gated_stores = frozenset(id(n) for n in walk(original) if _converted_masked_store(ctx, n))
     reason = facts.in_place_hazard(facts.merged_names([original]), [original, *after], gated_stores)
     if reason:
         raise Declined(reason)
@@ -234,11 +234,17 @@ def _check_nested_if(ctx: Context, node: cst.If, returns: bool) -> None:
         check_arm(ctx, statements(node.orelse.body), returns=returns)
 
 
+def _converted_masked_store(ctx: Context, node: cst.CSTNode) -> bool:
+    """Whether ``node`` is a store through a mask that [Where] rewrote
+    (``t[m] = ...`` -> ``masked_store(...)``; gated inside an arm)."""
+    return isinstance(node, cst.Assign) and id(node) in ctx.converted and isinstance(node.targets[0].target, cst.Subscript)
+
+
 def _check_small(ctx: Context, small: cst.BaseSmallStatement, returns: bool) -> None:
     facts = ctx.facts
     if isinstance(small, cst.Pass):
         return
-    if isinstance(small, cst.Assign) and id(small) in ctx.converted and isinstance(small.targets[0].target, cst.Subscript):
+    if _converted_masked_store(ctx, small):
         # A store through a mask [Where] rewrote: gated in the copy, in place
         # as the original's; where the arm is not taken it still writes the
         # target's own values back, unseen only in a tensor the function made.
