@@ -298,7 +298,6 @@ def effects_pending() -> bool:
     On a torch whose internals differ, every frame counts as having
     effects."""
     try:
-        from torch._dynamo.variables.base import AttributeMutationNew, ValueMutationNew
         from torch._dynamo.symbolic_convert import InstructionTranslator
 
         tx = InstructionTranslator.current_tx()
@@ -308,14 +307,37 @@ def effects_pending() -> bool:
             or side_effects.tensor_hooks
             or side_effects.save_for_backward
             or any(_updates_in_place(node) for node in tx.output.graph.nodes)
-            or any(
-                side_effects.is_modified(variable)
-                and not isinstance(variable.mutation_type, (AttributeMutationNew, ValueMutationNew))
-                for variable in side_effects.id_to_variable.values()
-            )
+            or _stores_into_older_objects(side_effects)
         )
     except Exception:  # noqa: BLE001 - another torch's internals: be safe
         return True
+
+
+@torch._dynamo.assume_constant_result
+def stores_pending() -> bool:
+    """Whether the frame Dynamo is tracing has, so far, stored into an
+    object, list, dict, global or closure cell that existed before the
+    frame (a constant of the trace, taken while tracing).  Dynamo applies
+    such stores after the graph's replayed calls, so a deferred check that
+    raises would lose them, where the original raised after they were made.
+    What the frame made itself is unreachable once the check raises.  On a
+    torch whose internals differ, every frame counts as having stored."""
+    try:
+        from torch._dynamo.symbolic_convert import InstructionTranslator
+
+        return _stores_into_older_objects(InstructionTranslator.current_tx().output.side_effects)
+    except Exception:  # noqa: BLE001 - another torch's internals: be safe
+        return True
+
+
+def _stores_into_older_objects(side_effects) -> bool:
+    from torch._dynamo.variables.base import AttributeMutationNew, ValueMutationNew
+
+    return any(
+        side_effects.is_modified(variable)
+        and not isinstance(variable.mutation_type, (AttributeMutationNew, ValueMutationNew))
+        for variable in side_effects.id_to_variable.values()
+    )
 
 
 def _updates_in_place(node) -> bool:

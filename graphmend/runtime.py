@@ -357,13 +357,28 @@ def deferred_check(test, exception: str, module: str, make_args=None, gate=None)
     when it raises, as before.  A ``gate`` (an arm of a rewritten ``if``)
     makes the check count only when its arm was taken.
     """
-    if isinstance(test, torch.Tensor) and compiling():
+    if isinstance(test, torch.Tensor) and compiling() and _may_wait():
         called = make_args is not None
         _replay_check(gate, snapshot(test), exception, module, called, *encode(_message(make_args)))
         return False
     if gate is not None and not bool(gate):
         return False
     return _truth(test)
+
+
+def _may_wait() -> bool:
+    """Under torch.compile, whether a check may wait for the graph's end.
+    Not after a store into an object, list, dict, global or cell that
+    existed before the frame (:func:`graphmend.compat.stores_pending`):
+    Dynamo applies such stores after the graph's replayed calls, so a
+    check that fails there would lose them, where the original raised
+    after they were made.  Then the graph ends here, the call runs
+    eagerly, and the test is taken in Python, as the original's was."""
+    if compat.stores_pending():
+        _fall_back("a store into an object from before the frame waits for the graph's end, and a deferred "
+                   "check that fails would lose it: checked in Python")
+        return False
+    return True
 
 
 def _truth(test):
@@ -377,7 +392,7 @@ def deferred_assert(test, module: str, make_args=None, gate=None):
     """The test of ``assert test, message``: ``test`` itself, unless it is a
     tensor under torch.compile; then ``not test`` is checked after the
     graph (raising ``AssertionError(*make_args())``) and the assert passes."""
-    if isinstance(test, torch.Tensor) and compiling():
+    if isinstance(test, torch.Tensor) and compiling() and _may_wait():
         called = make_args is not None
         _replay_assert(gate, snapshot(test), module, called, *encode(_message(make_args)))
         return True
@@ -391,7 +406,7 @@ def deferred_raise(exception: str, module: str, make_args=None, gate=None) -> No
     that runs unconditionally: raised after the graph when ``gate`` (the
     arm was taken) is true."""
     called = make_args is not None
-    if compiling():
+    if compiling() and _may_wait():
         _replay_check(gate, True, exception, module, called, *encode(_message(make_args)))
     elif _open(gate):
         raised = resolve(module, exception)

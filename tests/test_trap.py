@@ -432,14 +432,14 @@ ASSERT_BEHIND_A_WHERE = """
 import torch
 
 
-def f(x, ns):
+def f(x, ns, outs):
     {before}
     if x.sum() > 0:
         y = x * 2
     else:
         y = x - 1
     assert (y < 100).all()
-    ns.out = y
+    outs.append(y)
     return y
 """
 
@@ -447,7 +447,7 @@ def f(x, ns):
 @pytest.mark.parametrize("before, breaks", [("pass", 0), ("ns.seen = x.shape[0]", 1), ("x.mul_(1.0)", 1)],
                          ids=["nothing_waits", "a_store_waits", "an_update_in_place_waits"])
 def test_assert_behind_a_where_stays_in_the_graph_unless_effects_wait(tmp_path, before, breaks):
-    """[Trap] leaves the assert alone (a store follows it) and [Where]
+    """[Trap] leaves the assert alone (``outs.append`` follows it) and [Where]
     removed the break before it: with nothing waiting for the graph's end,
     the assert stays inside the graph, as the original's did in its second
     graph; with a store or an update in place waiting (a compiler may write
@@ -457,16 +457,99 @@ def test_assert_behind_a_where_stays_in_the_graph_unless_effects_wait(tmp_path, 
     original, mended, result = mend_source(source, tmp_path, rules=["where", "trap"])
     assert "checked_in_python" in result.code
     for x in (torch.tensor([1.0, 2.0]), torch.tensor([-1.0, -2.0])):
-        check_equivalent(source, "f", [(x, Box())], tmp_path, rules=["where", "trap"])
+        check_equivalent(source, "f", [(x, Box(), [])], tmp_path, rules=["where", "trap"])
         torch._dynamo.reset()
-        assert len(torch._dynamo.explain(mended.f)(x, Box()).break_reasons) == breaks
+        assert len(torch._dynamo.explain(mended.f)(x, Box(), []).break_reasons) == breaks
     # Failing inside the graph, as the original's assert does in its graph;
     # the store before it (when there is one) happened, as eagerly.
     big = torch.tensor([80.0, 90.0])
     outcomes = []
     for module in (original, mended):
         ns = Box()
-        outcome, _ = compiled_outcome(module.f, big, ns)
+        outcome, _ = compiled_outcome(module.f, big, ns, [])
         outcomes.append((outcome, sorted(vars(ns))))
     assert_same_outcome(outcomes[0][0], outcomes[1][0], "compiled")
     assert outcomes[0][1] == outcomes[1][1] == (["seen"] if before.startswith("ns.") else [])
+
+
+STORES_AROUND_A_GUARD = """
+import torch
+
+from test_trap import Box
+
+CALLS = 0
+
+
+def solve(x, box):
+    state = Box()
+    state.start = x * 2
+    {before}
+    validate(state, x)
+    return state.start + 1
+
+
+def validate(state, x):
+    global CALLS
+    state.checked = True
+    if (x < 0).any():
+        raise ValueError("negative")
+    CALLS = CALLS + 1
+    state.done = True
+"""
+
+
+@pytest.mark.parametrize("before, graphs", [("pass", 1), ("box.seen = 1", 2), ("box.seen = Box()", 2)],
+                         ids=["stores_into_new_objects", "a_store_into_an_older_object",
+                              "an_older_object_holds_a_new_one"])
+def test_stores_around_a_deferred_check(tmp_path, before, graphs):
+    """Dynamo applies the frame's stores after the graph's replayed calls,
+    so a deferred check that fails skips them.  After the guard that is
+    what the original does (the global and the state's ``done``).  Before
+    it, a store into an object the frame made is lost unseen; one into an
+    object from before the frame (``box``) would be lost where the original
+    made it, so the check is taken in Python there (one break)."""
+    source = STORES_AROUND_A_GUARD.format(before=before)
+    original, mended, result = mend_source(source, tmp_path, rules=["trap"])
+    assert [s.what for s in result.sites] == ["raise guard -> deferred check"]
+    for x in (GOOD, NEGATIVE):
+        box = Box()
+        expected = capture(original.solve, x, box)
+        seen_after_original = (sorted(vars(box)), original.CALLS)
+        box = Box()
+        outcome, graph_count = compiled_outcome(mended.solve, x, box)
+        assert_same_outcome(expected, outcome, "compiled")
+        assert (sorted(vars(box)), mended.CALLS) == seen_after_original
+        assert graph_count == graphs
+
+
+def test_a_callers_store_before_a_deferred_check_is_kept(tmp_path):
+    """The guard's own function stores nothing, but its caller, compiled
+    into the same graph, stored into an object from before the frame:
+    deferred, the failing check would lose that store, so it is checked
+    in Python (one break) and the store is made, as eagerly."""
+    source = '''
+def outer(x, box):
+    box.seen = 1
+    return check(x + 1)
+
+
+def check(x):
+    if (x < 0).any():
+        raise ValueError("negative")
+    return x * 2
+'''
+    original, mended, result = mend_source(source, tmp_path, rules=["trap"])
+    assert [s.what for s in result.sites] == ["raise guard -> deferred check"]
+    for x in (GOOD, NEGATIVE):
+        box = Box()
+        expected = capture(original.outer, x, box)
+        stored_eagerly = sorted(vars(box))
+        box = Box()
+        outcome, _ = compiled_outcome(mended.outer, x, box)
+        assert_same_outcome(expected, outcome, "compiled")
+        assert sorted(vars(box)) == stored_eagerly == ["seen"]
+    torch._dynamo.reset()
+    (reason,) = torch._dynamo.explain(mended.outer)(GOOD, Box()).break_reasons
+    assert "a store into an object from before the frame" in reason.reason
+    torch._dynamo.reset()
+    assert len(torch._dynamo.explain(mended.check)(GOOD).break_reasons) == 0

@@ -89,6 +89,10 @@ STATIC_METHODS = _names("size dim numel is_floating_point is_complex element_siz
 CONSTANT_PREFIXES = ("torch.float", "torch.int", "torch.bool", "torch.uint", "torch.bfloat",
                      "torch.half", "torch.double", "torch.long", "torch.complex")
 
+#: Tensor attributes whose store changes the tensor (``x.data = y``), not
+#: an object's Python state.
+TENSOR_STATE_ATTRIBUTES = _names("data grad requires_grad real imag retains_grad")
+
 #: Methods that read a tensor's value into Python (a graph break).
 SCALAR_METHODS = _names("item tolist")
 #: Builtins that read a tensor's value into Python.

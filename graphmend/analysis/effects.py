@@ -8,7 +8,7 @@ Read-only facts, one module for every rule:
 * :func:`in_place_update` -- why a function may update a tensor in place
   anywhere (a merged value is a new tensor, so an alias would miss it);
 * :func:`hazards_around` -- the effects that deferring a guard's ``raise``
-  to the end of the graph would make visible or lose;
+  to the end of the graph would make visible;
 * :func:`message_impurity` -- why a message expression cannot be built
   while tracing (it would read a tensor's value, fail, or have effects).
 
@@ -436,10 +436,6 @@ class Hazard:
 class _Effect:
     node: cst.CSTNode
     what: str
-    #: "tensor": an in-place tensor op (a graph op under torch.compile);
-    #: "python": a Python effect Dynamo applies after the graph;
-    #: "either": an item store or ``+=``, which is one or the other.
-    kind: str
     #: Only names the function bound itself are touched (they may still
     #: alias a parameter: ``y = x``).
     owned: bool
@@ -465,31 +461,29 @@ def updated_root(node: cst.BaseExpression) -> str | None:
 
 
 class _EffectFinder(cst.CSTVisitor):
-    """Every effect in a function body (see :class:`_Effect`)."""
+    """Every effect in a function body that may happen inside the graph
+    (see :class:`_Effect`): in-place updates, item stores, ``+=``, ``out=``,
+    container methods and stores into a tensor's own attributes."""
 
     def __init__(self, locals_: frozenset[str]) -> None:
         self.locals = locals_
         self.effects: list[_Effect] = []
 
-    def _add(self, node: cst.CSTNode, what: str, kind: str, touched: cst.BaseExpression | None) -> None:
+    def _add(self, node: cst.CSTNode, what: str, touched: cst.BaseExpression | None) -> None:
         owned = touched is not None and updated_root(touched) in self.locals
-        self.effects.append(_Effect(node, what, kind, owned))
+        self.effects.append(_Effect(node, what, owned))
 
     def _store(self, node: cst.CSTNode, target: cst.BaseExpression, verb: str) -> None:
         if isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
                 self._store(node, element.value, verb)
         elif isinstance(target, cst.Attribute):
-            # Whoever owns the object (``m = self``), it is a Python effect.
-            self._add(node, f"{verb} {code(target)}", "python", None)
+            # Any other attribute store is Python state, which Dynamo sets
+            # after the graph's replayed calls: a failing check skips it.
+            if target.attr.value in api.TENSOR_STATE_ATTRIBUTES:
+                self._add(node, f"{verb} {code(target)}", None)
         elif isinstance(target, cst.Subscript):
-            self._add(node, f"{verb} {code(target)}", "either", target)
-
-    def visit_Global(self, node: cst.Global) -> None:
-        self._add(node, "declares global", "python", None)
-
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        self._add(node, "declares nonlocal", "python", None)
+            self._add(node, f"{verb} {code(target)}", target)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -501,22 +495,20 @@ class _EffectFinder(cst.CSTVisitor):
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.target, cst.Attribute):
-            self._add(node, f"updates {code(node.target)}", "python", None)
+            self._add(node, f"updates {code(node.target)}", None)
         else:
-            self._add(node, f"updates {code(node.target)} in place", "either", node.target)
+            self._add(node, f"updates {code(node.target)} in place", node.target)
 
     def visit_Del(self, node: cst.Del) -> None:
         self._store(node, node.target, "deletes")
 
     def visit_Call(self, node: cst.Call) -> None:
         if any(arg.keyword is not None and arg.keyword.value == "out" for arg in node.args):
-            self._add(node, f"writes through out= in {code(node.func)}()", "tensor", None)
+            self._add(node, f"writes through out= in {code(node.func)}()", None)
         if isinstance(node.func, cst.Attribute):
-            method, receiver = node.func.attr.value, node.func.value
-            if api.in_place_method(method):
-                self._add(node, f"calls {code(node.func)}()", "tensor", receiver)
-            elif method in api.CONTAINER_MUTATORS:
-                self._add(node, f"calls {code(node.func)}()", "python", receiver)
+            method = node.func.attr.value
+            if api.in_place_method(method) or method in api.CONTAINER_MUTATORS:
+                self._add(node, f"calls {code(node.func)}()", node.func.value)
 
 
 def _node_ids(nodes) -> set[int]:
@@ -535,28 +527,26 @@ def fresh_locals(function: cst.FunctionDef, classes: dict[str, str] | None = Non
 def hazards_around(function: cst.FunctionDef, guard: cst.CSTNode, after: list[cst.CSTNode],
                    classes: dict[str, str] | None = None) -> list[Hazard]:
     """The effects in ``function`` that deferring ``guard``'s raise would
-    make visible or lose.  ``after`` holds the statements that can run
-    after the guard (the caller knows where the guard sits).
+    make visible.  ``after`` holds the statements that can run after the
+    guard (the caller knows where the guard sits).
 
     After the guard every effect counts but one on an object the function
     made itself (a local list's ``append``, a store into a fresh tensor):
-    gone with the raise.  Before it, only Python effects on state the
-    function does not own: an in-place tensor op has run by the time the
-    check fires, as in eager.
+    gone with the raise.  A store into an attribute, a global or a closure
+    cell does not count either: Dynamo makes it after the graph's replayed
+    calls, so a failing check skips it, as the original's raise did.  An
+    item store, ``+=`` and a container method count (they may update a
+    tensor in the graph).  Effects before the guard do not count here: an in-place
+    tensor op has run by the time the check fires, as in eager, and a
+    Python store that waits for the graph's end makes the runtime check in
+    Python instead (:func:`graphmend.runtime.deferred_check`): only then
+    is it known whether the object existed before the frame.
     """
     finder = _EffectFinder(fresh_locals(function, classes))
     function.body.visit(finder)
-    in_guard, runs_after = _node_ids([guard]), _node_ids(after)
-    hazards = []
-    for effect in finder.effects:
-        if id(effect.node) in in_guard:
-            continue
-        if id(effect.node) in runs_after:
-            if not effect.owned:
-                hazards.append(Hazard(effect.node, f"after the guard, {effect.what}"))
-        elif effect.kind != "tensor" and not effect.owned:
-            hazards.append(Hazard(effect.node, f"before the guard, {effect.what}"))
-    return hazards
+    runs_after = _node_ids(after) - _node_ids([guard])
+    return [Hazard(effect.node, f"after the guard, {effect.what}")
+            for effect in finder.effects if id(effect.node) in runs_after and not effect.owned]
 
 
 def index_uses(statement: cst.CSTNode) -> list[cst.CSTNode]:

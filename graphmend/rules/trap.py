@@ -48,9 +48,15 @@ Safety
       the deferred check still raises first.
     * Guaranteed when the check fails: no in-place update, store or
       ``global``/``nonlocal`` runs after the guard in this function (all
-      declined, see :mod:`graphmend.analysis.effects`), and no Python
-      effect on state the function does not own runs before it (Dynamo
-      applies those after the replayed checks).
+      declined, see :mod:`graphmend.analysis.effects`), and no store into
+      an object, list, dict, global or cell that existed before the frame
+      waits for the graph's end at the guard: Dynamo applies those after
+      the replayed checks, so a failing check would lose them.  Only the
+      trace knows which objects are older than the frame (a solver or a
+      distribution the frame built is not), so the runtime decides: with
+      such a store pending, the check is taken in Python, a graph break
+      at the guard as in the original (``diagnose`` reports it with the
+      reason).
     * The message: under torch.compile it is built while tracing whether
       or not the check fails (and formatted only when it fails, with the
       values at the guard), so it may only read names surely bound at the
