@@ -28,7 +28,8 @@ import logging
 import sys
 import types
 import warnings
-from typing import NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import torch
 import torch.utils._pytree as _pytree
@@ -72,9 +73,12 @@ def _encode(value, tokens: list, keep_grad: bool) -> bool:
     if isinstance(value, torch.Tensor):
         tokens.append("t")
         tokens.append(snapshot(value, keep_grad))
-    elif isinstance(value, _Float):
-        tokens.append("float")
-        return _encode(value.value, tokens, keep_grad)
+    elif isinstance(value, _Read):
+        # As an f-string's values: [Trap] defers only a check that no
+        # in-place update of a tensor its message shows follows.
+        tokens.append("read")
+        tokens.append(value.reader)
+        return _encode(value.value, tokens, True)
     elif isinstance(value, _Format):
         # As an f-string's values (fstring's keep_grad): [Trap] defers only
         # a check that no in-place update follows.
@@ -172,8 +176,9 @@ def decode(tokens, module: str | None = None) -> list:
         if kind == "format":
             position += 1
             return tokens[position - 1].format(*one())
-        if kind == "float":
-            return float(one())
+        if kind == "read":
+            position += 1
+            return _READERS[tokens[position - 1]](one())
         if kind == "dtype":
             position += 1
             return getattr(torch, tokens[position - 1].removeprefix("torch."))
@@ -219,26 +224,38 @@ class _Format(NamedTuple):
     values: tuple
 
 
-class _Float(NamedTuple):
-    """``float(value)`` of a one-element tensor, not made yet (see
-    :func:`message_float`)."""
+#: How a message reads a value into Python (see :func:`message_read`).
+_READERS: dict[str, Callable[[Any], Any]] = {
+    "float": float, "int": int, "bool": bool, "str": str, "repr": repr,
+    "item": lambda value: value.item(), "tolist": lambda value: value.tolist(),
+}
+#: The readers that take a one-element tensor.
+_ONE_ELEMENT = frozenset({"float", "int", "bool", "item"})
 
+
+class _Read(NamedTuple):
+    """``<reader>(value)`` of a tensor, not made yet (see :func:`message_read`)."""
+
+    reader: str
     value: torch.Tensor
 
 
-def message_float(value):
-    """``float(value)`` in a deferred check's message.  Under torch.compile
-    a tensor's value would be read while tracing (a graph break); instead
-    the one element travels to the replay as a float64 tensor and becomes
-    the same Python float there (a float32 or an integer widens to float64
-    exactly as ``float()`` widens it), only if the check fails.  A tensor
-    ``float()`` refuses (several elements, complex) raises here, while
-    traced, so the check runs the original way."""
+def message_read(reader: str, value):
+    """``float(value)`` in a deferred check's message, or another of
+    :data:`_READERS` (``int``, ``bool``, ``str``, ``repr``, ``.item()``,
+    ``.tolist()``).  Under torch.compile a tensor's value would be read
+    while tracing (a graph break); instead a copy of the tensor at the
+    guard travels to the replay and is read there, only if the check
+    fails: the same Python value (``str`` and ``repr`` of a tensor that
+    requires grad read the tensor itself, as :func:`snapshot` keeps it,
+    for its ``grad_fn``).  A tensor the reader refuses (several elements
+    for a one-element reader, complex for ``float``/``int``) raises here,
+    while traced, so the check runs the original way."""
     if not (isinstance(value, torch.Tensor) and compiling()):
-        return float(value)
-    if value.numel() != 1 or value.is_complex():
-        raise TypeError("graphmend: float() of this tensor is left to the original check")
-    return _Float(value.detach().reshape(()).to(torch.float64))
+        return _READERS[reader](value)
+    if reader in _ONE_ELEMENT and (value.numel() != 1 or (value.is_complex() and reader in ("float", "int"))):
+        raise TypeError(f"graphmend: {reader}() of this tensor is left to the original check")
+    return _Read(reader, value if reader in ("str", "repr") else value.detach())
 
 
 def lazy_format(template: str, *values):

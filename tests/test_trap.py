@@ -553,3 +553,35 @@ def check(x):
     assert "a store into an object from before the frame" in reason.reason
     torch._dynamo.reset()
     assert len(torch._dynamo.explain(mended.check)(GOOD).break_reasons) == 0
+
+
+def test_a_message_reading_values_into_python(tmp_path):
+    """``.item()``, ``.tolist()``, ``int``, ``bool``, ``str`` and ``repr``
+    of tensors in a message are read after the graph, only when the check
+    fails, from the values at the guard: one graph, the same message (a
+    tensor that requires grad shows its ``grad_fn``)."""
+    source = '''
+import torch
+
+
+def f(A, dt, t0):
+    isnan = torch.isnan(A)
+    if isnan.any():
+        raise ValueError(f"{isnan.sum().item()} of {A.numel()} elements are NaN")
+    assert t0 + dt > t0, 'underflow in dt {}'.format(dt.item())
+    y = A * dt
+    if (A.sum(0) <= 0).any():
+        raise ValueError(f"column sums {A.sum(0).tolist()}, first {int(A[0, 0])}, bad {bool(A[0, 0] < 0)}",
+                         str(y), repr(dt))
+    return y
+'''
+    result = check_equivalent(source, "f", [
+        (torch.ones(2, 2), torch.tensor(0.5), torch.tensor(1.0)),
+        (torch.tensor([[1.0, float("nan")], [0.0, 1.0]]), torch.tensor(0.5), torch.tensor(1.0)),
+        (torch.ones(2, 2), torch.tensor(1e-30), torch.tensor(1.0)),
+        (torch.tensor([[-1.0, 2.0], [-3.0, 1.0]]), torch.tensor(0.5), torch.tensor(1.0)),
+        (torch.tensor([[-1.0, 2.0], [-3.0, 1.0]]), torch.tensor(0.5, requires_grad=True), torch.tensor(1.0)),
+    ], tmp_path, rules=["trap"])
+    assert [s.what for s in result.sites] == ["raise guard -> deferred check", "assert -> deferred check",
+                                              "raise guard -> deferred check"]
+    assert result.code.count("message_read(") == 7

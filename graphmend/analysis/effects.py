@@ -10,7 +10,8 @@ Read-only facts, one module for every rule:
 * :func:`hazards_around` -- the effects that deferring a guard's ``raise``
   to the end of the graph would make visible;
 * :func:`message_impurity` -- why a message expression cannot be built
-  while tracing (it would read a tensor's value, fail, or have effects).
+  while tracing (it would fail or have effects), and :func:`message_read`
+  -- the reads of a tensor's value a deferred message makes after the graph.
 
 Effect *calls* (print, logger methods, ``warnings.warn``, a library's
 warning helper) are recognised by :mod:`graphmend.analysis.facts`, which
@@ -563,22 +564,62 @@ def index_uses(statement: cst.CSTNode) -> list[cst.CSTNode]:
 # -- messages built while tracing -----------------------------------------------------
 
 
+def message_read(call: cst.Call, qualified_name: QualifiedName) -> tuple[str, cst.BaseExpression] | None:
+    """``("item", x)`` for ``x.item()`` (or ``x.tolist()``), ``("int", x)``
+    for ``int(x)`` (or ``float``, ``bool``, ``str``, ``repr``): a read of a
+    value into Python that a deferred message makes after the graph, only
+    if the check fails (:func:`graphmend.runtime.message_read`); None for
+    any other call."""
+    if isinstance(call.func, cst.Attribute) and call.func.attr.value in api.SCALAR_METHODS:
+        return (call.func.attr.value, call.func.value) if not call.args else None
+    if api.builtin(qualified_name(call.func)) in api.MESSAGE_READERS and len(call.args) == 1:
+        (arg,) = call.args
+        if arg.keyword is None and not arg.star:
+            return api.builtin(qualified_name(call.func)), arg.value
+    return None
+
+
+def _formatted_as_is(expr: cst.BaseExpression) -> set[int]:
+    """The ids of ``expr``'s parts whose value is formatted as it is: the
+    message itself, an f-string's fields, a literal's ``.format``
+    arguments, and the elements of a tuple or list among these."""
+    parts, todo = set(), [expr]
+    while todo:
+        node = todo.pop()
+        parts.add(id(node))
+        if isinstance(node, cst.FormattedString):
+            todo += [part.expression for part in node.parts if isinstance(part, cst.FormattedStringExpression)]
+        elif isinstance(node, cst.ConcatenatedString):
+            todo += [node.left, node.right]
+        elif isinstance(node, (cst.Tuple, cst.List)):
+            todo += [element.value for element in node.elements]
+        elif m.matches(node, m.Call(func=m.Attribute(value=m.SimpleString() | m.ConcatenatedString(),
+                                                      attr=m.Name("format")))):
+            todo += [arg.value for arg in node.args]
+    return parts
+
+
 def message_impurity(expr: cst.CSTNode, qualified_name: QualifiedName, static: Callable[[cst.CSTNode], bool]) -> str | None:
     """Why ``expr`` (an exception's or a deferred call's argument) cannot
-    be evaluated while tracing whether or not it is needed: it reads a
-    tensor's value into Python (``.item()``, ``int(t)``), calls something
-    that may fail or have effects, or indexes with a tensor.  ``static``
-    tells whether an expression is never a tensor."""
+    be evaluated while tracing whether or not it is needed: it calls
+    something that may fail or have effects, reads a tensor's value into
+    Python other than as :func:`message_read` knows, or indexes with a
+    tensor.  ``static`` tells whether an expression is never a tensor."""
+    formatted = _formatted_as_is(expr)
     for node in walk_own(expr):
         if isinstance(node, cst.Call):
+            read = message_read(node, qualified_name)
+            if read is not None and (id(node) in formatted or static(read[1])):
+                continue  # read after the graph; its operand is checked on its own
+            if read is not None:
+                return f"{code(node)} reads a tensor's value for more than its text"
             name = qualified_name(node.func)
             if api.builtin(name) is not None:
                 builtin = api.builtin(name)
                 if builtin not in api.MESSAGE_BUILTINS:
                     return f"calls {code(node.func)}()"
-                if builtin in (api.SCALAR_BUILTINS | {"str", "repr"}) - {"float"} and not all(
-                        static(a.value) for a in node.args):
-                    return f"{code(node)} reads a tensor's value"  # float(): see message_float
+                if builtin in api.MESSAGE_READERS and not all(static(a.value) for a in node.args):
+                    return f"{code(node)} reads a tensor's value"
                 continue
             if isinstance(node.func, cst.Attribute):
                 method = node.func.attr.value

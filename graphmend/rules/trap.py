@@ -60,9 +60,14 @@ Safety
     * The message: under torch.compile it is built while tracing whether
       or not the check fails (and formatted only when it fails, with the
       values at the guard), so it may only read names surely bound at the
-      guard and call what cannot fail or read a tensor's value into Python
-      (no ``.item()``, ``int(t)``, ``str(t)``, indexing with a tensor, or
+      guard and call what cannot fail (no indexing with a tensor, no
       unknown functions); otherwise the guard is declined with the reason.
+      A read of a tensor's value into Python that the message formats as
+      it is (``t.item()``, ``t.tolist()``, ``float(t)``, ``int(t)``,
+      ``bool(t)``, ``str(t)``, ``repr(t)`` as a field or argument) becomes
+      ``_graphmend.message_read``: a copy of the tensor at the guard is
+      read after the graph, only if the check fails.  A read the message
+      computes with (``t.item() * 2``) is declined.
       A tensor that requires grad reaches the message as it is (its text
       shows its ``grad_fn``, which a copy would change), so a guard whose
       message shows a tensor that an update in place after it may reach,
@@ -97,7 +102,8 @@ import libcst as cst
 import libcst.matchers as m
 
 from graphmend.analysis.bindings import following
-from graphmend.analysis.effects import hazards_around, in_place_updates, index_uses, message_impurity
+from graphmend.analysis import api
+from graphmend.analysis.effects import hazards_around, in_place_updates, index_uses, message_impurity, message_read
 from graphmend.analysis.facts import FunctionFacts
 from graphmend.analysis.tensorness import Tensorness
 from graphmend.rules.base import Context, Declined, code, is_dispatch, is_runtime_call, runtime_call, string, thunk
@@ -231,26 +237,29 @@ def message_thunk(facts: FunctionFacts, message: list[cst.Arg], at: cst.CSTNode)
             f"message reads {', '.join(unbound)}, which may be unbound at the guard "
             "(under torch.compile the message is built even when the check passes)"
         )
-    floats = _FloatsInMessage(facts)
-    elements = [cst.Element(_lazy_text(arg.value.visit(floats))) for arg in message]
+    reads = _ReadsInMessage(facts)
+    elements = [cst.Element(_lazy_text(arg.value.visit(reads))) for arg in message]
     if len(elements) == 1:
         elements[0] = elements[0].with_changes(comma=cst.Comma())
     return thunk(cst.Tuple(elements), captured)
 
 
-class _FloatsInMessage(cst.CSTTransformer):
-    """``float(x)`` -> ``_graphmend.message_float(x)``: read after the graph,
-    only if the check fails (see :func:`graphmend.runtime.message_float`)."""
+class _ReadsInMessage(cst.CSTTransformer):
+    """``x.item()`` -> ``_graphmend.message_read("item", x)`` (and
+    ``.tolist()``, ``float``, ``int``, ``bool``, ``str``, ``repr``) where
+    ``x`` may be a tensor: read after the graph, only if the check fails
+    (see :func:`graphmend.runtime.message_read`)."""
 
     def __init__(self, facts: FunctionFacts) -> None:
         super().__init__()
         self.facts = facts
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
-        if (self.facts.qualified_name(original_node.func) == "builtins.float" and len(updated_node.args) == 1
-                and updated_node.args[0].keyword is None and not updated_node.args[0].star):
-            return runtime_call("message_float", [updated_node.args[0].value])
-        return updated_node
+        read = message_read(original_node, self.facts.qualified_name)
+        if read is None or self.facts.is_static(read[1]):
+            return updated_node
+        operand = updated_node.func.value if read[0] in api.SCALAR_METHODS else updated_node.args[0].value
+        return runtime_call("message_read", [cst.Arg(string(read[0])), cst.Arg(operand)])
 
 
 def _lazy_text(value: cst.BaseExpression) -> cst.BaseExpression:

@@ -7,7 +7,8 @@ inputs, after the call).  Its body is a tree of :class:`Stmt` nodes drawn
 from everything the rules touch -- data-dependent ``if``/``elif``/``else``
 (nested), conditional expressions, early returns, ``print``/logger/
 ``warnings.warn`` with tensor arguments and f-strings, guards that raise,
-``.item()`` and ``float()`` predicates, a library's message helper given
+``.item()`` and ``float()`` predicates, messages that read tensors
+(``.item()``, ``.tolist()``, ``int``, ``repr``), a library's message helper given
 tensors, shapes, a class or an object, reduction axes from
 ``torch.arange(...).tolist()``, flags reset in tensor arms and tested
 after, integer indices (some out of range) right of ``or``, chained
@@ -242,11 +243,13 @@ def guard(draw, names: tuple[str, ...]) -> Stmt:
                 "raise AssertionError",
                 f'raise ValueError(f"sum {{{a}.sum()}}")',
                 f'raise ValueError(f"shape {{tuple({a}.shape)}} max {{{a}.max()}} n={{len({a})}}")',
+                f'raise ValueError(f"max {{{a}.max().item():.3f}} all {{{a}.tolist()}} n={{int({a}.sum())}}", repr({a}.min()))',
             )
         )
     )
     if draw(st.integers(0, 4)) == 0:
-        message = draw(st.sampled_from(("", f', f"not finite: {{{a}.shape}}"', ', "bad"')))
+        message = draw(st.sampled_from(("", f', f"not finite: {{{a}.shape}}"', ', "bad"',
+                                        f', "sum {{}}".format({a}.sum().item())')))
         return Stmt(f"assert {draw(st.sampled_from((f'torch.isfinite({a}).all()', f'({a} > -50).all()', f'{a}.sum() < 1000')))}{message}")
     return Stmt(f"if {draw(predicate(names))}:", body=(Stmt(raise_),))
 
