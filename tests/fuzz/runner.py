@@ -306,6 +306,11 @@ def _check_program(program, original, mended, rows, compiled, tally) -> Mismatch
         # torch.compile of the original behaving the same way is Dynamo's doing.
         if compiled_original is None:
             compiled_original = torch.compile(original, backend=GraphCounter())
+            # Called on the same rows before, it reaches the same Dynamo state
+            # (a float that changed between calls is traced as a symbol, and
+            # 2.13 then formats ``f"{v.item():.3f}"`` into a float, a TypeError).
+            for earlier in rows[:row_index]:
+                run(compiled_original, earlier, program.grad)
         if difference(run(compiled_original, row, program.grad), actual, dynamo_messages=False) is None:
             tally.dynamo_divergences += 1
             continue
