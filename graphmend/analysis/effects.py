@@ -537,11 +537,11 @@ def hazards_around(function: cst.FunctionDef, guard: cst.CSTNode, after: list[cs
     cell does not count either: Dynamo makes it after the graph's replayed
     calls, so a failing check skips it, as the original's raise did.  An
     item store, ``+=`` and a container method count (they may update a
-    tensor in the graph).  Effects before the guard do not count here: an in-place
-    tensor op has run by the time the check fires, as in eager, and a
-    Python store that waits for the graph's end makes the runtime check in
-    Python instead (:func:`graphmend.runtime.deferred_check`): only then
-    is it known whether the object existed before the frame.
+    tensor in the graph).  Effects before the guard do not count here: an
+    in-place tensor op has run by the time the check fires, as in eager,
+    and a Python store that waits for the graph's end makes the runtime
+    check in Python instead (:func:`graphmend.runtime.deferred_check`):
+    only then is it known whether the object existed before the frame.
     """
     finder = _EffectFinder(fresh_locals(function, classes))
     function.body.visit(finder)

@@ -46,12 +46,14 @@ Safety
       it and before the ones after it.  No device-side assert.  A later
       Python ``raise`` or ``assert`` makes Dynamo end the graph first, so
       the deferred check still raises first.
-    * Guaranteed when the check fails: no in-place update, store or
-      ``global``/``nonlocal`` runs after the guard in this function (all
-      declined, see :mod:`graphmend.analysis.effects`), and no store into
-      an object, list, dict, global or cell that existed before the frame
-      waits for the graph's end at the guard: Dynamo applies those after
-      the replayed checks, so a failing check would lose them.  Only the
+    * Guaranteed when the check fails: no in-place update, item store,
+      ``+=`` or container method runs after the guard in this function
+      (all declined, see :mod:`graphmend.analysis.effects`); stores into
+      attributes, globals and cells after it wait for the graph's end,
+      after the replayed checks, so a failing check skips them as the
+      original's raise did.  And no store into an object, list, dict,
+      global or cell that existed before the frame waits for the graph's
+      end at the guard: a failing check would lose it.  Only the
       trace knows which objects are older than the frame (a solver or a
       distribution the frame built is not), so the runtime decides: with
       such a store pending, the check is taken in Python, a graph break
