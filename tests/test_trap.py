@@ -585,3 +585,18 @@ def f(A, dt, t0):
     assert [s.what for s in result.sites] == ["raise guard -> deferred check", "assert -> deferred check",
                                               "raise guard -> deferred check"]
     assert result.code.count("message_read(") == 7
+
+
+def test_a_read_the_tensor_refuses_falls_back_to_the_original_check(tmp_path):
+    """``.item()`` of several elements raises in the original only when the
+    check fails (building the message); traced, it is refused while the
+    message is built, so the check runs the original way: the same error
+    when it fails, nothing when it passes."""
+    source = '''
+def f(x):
+    if (x < 0).any():
+        raise ValueError(f"first {x.item()}")
+    return x * 2
+'''
+    check_equivalent(source, "f", [(GOOD,), (NEGATIVE,), (torch.tensor([-1.0]),)], tmp_path, rules=["trap"],
+                     graphs=None)
