@@ -362,7 +362,7 @@ def deferred_call(function: str, module: str, *args, gate=None, keep_grad=True, 
 # --- [Trap] ----------------------------------------------------------------------------
 
 
-def deferred_check(test, exception: str, module: str, make_args=None, gate=None):
+def deferred_check(test, exception: str, module: str, make_args=None, gate=None, untouched=None):
     """The truth test of ``if test: raise <exception>(*make_args())``.
 
     Returns ``test``'s truth, for the ``if`` to test exactly as before,
@@ -372,9 +372,13 @@ def deferred_check(test, exception: str, module: str, make_args=None, gate=None)
     ``exception`` is resolved like :func:`deferred_warn`'s category.
     ``make_args`` is a thunk so that eager code evaluates the message only
     when it raises, as before.  A ``gate`` (an arm of a rewritten ``if``)
-    makes the check count only when its arm was taken.
+    makes the check count only when its arm was taken.  ``untouched``
+    (a thunk) gives what an update after the guard writes through
+    (``self.n`` of ``self.n += 1``, ``out`` of ``out=out``): the check
+    waits only if each is None or a Python number, so that the update
+    writes no tensor inside the graph before the check could raise.
     """
-    if isinstance(test, torch.Tensor) and compiling() and _may_wait():
+    if isinstance(test, torch.Tensor) and compiling() and _may_wait(untouched):
         called = make_args is not None
         _replay_check(gate, snapshot(test), exception, module, called, *encode(_message(make_args)))
         return False
@@ -383,19 +387,34 @@ def deferred_check(test, exception: str, module: str, make_args=None, gate=None)
     return _truth(test)
 
 
-def _may_wait() -> bool:
+def _may_wait(untouched=None) -> bool:
     """Under torch.compile, whether a check may wait for the graph's end.
     Not after a store into an object, list, dict, global or cell that
     existed before the frame (:func:`graphmend.compat.stores_pending`):
     Dynamo applies such stores after the graph's replayed calls, so a
     check that fails there would lose them, where the original raised
-    after they were made.  Then the graph ends here, the call runs
-    eagerly, and the test is taken in Python, as the original's was."""
+    after they were made.  Nor when ``untouched()`` gives a value that is
+    not None or a Python number (or cannot be read): an update after the
+    guard would write that tensor inside the graph.  Then the graph ends
+    here, the call runs eagerly, and the test is taken in Python, as the
+    original's was."""
     if compat.stores_pending():
         _fall_back("a store into an object from before the frame waits for the graph's end, and a deferred "
                    "check that fails would lose it: checked in Python")
         return False
+    if untouched is not None and not _numbers_or_none(untouched):
+        _fall_back("an update after the guard writes through a tensor (`+=` or out=), inside the graph before "
+                   "a deferred check could raise: checked in Python")
+        return False
     return True
+
+
+def _numbers_or_none(values) -> bool:
+    """Whether each of ``values()`` is None or a Python number."""
+    try:
+        return all(value is None or type(value) in (bool, int, float, complex) for value in values())
+    except Exception:  # noqa: BLE001 - unreadable at the guard (unset yet): be safe
+        return False
 
 
 def _truth(test):
@@ -405,11 +424,12 @@ def _truth(test):
     return bool(test) if isinstance(test, torch.Tensor) else test
 
 
-def deferred_assert(test, module: str, make_args=None, gate=None):
+def deferred_assert(test, module: str, make_args=None, gate=None, untouched=None):
     """The test of ``assert test, message``: ``test`` itself, unless it is a
     tensor under torch.compile; then ``not test`` is checked after the
-    graph (raising ``AssertionError(*make_args())``) and the assert passes."""
-    if isinstance(test, torch.Tensor) and compiling() and _may_wait():
+    graph (raising ``AssertionError(*make_args())``) and the assert passes
+    (``untouched``: see :func:`deferred_check`)."""
+    if isinstance(test, torch.Tensor) and compiling() and _may_wait(untouched):
         called = make_args is not None
         _replay_assert(gate, snapshot(test), module, called, *encode(_message(make_args)))
         return True
@@ -418,12 +438,12 @@ def deferred_assert(test, module: str, make_args=None, gate=None):
     return _truth(test)
 
 
-def deferred_raise(exception: str, module: str, make_args=None, gate=None) -> None:
+def deferred_raise(exception: str, module: str, make_args=None, gate=None, untouched=None) -> None:
     """``raise <exception>(*make_args())`` in an arm of a rewritten ``if``
     that runs unconditionally: raised after the graph when ``gate`` (the
-    arm was taken) is true."""
+    arm was taken) is true (``untouched``: see :func:`deferred_check`)."""
     called = make_args is not None
-    if compiling() and _may_wait():
+    if compiling() and _may_wait(untouched):
         _replay_check(gate, True, exception, module, called, *encode(_message(make_args)))
     elif _open(gate):
         raised = resolve(module, exception)

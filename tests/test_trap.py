@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from harness import assert_same_outcome, capture, check_equivalent, compiled_outcome, mend_source
+from harness import assert_same_outcome, capture, check_equivalent, compiled_outcome, first_difference, mend_source
 
 
 class BadInput(Exception):
@@ -600,3 +600,44 @@ def f(x):
 '''
     check_equivalent(source, "f", [(GOOD,), (NEGATIVE,), (torch.tensor([-1.0]),)], tmp_path, rules=["trap"],
                      graphs=None)
+
+
+UPDATES_AFTER_A_GUARD = """
+import torch
+
+from test_trap import Box
+
+
+def step(state, x, out=None):
+    if (x < 0).any():
+        raise ValueError("negative")
+    state.count += 1
+    torch.mul(x, 2, out=out)
+    return x + 1
+"""
+
+
+@pytest.mark.parametrize("count, out, graphs", [(0, False, 1), (torch.tensor(0), False, 2), (0, True, 2)],
+                         ids=["a_number_and_no_out", "a_tensor_counter", "an_out_tensor"])
+def test_updates_after_a_guard_through_what_holds_no_tensor(tmp_path, count, out, graphs):
+    """``state.count += 1`` and ``out=out`` after the guard write no tensor
+    when ``state.count`` is a number and ``out`` None at the guard (checked
+    while tracing): the check waits for the graph's end and a failing one
+    leaves ``state.count`` as the original's raise did.  A tensor counter
+    (BatchNorm's ``num_batches_tracked``) or an ``out`` tensor would be
+    written inside the graph before the check: checked in Python (a break)."""
+    original, mended, result = mend_source(UPDATES_AFTER_A_GUARD, tmp_path, rules=["trap"])
+    assert "untouched=lambda out=out, state=state: (state.count, out)" in result.code
+    for x in (GOOD, NEGATIVE):
+        seen = []
+        for module, run in ((original, capture), (mended, compiled_outcome)):
+            state = Box()
+            state.count = count.clone() if isinstance(count, torch.Tensor) else count
+            target = torch.zeros(2) if out else None
+            outcome = run(module.step, state, x.clone(), target)
+            outcome, graph_count = outcome if isinstance(outcome, tuple) else (outcome, None)
+            seen.append((outcome, state.count, target))
+        assert_same_outcome(seen[0][0], seen[1][0], "compiled")
+        assert first_difference(seen[0][1:], seen[1][1:]) is None
+        if x is GOOD:
+            assert graph_count == graphs

@@ -28,7 +28,9 @@ import libcst as cst
 import libcst.matchers as m
 
 from graphmend.analysis import api
-from graphmend.analysis.bindings import local_names, name_uses, parameter_names, target_names, walk, walk_own
+from graphmend.analysis.bindings import (
+    assigned_targets, local_names, name_uses, parameter_names, target_names, walk, walk_own,
+)
 
 QualifiedName = Callable[[cst.CSTNode], "str | None"]
 
@@ -241,7 +243,7 @@ def in_place_updates(code: cst.FunctionDef | list[cst.CSTNode], function: cst.Fu
     may update a tensor in place: (the root name it updates, why).
     ``n += e`` updates a tensor ``n`` in place, unless every binding of ``n``
     is a tuple, list or literal (``outputs += (attn_weights,)`` rebinds a tuple).
-    Assignments whose ids are in ``exempt`` do not count."""
+    Assignments (and augmented ones) whose ids are in ``exempt`` do not count."""
     function = code if isinstance(code, cst.FunctionDef) else function
     containers = _literal_container_names(function) if function is not None else set()
     nodes = list(walk(code.body) if isinstance(code, cst.FunctionDef) else (n for statement in code for n in walk(statement)))
@@ -250,7 +252,7 @@ def in_place_updates(code: cst.FunctionDef | list[cst.CSTNode], function: cst.Fu
     for node in nodes:
         if id(node) in exempt_targets:
             continue
-        if isinstance(node, cst.AugAssign) and not (
+        if isinstance(node, cst.AugAssign) and id(node) not in exempt and not (
             isinstance(node.target, cst.Name) and node.target.value in containers
         ):
             updates.append((root_name(node.target),
@@ -431,6 +433,11 @@ def _names_always_bound_to(function: cst.FunctionDef, literal_value: Callable[[c
 class Hazard:
     node: cst.CSTNode
     reason: str
+    #: What the effect writes through, where it writes no tensor when that
+    #: holds None or a Python number at the guard and nothing after the
+    #: guard binds it to another object (``self.n`` of ``self.n += 1``,
+    #: ``out`` of ``f(x, out=out)``): the runtime can check it while tracing.
+    through: cst.BaseExpression | None = None
 
 
 @dataclass(frozen=True)
@@ -440,6 +447,8 @@ class _Effect:
     #: Only names the function bound itself are touched (they may still
     #: alias a parameter: ``y = x``).
     owned: bool
+    #: See :attr:`Hazard.through`.
+    through: cst.BaseExpression | None = None
 
 
 def root_name(node: cst.BaseExpression) -> str | None:
@@ -470,9 +479,10 @@ class _EffectFinder(cst.CSTVisitor):
         self.locals = locals_
         self.effects: list[_Effect] = []
 
-    def _add(self, node: cst.CSTNode, what: str, touched: cst.BaseExpression | None) -> None:
+    def _add(self, node: cst.CSTNode, what: str, touched: cst.BaseExpression | None,
+             through: cst.BaseExpression | None = None) -> None:
         owned = touched is not None and updated_root(touched) in self.locals
-        self.effects.append(_Effect(node, what, owned))
+        self.effects.append(_Effect(node, what, owned, through if _is_chain(through) else None))
 
     def _store(self, node: cst.CSTNode, target: cst.BaseExpression, verb: str) -> None:
         if isinstance(target, (cst.Tuple, cst.List)):
@@ -495,17 +505,19 @@ class _EffectFinder(cst.CSTVisitor):
             self._store(node, node.target, "stores into")
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        # In place only when the target holds a tensor: ``+=`` on a number binds a new one.
         if isinstance(node.target, cst.Attribute):
-            self._add(node, f"updates {code(node.target)}", None)
+            self._add(node, f"updates {code(node.target)}", None, node.target)
         else:
-            self._add(node, f"updates {code(node.target)} in place", node.target)
+            self._add(node, f"updates {code(node.target)} in place", node.target, node.target)
 
     def visit_Del(self, node: cst.Del) -> None:
         self._store(node, node.target, "deletes")
 
     def visit_Call(self, node: cst.Call) -> None:
-        if any(arg.keyword is not None and arg.keyword.value == "out" for arg in node.args):
-            self._add(node, f"writes through out= in {code(node.func)}()", None)
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value == "out":
+                self._add(node, f"writes through out= in {code(node.func)}()", None, arg.value)
         if isinstance(node.func, cst.Attribute):
             method = node.func.attr.value
             if api.in_place_method(method) or method in api.CONTAINER_MUTATORS:
@@ -546,8 +558,36 @@ def hazards_around(function: cst.FunctionDef, guard: cst.CSTNode, after: list[cs
     finder = _EffectFinder(fresh_locals(function, classes))
     function.body.visit(finder)
     runs_after = _node_ids(after) - _node_ids([guard])
-    return [Hazard(effect.node, f"after the guard, {effect.what}")
+    return [Hazard(effect.node, f"after the guard, {effect.what}",
+                   effect.through if effect.through is not None and _kept(effect.through, after) else None)
             for effect in finder.effects if id(effect.node) in runs_after and not effect.owned]
+
+
+def _is_chain(node: cst.BaseExpression | None) -> bool:
+    """``x``, ``x.a``, ``x.a.b``."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name)
+
+
+def _kept(through: cst.BaseExpression, statements: list[cst.CSTNode]) -> bool:
+    """Whether nothing in ``statements`` binds ``through`` (a name or an
+    attribute chain) to another object than its own update (``+=``): no
+    store of its root name, and no assignment, ``del``, loop or ``with``
+    target of the chain itself."""
+    text, root = code(through), root_name(through)
+    updates = 0
+    for statement in statements:
+        for node in walk_own(statement):
+            if isinstance(node, cst.AugAssign) and code(node.target) == text:
+                updates += 1
+            targets = assigned_targets(node) if isinstance(node, cst.BaseSmallStatement) else []
+            targets += [node.target] if isinstance(node, (cst.Del, cst.For)) else []
+            targets += [node.asname.name] if isinstance(node, cst.WithItem) and node.asname else []
+            if any(code(part) == text for target in targets for part in walk(target)):
+                return False
+    stores = [name for statement in statements for name in name_uses(statement).stores]
+    return stores.count(root) == (updates if isinstance(through, cst.Name) else 0)
 
 
 def index_uses(statement: cst.CSTNode) -> list[cst.CSTNode]:

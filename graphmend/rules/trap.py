@@ -108,7 +108,9 @@ from graphmend.analysis import api
 from graphmend.analysis.effects import hazards_around, in_place_updates, index_uses, message_impurity, message_read
 from graphmend.analysis.facts import FunctionFacts
 from graphmend.analysis.tensorness import Tensorness
-from graphmend.rules.base import Context, Declined, code, is_dispatch, is_runtime_call, runtime_call, string, thunk
+from graphmend.rules.base import (
+    Context, Declined, code, is_dispatch, is_runtime_call, keyword, runtime_call, string, thunk,
+)
 from graphmend.rules.defer import deferred_text
 from graphmend.rules.predicates import lower_test, test_kind
 
@@ -139,11 +141,12 @@ def convert_guard(ctx: Context, original: cst.If, updated: cst.If) -> cst.If:
     raise_ = original.body.body[0].body[0] if isinstance(original.body, cst.IndentedBlock) else original.body.body[0]
     try:
         exception, message = exception_parts(ctx, raise_)
-        check_placement(ctx, original, [*ctx.ancestors])
+        untouched = check_placement(ctx, original, [*ctx.ancestors])
         test = lower_test(facts, original.test, updated.test, original)
         args = [cst.Arg(test), cst.Arg(string(exception)), cst.Arg(cst.Name("__name__"))]
         if message is not None:
             args.append(cst.Arg(message_thunk(facts, message, original)))
+        args += [untouched] if untouched is not None else []
     except Declined as reason:
         ctx.skip(original, "trap", str(reason))
         return updated
@@ -171,11 +174,12 @@ def convert_assert(ctx: Context, original: cst.Assert, updated: cst.Assert) -> c
     if not (wanted or behind_a_rewrite):
         return updated
     try:
-        check_placement(ctx, original, [*ctx.ancestors])
+        untouched = check_placement(ctx, original, [*ctx.ancestors])
         test = lower_test(facts, original.test, updated.test, original)
         args = [cst.Arg(test), cst.Arg(cst.Name("__name__"))]
         if original.msg is not None:
             args.append(cst.Arg(message_thunk(facts, [cst.Arg(original.msg)], original)))
+        args += [untouched] if untouched is not None else []
     except Declined as reason:
         if not behind_a_rewrite:
             ctx.skip(original, "trap", str(reason))
@@ -194,10 +198,11 @@ def deferred_raise(ctx: Context, raise_: cst.Raise, path: Sequence[cst.CSTNode])
     if not ctx.enabled("trap"):
         raise Declined("a branch raises")
     exception, message = exception_parts(ctx, raise_)
-    check_placement(ctx, raise_, path)
+    untouched = check_placement(ctx, raise_, path)
     args = [cst.Arg(string(exception)), cst.Arg(cst.Name("__name__"))]
     if message is not None:
         args.append(cst.Arg(message_thunk(ctx.facts, message, raise_)))
+    args += [untouched] if untouched is not None else []
     return cst.SimpleStatementLine([cst.Expr(runtime_call("deferred_raise", args))])
 
 
@@ -285,8 +290,10 @@ def _message_of(guard: cst.CSTNode) -> cst.CSTNode:
     return guard
 
 
-def check_placement(ctx: Context, guard: cst.CSTNode, ancestors: Sequence[cst.CSTNode]) -> None:
-    """Declined unless deferring the raise is invisible (see Safety).
+def check_placement(ctx: Context, guard: cst.CSTNode, ancestors: Sequence[cst.CSTNode]) -> cst.Arg | None:
+    """Declined unless deferring the raise is invisible (see Safety), or
+    invisible provided what :func:`_untouched` names holds no tensor at the
+    guard (the ``untouched=`` argument of the runtime call, or None).
     ``ancestors`` are the original nodes from the module down to ``guard``
     (``guard`` may be among them)."""
     facts = ctx.facts
@@ -300,18 +307,24 @@ def check_placement(ctx: Context, guard: cst.CSTNode, ancestors: Sequence[cst.CS
     if any(isinstance(p, (cst.Try, cst.TryStar, cst.With, cst.ExceptHandler, cst.Finally)) for p in inside):
         raise Declined("guard inside try/with/except: the deferred raise would leave the block")
     after = following(chain)
+    variables = facts.parameters | facts.locals
+    test = guard.test if isinstance(guard, (cst.If, cst.Assert)) else None
+    tested = {n.value for n in m.findall(test, m.Name()) if n.value in variables} if test is not None else set()
     hazards = hazards_around(function, guard, after, facts.alias_classes)
-    if hazards:
-        raise Declined(hazards[0].reason)
+    bound = facts.bound_before(guard)
+    for hazard in hazards:
+        # Left to the runtime only where it may hold a number: not what the test computes with.
+        through = hazard.through
+        if (through is None or not facts.own_reads(through) <= bound or facts.own_reads(through) & tested
+                or facts.tensorness(through) is Tensorness.TENSOR):
+            raise Declined(hazard.reason)
     shown = {facts.alias_classes.get(n, n) for n in facts.own_reads(_message_of(guard))}
-    for root, _ in in_place_updates(after, function) if shown else ():
+    waived = frozenset(id(hazard.node) for hazard in hazards)
+    for root, _ in in_place_updates(after, function, exempt=waived) if shown else ():
         # A message's tensor that requires grad travels as it is (its text shows its grad_fn).
         if root is None or facts.alias_classes.get(root, root) in shown:
             raise Declined(f"after the guard, {'a tensor' if root is None else f'`{root}`'} is updated in place, "
                            "and the message would show the update")
-    variables = facts.parameters | facts.locals
-    test = guard.test if isinstance(guard, (cst.If, cst.Assert)) else None
-    tested = {n.value for n in m.findall(test, m.Name()) if n.value in variables} if test is not None else set()
     for statement in after:
         for used in index_uses(statement):
             if tested & {n.value for n in m.findall(used, m.Name())}:
@@ -319,3 +332,19 @@ def check_placement(ctx: Context, guard: cst.CSTNode, ancestors: Sequence[cst.CS
                     f"after the guard, {code(used)} indexes with the tested tensor: it could fail in the "
                     "graph before the check"
                 )
+    return _untouched([hazard.through for hazard in hazards], facts)
+
+
+def _untouched(through: list[cst.BaseExpression], facts: FunctionFacts) -> cst.Arg | None:
+    """``untouched=lambda self=self: (self.n,)``: what an update after the
+    guard writes through, which must hold None or a Python number at the
+    guard for the update to write no tensor (see
+    :func:`graphmend.runtime.deferred_check`); None when there is none."""
+    if not through:
+        return None
+    chains = list({code(chain): chain for chain in through}.values())
+    captured = sorted(set().union(*(facts.own_reads(chain) for chain in chains)))
+    elements = [cst.Element(chain) for chain in chains]
+    if len(elements) == 1:
+        elements[0] = elements[0].with_changes(comma=cst.Comma())
+    return keyword("untouched", thunk(cst.Tuple(elements), captured))
