@@ -359,13 +359,15 @@ def masked_store(draw, scope: "_Scope") -> tuple[Stmt, ...]:
 def mutation(draw, names: tuple[str, ...], locals_: tuple[str, ...]) -> Stmt:
     """In-place updates (of locals and, through aliases, inputs), appends,
     attribute stores (into ``ns``, and into an object the function makes,
-    which a deferred check may lose unseen)."""
+    which a deferred check may lose unseen), ``ns.count +=`` a number (a
+    store) or a tensor (then an update in place of that tensor)."""
     a = draw(st.sampled_from(names))
     # In-place updates are drawn one time in four: [Where] declines a whole
     # function that has one, so more would hide most of its sites.
     if draw(st.integers(0, 3)) > 0:
         return Stmt(draw(st.sampled_from((f"acc.append({a})", f"acc.append({a}.sum())", f"ns.v = {a}",
-                                          f"ns.n = {a}.max()", f"Tag().last = {a}"))))
+                                          f"ns.n = {a}.max()", f"Tag().last = {a}", "ns.count += 1",
+                                          f"ns.count += {a}.sum()"))))
     choices = ["x.add_(0.5)", "y[1] = -3.0"]
     if locals_:
         t = draw(st.sampled_from(locals_))

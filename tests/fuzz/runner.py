@@ -74,7 +74,11 @@ class Outcome:
 class Namespace:
     """What a program's ``ns`` is: one class for every call, so that a
     compiled program is reused from row to row (Dynamo guards the class),
-    and replaying a cached graph's deferred calls is tested too."""
+    and replaying a cached graph's deferred calls is tested too.  Its
+    ``count`` starts as the class's number (``ns.count += 1`` stores an
+    instance's)."""
+
+    count = 0
 
 
 def _inputs(row: tuple[list[float], list[float]], grad: bool) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
