@@ -409,10 +409,15 @@ def _may_wait(untouched=None) -> bool:
     return True
 
 
+#: What ``+=`` rebinds rather than updates in place: Python numbers, and
+#: the symbolic ones Dynamo traces a changing number as.
+_NUMBERS = (bool, int, float, complex, torch.SymBool, torch.SymInt, torch.SymFloat)
+
+
 def _numbers_or_none(values) -> bool:
-    """Whether each of ``values()`` is None or a Python number."""
+    """Whether each of ``values()`` is None or a number."""
     try:
-        return all(value is None or type(value) in (bool, int, float, complex) for value in values())
+        return all(value is None or type(value) in _NUMBERS for value in values())
     except Exception:  # noqa: BLE001 - unreadable at the guard (unset yet): be safe
         return False
 
