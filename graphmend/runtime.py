@@ -228,9 +228,12 @@ class _Format(NamedTuple):
 _READERS: dict[str, Callable[[Any], Any]] = {
     "float": float, "int": int, "bool": bool, "str": str, "repr": repr,
     "item": lambda value: value.item(), "tolist": lambda value: value.tolist(),
+    "unique": lambda value: value.unique(), "torch.unique": torch.unique,
 }
 #: The readers that take a one-element tensor.
 _ONE_ELEMENT = frozenset({"float", "int", "bool", "item"})
+#: The readers whose result shows a ``grad_fn`` (given the tensor itself).
+_SHOWS_GRAD = frozenset({"str", "repr", "unique", "torch.unique"})
 
 
 class _Read(NamedTuple):
@@ -243,19 +246,19 @@ class _Read(NamedTuple):
 def message_read(reader: str, value):
     """``float(value)`` in a deferred check's message, or another of
     :data:`_READERS` (``int``, ``bool``, ``str``, ``repr``, ``.item()``,
-    ``.tolist()``).  Under torch.compile a tensor's value would be read
-    while tracing (a graph break); instead a copy of the tensor at the
-    guard travels to the replay and is read there, only if the check
-    fails: the same Python value (``str`` and ``repr`` of a tensor that
-    requires grad read the tensor itself, as :func:`snapshot` keeps it,
-    for its ``grad_fn``).  A tensor the reader refuses (several elements
+    ``.tolist()``, ``torch.unique``).  Under torch.compile a tensor's value
+    would be read while tracing (a graph break; ``unique``'s data-dependent
+    shape too); instead a copy of the tensor at the guard travels to the
+    replay and is read there, only if the check fails: the same value
+    (``str``, ``repr`` and ``unique`` of a tensor that requires grad take
+    the tensor itself, as :func:`snapshot` keeps it, for its ``grad_fn``).  A tensor the reader refuses (several elements
     for a one-element reader, complex for ``float``/``int``) raises here,
     while traced, so the check runs the original way."""
     if not (isinstance(value, torch.Tensor) and compiling()):
         return _READERS[reader](value)
     if reader in _ONE_ELEMENT and (value.numel() != 1 or (value.is_complex() and reader in ("float", "int"))):
         raise TypeError(f"graphmend: {reader}() of this tensor is left to the original check")
-    return _Read(reader, value if reader in ("str", "repr") else value.detach())
+    return _Read(reader, value if reader in _SHOWS_GRAD else value.detach())
 
 
 def lazy_format(template: str, *values):

@@ -556,10 +556,11 @@ def check(x):
 
 
 def test_a_message_reading_values_into_python(tmp_path):
-    """``.item()``, ``.tolist()``, ``int``, ``bool``, ``str`` and ``repr``
-    of tensors in a message are read after the graph, only when the check
-    fails, from the values at the guard: one graph, the same message (a
-    tensor that requires grad shows its ``grad_fn``)."""
+    """``.item()``, ``.tolist()``, ``int``, ``bool``, ``str``, ``repr`` and
+    ``torch.unique`` of tensors in a message are made after the graph, only
+    when the check fails, from the values at the guard: one graph (no
+    break for ``unique``'s shape), the same message (a tensor that requires
+    grad shows its ``grad_fn``, a unique of it ``Unique2Backward0``)."""
     source = '''
 import torch
 
@@ -572,7 +573,7 @@ def f(A, dt, t0):
     y = A * dt
     if (A.sum(0) <= 0).any():
         raise ValueError(f"column sums {A.sum(0).tolist()}, first {int(A[0, 0])}, bad {bool(A[0, 0] < 0)}",
-                         str(y), repr(dt))
+                         str(y), repr(dt), f"values {torch.unique(y)} {A.unique()}")
     return y
 '''
     result = check_equivalent(source, "f", [
@@ -584,7 +585,7 @@ def f(A, dt, t0):
     ], tmp_path, rules=["trap"])
     assert [s.what for s in result.sites] == ["raise guard -> deferred check", "assert -> deferred check",
                                               "raise guard -> deferred check"]
-    assert result.code.count("message_read(") == 7
+    assert result.code.count("message_read(") == 9
 
 
 def test_a_read_the_tensor_refuses_falls_back_to_the_original_check(tmp_path):

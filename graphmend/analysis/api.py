@@ -100,6 +100,9 @@ SCALAR_BUILTINS = _names("int float bool")
 #: Builtins a deferred message may apply to a tensor: its value read into
 #: Python (or its text), which the runtime makes after the graph.
 MESSAGE_READERS = SCALAR_BUILTINS | _names("str repr")
+#: Tensor methods a deferred message may call, made after the graph: reads
+#: into Python, and ``unique`` (a data-dependent shape, a break in the graph).
+MESSAGE_METHOD_READERS = SCALAR_METHODS | _names("unique")
 
 
 # -- builtins --------------------------------------------------------------------------

@@ -605,17 +605,22 @@ def index_uses(statement: cst.CSTNode) -> list[cst.CSTNode]:
 
 
 def message_read(call: cst.Call, qualified_name: QualifiedName) -> tuple[str, cst.BaseExpression] | None:
-    """``("item", x)`` for ``x.item()`` (or ``x.tolist()``), ``("int", x)``
-    for ``int(x)`` (or ``float``, ``bool``, ``str``, ``repr``): a read of a
-    value into Python that a deferred message makes after the graph, only
-    if the check fails (:func:`graphmend.runtime.message_read`); None for
-    any other call."""
-    if isinstance(call.func, cst.Attribute) and call.func.attr.value in api.SCALAR_METHODS:
+    """``("item", x)`` for ``x.item()`` (or ``.tolist()``, ``.unique()``),
+    ``("int", x)`` for ``int(x)`` (or ``float``, ``bool``, ``str``,
+    ``repr``), ``("torch.unique", x)`` for ``torch.unique(x)``: what a
+    deferred message makes after the graph, only if the check fails
+    (:func:`graphmend.runtime.message_read`); None for any other call."""
+    name = qualified_name(call.func)
+    if api.torch_function(name) == "unique":
+        reader = "torch.unique"
+    elif isinstance(call.func, cst.Attribute) and call.func.attr.value in api.MESSAGE_METHOD_READERS:
         return (call.func.attr.value, call.func.value) if not call.args else None
-    if api.builtin(qualified_name(call.func)) in api.MESSAGE_READERS and len(call.args) == 1:
+    else:
+        reader = api.builtin(name) if api.builtin(name) in api.MESSAGE_READERS else None
+    if reader is not None and len(call.args) == 1:
         (arg,) = call.args
         if arg.keyword is None and not arg.star:
-            return api.builtin(qualified_name(call.func)), arg.value
+            return reader, arg.value
     return None
 
 

@@ -253,9 +253,9 @@ def message_thunk(facts: FunctionFacts, message: list[cst.Arg], at: cst.CSTNode)
 
 class _ReadsInMessage(cst.CSTTransformer):
     """``x.item()`` -> ``_graphmend.message_read("item", x)`` (and
-    ``.tolist()``, ``float``, ``int``, ``bool``, ``str``, ``repr``) where
-    ``x`` may be a tensor: read after the graph, only if the check fails
-    (see :func:`graphmend.runtime.message_read`)."""
+    ``.tolist()``, ``.unique()``, ``torch.unique``, ``float``, ``int``,
+    ``bool``, ``str``, ``repr``) where ``x`` may be a tensor: made after the
+    graph, only if the check fails (see :func:`graphmend.runtime.message_read`)."""
 
     def __init__(self, facts: FunctionFacts) -> None:
         super().__init__()
@@ -265,7 +265,7 @@ class _ReadsInMessage(cst.CSTTransformer):
         read = message_read(original_node, self.facts.qualified_name)
         if read is None or self.facts.is_static(read[1]):
             return updated_node
-        operand = updated_node.func.value if read[0] in api.SCALAR_METHODS else updated_node.args[0].value
+        operand = updated_node.func.value if read[0] in api.MESSAGE_METHOD_READERS else updated_node.args[0].value
         return runtime_call("message_read", [cst.Arg(string(read[0])), cst.Arg(operand)])
 
 
