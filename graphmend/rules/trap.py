@@ -48,7 +48,11 @@ Safety
       the deferred check still raises first.
     * Guaranteed when the check fails: no in-place update, item store,
       ``+=`` or container method runs after the guard in this function
-      (all declined, see :mod:`graphmend.analysis.effects`); stores into
+      (all declined, see :mod:`graphmend.analysis.effects`; ``+=`` and
+      ``out=`` through a name or attribute that nothing after the guard
+      rebinds and the test does not read are passed as ``untouched=``,
+      and the check waits only if each holds None or a number while
+      traced, so that they write no tensor); stores into
       attributes, globals and cells after it wait for the graph's end,
       after the replayed checks, so a failing check skips them as the
       original's raise did.  And no store into an object, list, dict,
