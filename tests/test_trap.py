@@ -642,3 +642,24 @@ def test_updates_after_a_guard_through_what_holds_no_tensor(tmp_path, count, out
         assert first_difference(seen[0][1:], seen[1][1:]) is None
         if x is GOOD:
             assert graph_count == graphs
+
+
+@pytest.mark.parametrize("message", ['("bad {}" " here").format(x.sum().item())', '(f"bad {x.sum().item()}",)',
+                                     "f\"bad {'{}'.format(x.sum().item())}\""],
+                         ids=["concatenated_literal_format", "fstring_in_a_tuple", "format_in_a_field"])
+def test_a_read_formatted_while_tracing_declines_the_guard(tmp_path, message):
+    """A read only the replay formats may wait for it: the message itself,
+    a tuple's element, a field of the message's f-string, an argument of
+    its literal's ``.format``.  Inside a string that is made while tracing
+    (a concatenated literal's ``.format``, an f-string in a tuple or in a
+    field) the read would be formatted as graphmend's token: declined, and
+    the message is the original's."""
+    source = f'''
+def f(x):
+    if (x < 0).any():
+        raise ValueError({message})
+    return x * 2
+'''
+    result = check_equivalent(source, "f", [(GOOD,), (NEGATIVE,)], tmp_path, rules=["trap"], graphs=None)
+    assert not result.sites
+    assert "for more than its text" in result.skips[0].reason

@@ -624,23 +624,39 @@ def message_read(call: cst.Call, qualified_name: QualifiedName) -> tuple[str, cs
     return None
 
 
+def literal_format(node: cst.CSTNode) -> bool:
+    """``"...".format(a, b)``: a (non-bytes) literal's ``format`` with
+    positional arguments only, which a deferred message splits into
+    ``lazy_format(template, a, b)`` (:func:`graphmend.rules.trap.message_thunk`)."""
+    return (m.matches(node, m.Call(func=m.Attribute(value=m.SimpleString(), attr=m.Name("format"))))
+            and all(arg.keyword is None and not arg.star for arg in node.args)
+            and "b" not in node.func.value.prefix.lower())
+
+
 def _formatted_as_is(expr: cst.BaseExpression) -> set[int]:
-    """The ids of ``expr``'s parts whose value is formatted as it is: the
-    message itself, an f-string's fields, a literal's ``.format``
-    arguments, and the elements of a tuple or list among these."""
-    parts, todo = set(), [expr]
+    """The ids of the parts of a message argument whose value reaches the
+    check's replay as it is and is formatted there: the argument itself;
+    when it is an f-string or a literal's ``.format``, which the message
+    splits into a template and values, its fields or arguments; and the
+    elements of a tuple or list among these, at any depth (encoded one by
+    one).  Anything else (an f-string inside a tuple, a concatenated
+    literal's ``.format``) is formatted while tracing."""
+    todo, strings = [expr], [expr]
+    if literal_format(expr):
+        todo += [arg.value for arg in expr.args]
+        strings = []
+    while strings:  # an f-string, or literals concatenated (not the strings inside a field)
+        string = strings.pop()
+        if isinstance(string, cst.ConcatenatedString):
+            strings += [string.left, string.right]
+        elif isinstance(string, cst.FormattedString):
+            todo += [part.expression for part in string.parts if isinstance(part, cst.FormattedStringExpression)]
+    parts = set()
     while todo:
         node = todo.pop()
         parts.add(id(node))
-        if isinstance(node, cst.FormattedString):
-            todo += [part.expression for part in node.parts if isinstance(part, cst.FormattedStringExpression)]
-        elif isinstance(node, cst.ConcatenatedString):
-            todo += [node.left, node.right]
-        elif isinstance(node, (cst.Tuple, cst.List)):
+        if isinstance(node, (cst.Tuple, cst.List)):
             todo += [element.value for element in node.elements]
-        elif m.matches(node, m.Call(func=m.Attribute(value=m.SimpleString() | m.ConcatenatedString(),
-                                                      attr=m.Name("format")))):
-            todo += [arg.value for arg in node.args]
     return parts
 
 

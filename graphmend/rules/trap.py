@@ -109,7 +109,9 @@ import libcst.matchers as m
 
 from graphmend.analysis.bindings import following
 from graphmend.analysis import api
-from graphmend.analysis.effects import hazards_around, in_place_updates, index_uses, message_impurity, message_read
+from graphmend.analysis.effects import (
+    hazards_around, in_place_updates, index_uses, literal_format, message_impurity, message_read,
+)
 from graphmend.analysis.facts import FunctionFacts
 from graphmend.analysis.tensorness import Tensorness
 from graphmend.rules.base import (
@@ -279,8 +281,7 @@ def _lazy_text(value: cst.BaseExpression) -> cst.BaseExpression:
     ``_graphmend.lazy_format(template, *values)``.  Under torch.compile a
     formatted string is a value Dynamo makes after the graph on every call,
     a tensor's text included, though the check passes."""
-    if m.matches(value, m.Call(func=m.Attribute(value=m.SimpleString(), attr=m.Name("format")))) and all(
-            arg.keyword is None and not arg.star for arg in value.args) and "b" not in value.func.value.prefix.lower():
+    if literal_format(value):
         return runtime_call("lazy_format", [cst.Arg(value.func.value), *value.args])
     return deferred_text(value, formatter="lazy_format")
 
