@@ -251,9 +251,10 @@ def message_read(reader: str, value):
     shape too); instead a copy of the tensor at the guard travels to the
     replay and is read there, only if the check fails: the same value
     (``str``, ``repr`` and ``unique`` of a tensor that requires grad take
-    the tensor itself, as :func:`snapshot` keeps it, for its ``grad_fn``).  A tensor the reader refuses (several elements
-    for a one-element reader, complex for ``float``/``int``) raises here,
-    while traced, so the check runs the original way."""
+    the tensor itself, as :func:`snapshot` keeps it, for its ``grad_fn``).
+    A tensor the reader refuses (several elements for a one-element
+    reader, complex for ``float``/``int``) raises here, while traced, so
+    the check runs the original way."""
     if not (isinstance(value, torch.Tensor) and compiling()):
         return _READERS[reader](value)
     if reader in _ONE_ELEMENT and (value.numel() != 1 or (value.is_complex() and reader in ("float", "int"))):

@@ -29,7 +29,7 @@ import libcst.matchers as m
 
 from graphmend.analysis import api
 from graphmend.analysis.bindings import (
-    assigned_targets, local_names, name_uses, parameter_names, target_names, walk, walk_own,
+    assigned_targets, dotted_name, local_names, name_uses, parameter_names, target_names, walk, walk_own,
 )
 
 QualifiedName = Callable[[cst.CSTNode], "str | None"]
@@ -482,7 +482,7 @@ class _EffectFinder(cst.CSTVisitor):
     def _add(self, node: cst.CSTNode, what: str, touched: cst.BaseExpression | None,
              through: cst.BaseExpression | None = None) -> None:
         owned = touched is not None and updated_root(touched) in self.locals
-        self.effects.append(_Effect(node, what, owned, through if _is_chain(through) else None))
+        self.effects.append(_Effect(node, what, owned, through if dotted_name(through) else None))
 
     def _store(self, node: cst.CSTNode, target: cst.BaseExpression, verb: str) -> None:
         if isinstance(target, (cst.Tuple, cst.List)):
@@ -563,28 +563,21 @@ def hazards_around(function: cst.FunctionDef, guard: cst.CSTNode, after: list[cs
             for effect in finder.effects if id(effect.node) in runs_after and not effect.owned]
 
 
-def _is_chain(node: cst.BaseExpression | None) -> bool:
-    """``x``, ``x.a``, ``x.a.b``."""
-    while isinstance(node, cst.Attribute):
-        node = node.value
-    return isinstance(node, cst.Name)
-
-
 def _kept(through: cst.BaseExpression, statements: list[cst.CSTNode]) -> bool:
     """Whether nothing in ``statements`` binds ``through`` (a name or an
     attribute chain) to another object than its own update (``+=``): no
     store of its root name, and no assignment, ``del``, loop or ``with``
     target of the chain itself."""
-    text, root = code(through), root_name(through)
+    chain, root = dotted_name(through), root_name(through)
     updates = 0
     for statement in statements:
         for node in walk_own(statement):
-            if isinstance(node, cst.AugAssign) and code(node.target) == text:
+            if isinstance(node, cst.AugAssign) and dotted_name(node.target) == chain:
                 updates += 1
             targets = assigned_targets(node) if isinstance(node, cst.BaseSmallStatement) else []
             targets += [node.target] if isinstance(node, (cst.Del, cst.For)) else []
             targets += [node.asname.name] if isinstance(node, cst.WithItem) and node.asname else []
-            if any(code(part) == text for target in targets for part in walk(target)):
+            if any(dotted_name(part) == chain for target in targets for part in walk(target)):
                 return False
     stores = [name for statement in statements for name in name_uses(statement).stores]
     return stores.count(root) == (updates if isinstance(through, cst.Name) else 0)

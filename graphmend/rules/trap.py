@@ -107,7 +107,7 @@ from collections.abc import Sequence
 import libcst as cst
 import libcst.matchers as m
 
-from graphmend.analysis.bindings import following
+from graphmend.analysis.bindings import dotted_name, following
 from graphmend.analysis import api
 from graphmend.analysis.effects import (
     hazards_around, in_place_updates, index_uses, literal_format, message_impurity, message_read,
@@ -319,9 +319,9 @@ def check_placement(ctx: Context, guard: cst.CSTNode, ancestors: Sequence[cst.CS
     bound = facts.bound_before(guard)
     for hazard in hazards:
         # Left to the runtime only where it may hold a number: not what the test computes with.
-        through = hazard.through
-        if (through is None or not facts.own_reads(through) <= bound or facts.own_reads(through) & tested
-                or facts.tensorness(through) is Tensorness.TENSOR):
+        reads = facts.own_reads(hazard.through) if hazard.through is not None else None
+        if (reads is None or not reads <= bound or reads & tested
+                or facts.tensorness(hazard.through) is Tensorness.TENSOR):
             raise Declined(hazard.reason)
     shown = {facts.alias_classes.get(n, n) for n in facts.own_reads(_message_of(guard))}
     waived = frozenset(id(hazard.node) for hazard in hazards)
@@ -347,7 +347,7 @@ def _untouched(through: list[cst.BaseExpression], facts: FunctionFacts) -> cst.A
     :func:`graphmend.runtime.deferred_check`); None when there is none."""
     if not through:
         return None
-    chains = list({code(chain): chain for chain in through}.values())
+    chains = list({dotted_name(chain): chain for chain in through}.values())
     captured = sorted(set().union(*(facts.own_reads(chain) for chain in chains)))
     elements = [cst.Element(chain) for chain in chains]
     if len(elements) == 1:
