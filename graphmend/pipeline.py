@@ -7,9 +7,14 @@ The order lives only here:
    file (:mod:`graphmend.analysis.source`), ever reach libcst.
 2. LibCST's metadata (positions, scopes, qualified names) is resolved once
    per skeleton.
-3. Early returns are lowered first, as AutoGraph does, in the functions
-   where a tensor ``if`` returns (:mod:`graphmend.rules.where.returns`): the
-   ``if`` converter then sees arms that return on every path.
+3. Two lowerings rewrite whole functions first, as AutoGraph's do: a
+   ``torch.unique`` that only tests and messages read becomes the tensor
+   itself under torch.compile, its message reads the call again
+   (:mod:`graphmend.rules.unique_reads`, one binding and its reads, which
+   no single converter sees together); then early returns, in the
+   functions where a tensor ``if`` returns
+   (:mod:`graphmend.rules.where.returns`): the ``if`` converter then sees
+   arms that return on every path.
 4. One bottom-up pass runs every converter.  Inner code is rewritten
    before the code around it, so each rule applies inside the others'
    results: a ``print`` in a tensor arm is already a deferred call when
@@ -45,7 +50,7 @@ from graphmend.analysis.scan import candidate_units
 from graphmend.analysis.source import Skeleton, parse_text
 from graphmend.conventions import RUNTIME_ALIAS
 from graphmend.errors import SourceError
-from graphmend.rules import defer, trap, where
+from graphmend.rules import defer, trap, unique_reads, where
 from graphmend.rules.base import RULE_NAMES, Context, Converter, RuleOptions, Site, Skip
 from graphmend.rules.options import built_in
 from graphmend.rules.options import select_rules as _select_from
@@ -163,19 +168,35 @@ class _Replace(cst.CSTTransformer):
         return updated_node
 
 
-def _lower_returns(ctx: Context, module: cst.Module) -> dict:
-    """The lowered form of every function that needs it (see where.returns)."""
-    replacements = {}
+def _lower(ctx: Context, module: cst.Module, returns: bool) -> tuple[dict, list]:
+    """The lowered form of every function that needs it, and the functions
+    whose early returns were lowered (see where.returns).  ``torch.unique``
+    read only by tests is lowered first (see unique_reads): its reads are
+    rewritten where they are, before any continuation is copied."""
+    replacements, returns_lowered = {}, []
     for node in _functions(module):
-        facts = FunctionFacts(node, ctx.metadata, ctx.options.effect_helpers)
-        ctx.facts_stack.append(facts)
-        try:
-            lowered = where.lower_returns(ctx, facts, lambda i: ctx.wanted(i, "where") and where.worth_trying(ctx, i.test))
-        finally:
-            ctx.facts_stack.pop()
-        if lowered is not None:
-            replacements[node] = lowered
-    return replacements
+        current = node
+        if "trap" in ctx.options.rules:
+            current = _with_facts(ctx, current, unique_reads.lower_unique_reads) or current
+        if returns and "where" in ctx.options.rules:
+            lowered = _with_facts(ctx, current, lambda c, facts: where.lower_returns(
+                c, facts, lambda i: c.wanted(i, "where") and where.worth_trying(c, i.test)))
+            if lowered is not None:
+                current = lowered
+                returns_lowered.append(node)
+        if current is not node:
+            replacements[node] = current
+    return replacements, returns_lowered
+
+
+def _with_facts(ctx: Context, function: cst.FunctionDef, lowering):
+    """``lowering(ctx, facts)`` with ``function``'s facts on the stack."""
+    facts = FunctionFacts(function, ctx.metadata, ctx.options.effect_helpers)
+    ctx.facts_stack.append(facts)
+    try:
+        return lowering(ctx, facts)
+    finally:
+        ctx.facts_stack.pop()
 
 
 def _functions(node: cst.CSTNode):
@@ -187,13 +208,13 @@ def _functions(node: cst.CSTNode):
             yield from _functions(child)
 
 
-def _convert(metadata: Metadata, options: RuleOptions, lower: bool) -> tuple[cst.Module, Context, dict]:
+def _convert(metadata: Metadata, options: RuleOptions, lower: bool) -> tuple[cst.Module, Context, list]:
     ctx = Context(options, metadata)
     module = metadata.module
-    replacements = _lower_returns(ctx, module) if lower and "where" in options.rules else {}
+    replacements, returns_lowered = _lower(ctx, module, lower)
     if replacements:
         module = module.visit(_Replace(module, replacements, metadata))
-    return module.visit(_Engine(ctx)), ctx, replacements
+    return module.visit(_Engine(ctx)), ctx, returns_lowered
 
 
 def _rewrite(skeleton: Skeleton, options: RuleOptions, filename: str, lower: bool):
@@ -202,11 +223,11 @@ def _rewrite(skeleton: Skeleton, options: RuleOptions, filename: str, lower: boo
     except cst.ParserSyntaxError as err:
         raise SourceError(filename, skeleton.kept[min(err.raw_line, len(skeleton.kept)) - 1], err.message) from None
     metadata = Metadata(module, skeleton.kept, skeleton.module_names)
-    converted, ctx, replacements = _convert(metadata, options, lower)
+    converted, ctx, returns_lowered = _convert(metadata, options, lower)
     # Returns lowered for nothing: that restructuring must not show.
     undone = {
         skeleton.unit_at(start)
-        for start, end in (_source_span(metadata, function) for function in replacements)
+        for start, end in (_source_span(metadata, function) for function in returns_lowered)
         if not any(s.what.startswith("if/return") and start <= s.lineno <= end for s in ctx.sites)
     }
     return converted.code, ctx, undone

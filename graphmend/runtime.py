@@ -459,6 +459,28 @@ def deferred_raise(exception: str, module: str, make_args=None, gate=None, untou
         raise raised(*make_args()) if called else raised
 
 
+#: The dtypes ``torch.unique`` takes (on CPU and CUDA alike).
+_UNIQUE_DTYPES = frozenset({torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
+                            torch.float16, torch.bfloat16, torch.float32, torch.float64})
+
+
+def unique_tested(value, operands=None, **options):
+    """``torch.unique(value, **options)`` whose values only tests of their
+    elements under a whole-tensor ``any``/``all`` read (a message makes the
+    call again; see :mod:`graphmend.rules.unique_reads`).  Under
+    torch.compile ``value`` itself, where the tests then give the same
+    answer: a plain strided tensor of a dtype ``unique`` takes, and
+    ``operands()`` (what the tests compare with) all None or numbers: a
+    tensor would meet ``value``'s elements in other places than the unique
+    values'.  Otherwise, and eagerly, the call as written (under
+    torch.compile, the original graph break)."""
+    if (compiling() and type(value) in (torch.Tensor, torch.nn.Parameter) and value.layout == torch.strided
+            and value.dtype in _UNIQUE_DTYPES and value.device.type in ("cpu", "cuda")
+            and (operands is None or _numbers_or_none(operands))):
+        return value
+    return torch.unique(value, **options)
+
+
 def _message(make_args) -> tuple:
     """The exception's arguments, built while tracing (even when the check
     will pass).  Where building them fails then (an integer index out of

@@ -663,3 +663,39 @@ def f(x):
     result = check_equivalent(source, "f", [(GOOD,), (NEGATIVE,)], tmp_path, rules=["trap"], graphs=None)
     assert not result.sites
     assert "for more than its text" in result.skips[0].reason
+
+
+UNIQUE_READ_BY_TESTS = (Path(__file__).parent / "fixtures" / "trap" / "unique_read_by_tests.in.py").read_text()
+
+
+def test_unique_read_only_by_tests_stays_in_the_graph(tmp_path):
+    """torchmetrics' label check: the test reads the target itself under
+    torch.compile (one graph), and a failing check shows the unique values,
+    eagerly and compiled, as the original does."""
+    binary = torch.tensor([0, 1, 1, 0])
+    floats = torch.tensor([0.2, 0.9, 0.4, 0.7])
+    labels = torch.tensor([1, 0, 1, 1])
+    cases = [
+        (floats, binary), (floats, binary, -1), (floats, torch.tensor([0, 2, 1, 2])),
+        (floats, torch.tensor([0, -1, 1, 1]), -1), (floats, torch.tensor([0, -1, 1, 3]), -1),
+        (labels, binary), (torch.tensor([1, 3, 1, 1]), binary), (floats, torch.zeros(0, dtype=torch.long)),
+        (floats.requires_grad_(), binary.float()), (floats, torch.tensor([0.0, float("nan"), 1.0, 1.0])),
+    ]
+    result = check_equivalent(UNIQUE_READ_BY_TESTS, "binary_validation", cases, tmp_path, rules=["trap"])
+    assert any("torch.unique" in site.what for site in result.sites)
+    ok, bad = torch.tensor([0.0, 1.0, -1.0]), torch.tensor([0.0, float("nan")])
+    check_equivalent(UNIQUE_READ_BY_TESTS, "finite_labels", [(ok,), (bad,)], tmp_path, rules=["trap"])
+
+
+def test_unique_falls_back_where_the_tests_could_differ(tmp_path):
+    """A tensor to compare with (it would broadcast against the target's
+    shape) or a dtype ``torch.unique`` refuses: the call runs as written,
+    with the original graph break and the original error."""
+    floats = torch.tensor([0.2, 0.9])
+    cases = [
+        (floats, torch.tensor([0, 1]), torch.tensor(1)),
+        (floats, torch.tensor([0, 3]), torch.tensor(3)),
+        (floats, torch.tensor([3, 0]), torch.tensor([0, 3])),  # pairs each unique value with an element
+        (floats, torch.tensor([0j, 1j])),
+    ]
+    check_equivalent(UNIQUE_READ_BY_TESTS, "binary_validation", cases, tmp_path, rules=["trap"], graphs=None)

@@ -100,6 +100,9 @@ SCALAR_BUILTINS = _names("int float bool")
 #: Builtins a deferred message may apply to a tensor: its value read into
 #: Python (or its text), which the runtime makes after the graph.
 MESSAGE_READERS = SCALAR_BUILTINS | _names("str repr")
+#: torch functions and tensor methods whose result's size depends on the
+#: data: Dynamo ends the graph at them.
+DATA_DEPENDENT_SHAPES = _names("unique unique_consecutive nonzero argwhere masked_select")
 #: Tensor methods a deferred message may call, made after the graph: reads
 #: into Python, and ``unique`` (a data-dependent shape, a break in the graph).
 MESSAGE_METHOD_READERS = SCALAR_METHODS | _names("unique")

@@ -604,17 +604,33 @@ def message_read(call: cst.Call, qualified_name: QualifiedName) -> tuple[str, cs
     deferred message makes after the graph, only if the check fails
     (:func:`graphmend.runtime.message_read`); None for any other call."""
     name = qualified_name(call.func)
+    args = list(call.args)
     if api.torch_function(name) == "unique":
         reader = "torch.unique"
+        args = [args[0], *_unique_options(args[1:])] if args else args
     elif isinstance(call.func, cst.Attribute) and call.func.attr.value in api.MESSAGE_METHOD_READERS:
-        return (call.func.attr.value, call.func.value) if not call.args else None
+        method = call.func.attr.value
+        options = _unique_options(args) if method == "unique" else args
+        return (method, call.func.value) if not options else None
     else:
         reader = api.builtin(name) if api.builtin(name) in api.MESSAGE_READERS else None
-    if reader is not None and len(call.args) == 1:
-        (arg,) = call.args
+    if reader is not None and len(args) == 1:
+        (arg,) = args
         if arg.keyword is None and not arg.star:
             return reader, arg.value
     return None
+
+
+#: ``unique``'s options at their defaults: the reader makes the same values.
+_DEFAULT_UNIQUE_OPTIONS = {"sorted": m.Name("True"), "dim": m.Name("None"), "return_inverse": m.Name("False"),
+                           "return_counts": m.Name("False")}
+
+
+def _unique_options(options: list[cst.Arg]) -> list[cst.Arg]:
+    """``options`` but those spelling a default of ``unique``."""
+    return [option for option in options if option.keyword is None
+            or option.keyword.value not in _DEFAULT_UNIQUE_OPTIONS
+            or not m.matches(option.value, _DEFAULT_UNIQUE_OPTIONS[option.keyword.value])]
 
 
 def literal_format(node: cst.CSTNode) -> bool:
@@ -668,6 +684,10 @@ def message_impurity(expr: cst.CSTNode, qualified_name: QualifiedName, static: C
             if read is not None:
                 return f"{code(node)} reads a tensor's value for more than its text"
             name = qualified_name(node.func)
+            method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
+            if api.torch_function(name) in api.DATA_DEPENDENT_SHAPES or (
+                    api.torch_function(name) is None and method in api.DATA_DEPENDENT_SHAPES):
+                return f"{code(node)} has a size that depends on the data"
             if api.builtin(name) is not None:
                 builtin = api.builtin(name)
                 if builtin not in api.MESSAGE_BUILTINS:

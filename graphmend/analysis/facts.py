@@ -99,6 +99,17 @@ class Metadata:
             pending.extend(zip(iter_children(new), iter_children(old)))
         return clone
 
+    def adopt(self, new: cst.CSTNode, old: cst.CSTNode) -> None:
+        """Make ``new`` and the nodes under it that answer for nothing yet
+        answer like ``old`` (code a rewrite built in its place)."""
+        pending = [new]
+        while pending:
+            node = pending.pop()
+            if node in self._origin or node in self._spans:
+                continue
+            self._origin[node] = self.original(old)
+            pending.extend(iter_children(node))
+
     def _line_at(self, offset: int) -> int:
         return bisect.bisect_right(self._line_starts, offset)
 

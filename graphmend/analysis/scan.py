@@ -21,7 +21,8 @@ their own) has
 * an ``if`` whose body only raises, unless its test is plainly static
   (``is None``, ``isinstance``, shapes, constants);
 * ``arange(...).tolist()``, or a call of ``pow()``;
-* a store through a mask that its value also indexes with (``t[m] = a[m] * 2``).
+* a store through a mask that its value also indexes with (``t[m] = a[m] * 2``);
+* a name bound to ``unique(...)`` that an ``any``/``all`` reads.
 """
 
 from __future__ import annotations
@@ -125,9 +126,22 @@ def masked_store(node: ast.AST) -> bool:
                for n in ast.walk(node.value))
 
 
+def tested_unique(function: ast.AST) -> bool:
+    """``u = unique(...)`` and an ``any``/``all`` that reads ``u``."""
+    nodes = list(_own_nodes(function))
+    bound = {target.id for node in nodes if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+             and _callee(node.value) == "unique" for target in node.targets if isinstance(target, ast.Name)}
+    return bool(bound) and any(
+        isinstance(node, ast.Call) and _callee(node) in ("any", "all")
+        and any(isinstance(n, ast.Name) and n.id in bound for n in ast.walk(node))
+        for node in nodes)
+
+
 def might_hold_site(function: ast.AST, effect_helpers: frozenset[str] = frozenset()) -> bool:
     helper_names = {name.rsplit(".", 1)[-1] for name in effect_helpers}
     tensor_names = None
+    if tested_unique(function):
+        return True
     for node in _own_nodes(function):
         if isinstance(node, ast.Call) and _callee(node) in _EFFECT_NAMES | helper_names:
             return True
