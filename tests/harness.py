@@ -64,8 +64,10 @@ def capture(
     root.addHandler(handler)
     # Torch's own log lines on stderr are Dynamo's diagnostics of the
     # compilation, some printed once per process (torch 2.15's "Graph break
-    # from `Tensor.item()`" warning), so whichever arm compiles first shows
-    # them: they are not the program's output.
+    # from `Tensor.item()`" warning, torch 2.14's ERROR "failed while
+    # attempting to run meta for aten.add.Tensor" from its fake tensors), so
+    # whichever arm compiles first shows them: they are not the program's
+    # output.
     torch_handlers = [
         (h, h.level)
         for name, logger in list(logging.root.manager.loggerDict.items())
@@ -73,7 +75,7 @@ def capture(
         for h in logger.handlers
     ]
     for torch_handler, _ in torch_handlers:
-        torch_handler.setLevel(logging.ERROR)
+        torch_handler.setLevel(logging.CRITICAL + 1)
     out, err = io.StringIO(), io.StringIO()
     try:
         with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stdout(

@@ -15,7 +15,9 @@ What it does
     predicates (:mod:`graphmend.rules.predicates`).  A ``raise`` inside an
     arm of a tensor ``if`` that [Where] rewrites becomes
     ``_graphmend.deferred_raise`` gated by the arms around it, and a guard
-    there a check on the conjunction of the enclosing predicates.
+    there a check on the conjunction of the enclosing predicates.  The
+    ``torch.unique`` a label check tests is lowered before this pass
+    (:mod:`graphmend.rules.unique_reads`).
 
 Why it breaks the graph
     ``if T:`` on a tensor calls ``bool(T)``: Dynamo cannot branch on a

@@ -60,7 +60,7 @@ import libcst.matchers as m
 
 from graphmend.analysis import api
 from graphmend.analysis.bindings import following, iter_children, name_uses, statements
-from graphmend.analysis.effects import call_impurity, in_place_hazard
+from graphmend.analysis.effects import call_impurity, in_place_hazard, message_impurity
 from graphmend.analysis.facts import FunctionFacts, Metadata
 from graphmend.rules.base import Context, Declined, code, keyword, runtime_call, thunk
 
@@ -267,7 +267,7 @@ def _element_wise(facts: FunctionFacts, name: str, expr: cst.BaseExpression,
         sides = (expr.left, expr.comparisons[0].comparator)
         for side, other in (sides, sides[::-1]):
             found = _element_wise(facts, name, side, operands)
-            if found is not None and _scalar(facts, other, operands):
+            if found is not None and not m.matches(other, m.Name(name)) and _scalar(facts, other, operands):
                 return found
         return None
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _LOGICAL):
@@ -307,14 +307,31 @@ def _check_span(facts: FunctionFacts, tensor: str, binding: cst.CSTNode, reads: 
         rebound = watched & set(name_uses(statement).stores)
         if rebound:
             raise Declined(f"`{min(rebound)}` is bound again before the last read")
-        exception_calls = {id(r.exc) for r in m.findall(statement, m.Raise(exc=m.Call()))}
         for call in m.findall(statement, m.Call()):
-            reason = None if id(call) in exception_calls else call_impurity(call, facts.qualified_name)
+            reason = None if id(call) in _message_calls(facts, statement) else call_impurity(call, facts.qualified_name)
             if reason:
                 raise Declined(f"before the last read, {_first_line(statement)} {reason}")
     reason = in_place_hazard(facts.function, {tensor}, span, facts.alias_classes)
     if reason:
         raise Declined(f"before the last read, {reason.removeprefix('the function ')}")
+
+
+def _message_calls(facts: FunctionFacts, statement: cst.CSTNode) -> set[int]:
+    """The calls in ``statement`` that make a ``raise``'s exception or an
+    ``assert``'s message a deferred check may build too (see
+    :func:`~graphmend.analysis.effects.message_impurity`): the exception's
+    class, and what formats its arguments."""
+    calls: set[int] = set()
+    for part in m.findall(statement, m.Raise() | m.Assert()):
+        message = part.exc if isinstance(part, cst.Raise) else part.msg
+        arguments = message.args if isinstance(message, cst.Call) and isinstance(part, cst.Raise) else (
+            [cst.Arg(message)] if message is not None else [])
+        if isinstance(message, cst.Call) and isinstance(part, cst.Raise):
+            calls.add(id(message))
+        for argument in arguments:
+            if message_impurity(argument.value, facts.qualified_name, facts.is_static) is None:
+                calls.update(id(call) for call in m.findall(argument.value, m.Call()))
+    return calls
 
 
 def _tested(facts: FunctionFacts, name: str) -> bool:

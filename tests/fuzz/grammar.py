@@ -12,7 +12,7 @@ from everything the rules touch -- data-dependent ``if``/``elif``/``else``
 tensors, shapes, a class or an object, reduction axes from
 ``torch.arange(...).tolist()``, flags reset in tensor arms and tested
 after, integer indices (some out of range) right of ``or``, chained
-comparisons -- and
+comparisons, unique values tested under ``any``/``all`` -- and
 everything that must stop
 them: in-place updates, aliases, list appends, attribute stores, static
 Python tests and values of other shapes or dtypes.
@@ -355,6 +355,36 @@ def masked_store(draw, scope: "_Scope") -> tuple[Stmt, ...]:
     return (*stores, Stmt(f"{target}[{mask}] = {value}"))
 
 
+#: Element-wise tests of unique values under any/all (``{k}``: what they compare with).
+_UNIQUE_TESTS = ("torch.any(({u} > 1) & ({u} != {k}))", "(~torch.isnan({u}) & ({u} >= {k})).all()",
+                 "torch.all({u} != {k})", "{u}.isfinite().all()", "torch.any({u} < {k})")  # fmt: skip
+
+
+@st.composite
+def unique_check(draw, scope: "_Scope") -> tuple[Stmt, ...]:
+    """torchmetrics' label check: the unique values of rounded data,
+    tested element by element under ``any``/``all`` against a number, a
+    local number or a tensor, maybe after other code, then a guard whose
+    message shows them (or a read that needs them: ``len``, ``.sum()``)."""
+    names = scope.names()
+    rounded, unique = scope.new(), scope.new_unique()
+    k = draw(st.sampled_from(("0", "-1", "2.5", "lim", *names)))
+    test = draw(st.sampled_from(_UNIQUE_TESTS)).format(u=unique, k=k)
+    show = draw(st.sampled_from((f"{{{unique}}}", f"{{{unique}.tolist()}} of {{{rounded}.shape}}", f"{{len({unique})}}",
+                                 f"{{{unique}}}")))
+    head = [Stmt("lim = 1"), Stmt(f"{rounded} = {draw(st.sampled_from(names))}.round()"),
+            Stmt(f"{unique} = torch.unique({rounded})")]
+    if draw(st.booleans()):
+        head.append(draw(statement(scope, 1 if draw(st.booleans()) else 2)))
+    if draw(st.integers(0, 5)) == 0:  # a read that needs the unique values
+        head.append(Stmt(f"{scope.new()} = {rounded} * {unique}.sum()"))
+    raise_ = Stmt(f'raise ValueError(f"values {show}")')
+    if draw(st.booleans()):
+        return (*head, Stmt(f"if {test}:", body=(raise_,)))
+    check = scope.new_flag()
+    return (*head, Stmt(f"{check} = {test}"), Stmt(f"if {check}:", body=(raise_,)))
+
+
 @st.composite
 def mutation(draw, names: tuple[str, ...], locals_: tuple[str, ...]) -> Stmt:
     """In-place updates (of locals and, through aliases, inputs), appends,
@@ -382,6 +412,7 @@ class _Scope:
         self.locals: list[str] = []
         self.flags = 0
         self.masks = 0
+        self.uniques = 0
 
     def names(self) -> tuple[str, ...]:
         return (*INPUTS, *self.locals)
@@ -394,6 +425,12 @@ class _Scope:
     def new_flag(self) -> str:
         self.flags += 1
         return f"flag{self.flags - 1}"
+
+    def new_unique(self) -> str:
+        """A name for unique values: other statements leave it alone (they
+        would read it for more than a test), a few read it on purpose."""
+        self.uniques += 1
+        return f"uniq{self.uniques - 1}"
 
     def new_mask(self) -> str:
         """A bool mask's name, not one for tensor expressions."""
@@ -409,6 +446,7 @@ _TOP_LEVEL_FORMS = (
     (12, lambda scope: st.one_of(index_ternary(scope), rebound_after_if(scope))),
     (12, one_read_arms),
     (12, masked_store),
+    (12, unique_check),
 )
 
 
