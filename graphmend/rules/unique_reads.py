@@ -129,8 +129,9 @@ def _rewrite(ctx: Context, facts: FunctionFacts, path: list[cst.CSTNode]) -> dic
     name = assign.targets[0].target.value
     call: cst.Call = assign.value
     tensor = _plain_unique(facts, call)
-    if name not in facts.locals:
-        raise Declined(f"`{name}` is not a local of the function")
+    if name not in facts.locals or name == tensor:
+        raise Declined(f"`{name}` is not a local of the function" if name != tensor else
+                       f"`{name}` is bound to its own unique values")
     if any(isinstance(p, _BLOCKS) for p in path):
         raise Declined("torch.unique in a loop, try or with: its value may reach reads before it")
     if any(name in name_uses(scope).loads_names() for scope in _nested_scopes(facts.function)):
