@@ -352,6 +352,8 @@ def _static_fix(category: str, reason: str, filename: str, lineno: int) -> tuple
     if category == "DS":
         if _statement_is(filename, lineno, scan.masked_store):
             return "where", None
+        if _statement_is(filename, lineno, scan.unique_binding):
+            return "trap", None
         return None, _DS_HINT
     if category in RULE_FOR:
         return RULE_FOR[category], None

@@ -699,3 +699,23 @@ def test_unique_falls_back_where_the_tests_could_differ(tmp_path):
         (floats, torch.tensor([0j, 1j])),
     ]
     check_equivalent(UNIQUE_READ_BY_TESTS, "binary_validation", cases, tmp_path, rules=["trap"], graphs=None)
+
+
+def test_a_unique_only_tests_read_is_a_fixable_break(tmp_path):
+    """diagnose asks [Trap] about the DS break at ``torch.unique``, and the
+    mending a diagnosis drives (``mend_report``, as ``compile(...,
+    diagnose=True)`` does) removes it with the guard after it."""
+    import graphmend
+    from graphmend.api import mend_report
+    from harness import load_module
+
+    module = load_module(UNIQUE_READ_BY_TESTS, tmp_path, "unique_tests")
+    args = (torch.tensor([0.2, 0.9]), torch.tensor([0, 1]))
+    report = graphmend.diagnose(module.binary_validation, *args)
+    unique = next(b for b in report.breaks if b.category == "DS")
+    assert (unique.fixable, unique.rule) == (True, "trap") and "torch.unique" in unique.statement
+    try:
+        mend_report(module.binary_validation, report)
+        assert graphmend.diagnose(module.binary_validation, *args).break_count == 0
+    finally:
+        graphmend.unmend(module.binary_validation)

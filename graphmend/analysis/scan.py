@@ -126,11 +126,16 @@ def masked_store(node: ast.AST) -> bool:
                for n in ast.walk(node.value))
 
 
+def unique_binding(node: ast.AST) -> bool:
+    """``u = unique(...)``."""
+    return (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and _callee(node.value) == "unique"
+            and all(isinstance(target, ast.Name) for target in node.targets))
+
+
 def tested_unique(function: ast.AST) -> bool:
     """``u = unique(...)`` and an ``any``/``all`` that reads ``u``."""
     nodes = list(_own_nodes(function))
-    bound = {target.id for node in nodes if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
-             and _callee(node.value) == "unique" for target in node.targets if isinstance(target, ast.Name)}
+    bound = {target.id for node in nodes if unique_binding(node) for target in node.targets}
     return bool(bound) and any(
         isinstance(node, ast.Call) and _callee(node) in ("any", "all")
         and any(isinstance(n, ast.Name) and n.id in bound for n in ast.walk(node))
