@@ -464,8 +464,9 @@ _UNIQUE_DTYPES = frozenset({torch.bool, torch.uint8, torch.int8, torch.int16, to
                             torch.float16, torch.bfloat16, torch.float32, torch.float64})
 
 
-def unique_tested(value, operands=None, **options):
-    """``torch.unique(value, **options)`` whose values only tests of their
+def unique_tested(value, operands=None, method=False, **options):
+    """``torch.unique(value, **options)`` (``value.unique(**options)`` with
+    ``method``) whose values only tests of their
     elements under a whole-tensor ``any``/``all`` read (a message makes the
     call again; see :mod:`graphmend.rules.unique_reads`).  Under
     torch.compile ``value`` itself, where the tests then give the same
@@ -478,7 +479,7 @@ def unique_tested(value, operands=None, **options):
             and value.dtype in _UNIQUE_DTYPES and value.device.type in ("cpu", "cuda")
             and (operands is None or _numbers_or_none(operands))):
         return value
-    return torch.unique(value, **options)
+    return value.unique(**options) if method else torch.unique(value, **options)
 
 
 def _message(make_args) -> tuple:

@@ -685,6 +685,9 @@ def test_unique_read_only_by_tests_stays_in_the_graph(tmp_path):
     assert any("torch.unique" in site.what for site in result.sites)
     ok, bad = torch.tensor([0.0, 1.0, -1.0]), torch.tensor([0.0, float("nan")])
     check_equivalent(UNIQUE_READ_BY_TESTS, "finite_labels", [(ok,), (bad,)], tmp_path, rules=["trap"])
+    multilabel = [(torch.tensor([[0, 1], [1, 1]]), 2), (torch.tensor([[0, 2], [1, 1]]), 2),
+                  (torch.tensor([[0.0, 1.0]]).requires_grad_(), 2)]
+    check_equivalent(UNIQUE_READ_BY_TESTS, "multilabel_validation", multilabel, tmp_path, rules=["trap"])
 
 
 def test_unique_falls_back_where_the_tests_could_differ(tmp_path):

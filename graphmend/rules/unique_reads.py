@@ -1,11 +1,11 @@
 """[Trap] ``torch.unique`` whose values only tests and messages read (SPEC 3.3, 3.6).
 
 What it does
-    ``u = torch.unique(x)`` whose every read is a test of its elements
+    ``u = torch.unique(x)`` (or ``x.unique()``) whose every read is a test of its elements
     under a whole-tensor ``any``/``all`` (``torch.any((u != 0) & (u != 1))``)
     or part of a ``raise``'s or an ``assert``'s message becomes ``u =
     _graphmend.unique_tested(x)``, and each read in a message becomes
-    ``torch.unique(x)`` again, which [Trap] then reads after the graph
+    the call again, which [Trap] then reads after the graph
     (``_graphmend.message_read("torch.unique", x)``).  This is the label
     check of torchmetrics' classification metrics.
 
@@ -117,7 +117,7 @@ def _bindings(facts: FunctionFacts) -> Iterator[list[cst.CSTNode]]:
             if isinstance(child, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
                 continue
             if m.matches(child, m.Assign(targets=[m.AssignTarget(m.Name())], value=m.Call())) and \
-                    api.torch_function(facts.qualified_name(child.value.func)) == "unique":
+                    _unique_call(facts, child.value) is not None:
                 yield [*path, child]
             elif isinstance(child, (cst.BaseStatement, cst.BaseSuite, cst.Else)):
                 yield from walk(child, [*path, child])
@@ -147,7 +147,10 @@ def _rewrite(ctx: Context, facts: FunctionFacts, path: list[cst.CSTNode]) -> dic
         raise Declined(f"no test reads `{name}` element by element under any()/all()")
     _check_span(facts, tensor, line, reads)
     operands = sorted(reads.operands)
-    args = list(call.args)
+    taken, options = _unique_call(facts, call)
+    args = [cst.Arg(taken), *options]
+    if isinstance(call.func, cst.Attribute) and api.torch_function(facts.qualified_name(call.func)) is None:
+        args.append(keyword("method", cst.Name("True")))  # ``x.unique()``: eagerly, the method
     if operands:
         args.append(keyword("operands", thunk(_tuple(operands), operands)))
     replacements: dict[cst.CSTNode, cst.CSTNode] = {call: runtime_call("unique_tested", args)}
@@ -156,19 +159,31 @@ def _rewrite(ctx: Context, facts: FunctionFacts, path: list[cst.CSTNode]) -> dic
     return replacements
 
 
+def _unique_call(facts: FunctionFacts, call: cst.Call) -> tuple[cst.BaseExpression | None, list[cst.Arg]] | None:
+    """(what it takes the unique values of, its options) for
+    ``torch.unique(x, ...)`` or ``x.unique(...)``; None for other calls."""
+    if api.torch_function(facts.qualified_name(call.func)) == "unique":
+        first = call.args[0] if call.args else None
+        if first is None or first.keyword is not None or first.star:
+            return None, list(call.args)
+        return first.value, list(call.args[1:])
+    if m.matches(call.func, m.Attribute(value=m.Name(), attr=m.Name("unique"))) and \
+            facts.is_local(call.func.value.value):
+        return call.func.value, list(call.args)
+    return None
+
+
 def _plain_unique(facts: FunctionFacts, call: cst.Call) -> str:
-    """The name ``torch.unique`` is called on; Declined for other options."""
-    if not call.args:
-        raise Declined("torch.unique() without an argument")
-    first, *options = call.args
-    if first.keyword is not None or first.star or not isinstance(first.value, cst.Name) or \
-            not facts.is_local(first.value.value):
-        raise Declined(f"torch.unique of {code(first.value)}: only a local name's unique values are rewritten")
+    """The name whose unique values ``call`` makes; Declined for other options."""
+    taken, options = _unique_call(facts, call)
+    if not isinstance(taken, cst.Name) or not facts.is_local(taken.value):
+        shown = code(taken) if taken is not None else "no positional argument"
+        raise Declined(f"torch.unique of {shown}: only a local name's unique values are rewritten")
     for option in options:
         pattern = _PLAIN_OPTIONS.get(option.keyword.value) if option.keyword is not None else None
         if pattern is None or not m.matches(option.value, pattern):
-            raise Declined(f"torch.unique(..., {code(option).rstrip(', ')}) returns more than the unique values")
-    return first.value.value
+            raise Declined(f"unique(..., {code(option).rstrip(', ')}) returns more than the unique values")
+    return taken.value
 
 
 def _nested_scopes(function: cst.FunctionDef) -> Iterator[cst.CSTNode]:

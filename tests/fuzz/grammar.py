@@ -373,7 +373,8 @@ def unique_check(draw, scope: "_Scope") -> tuple[Stmt, ...]:
     show = draw(st.sampled_from((f"{{{unique}}}", f"{{{unique}.tolist()}} of {{{rounded}.shape}}", f"{{len({unique})}}",
                                  f"{{{unique}}}")))
     head = [Stmt("lim = 1"), Stmt(f"{rounded} = {draw(st.sampled_from(names))}.round()"),
-            Stmt(f"{unique} = torch.unique({rounded})")]
+            Stmt(draw(st.sampled_from((f"{unique} = torch.unique({rounded})", f"{unique} = {rounded}.unique()",
+                                       f"{unique} = torch.unique({rounded}, sorted=False)"))))]
     if draw(st.booleans()):
         head.append(draw(statement(scope, 1 if draw(st.booleans()) else 2)))
     if draw(st.integers(0, 5)) == 0:  # a read that needs the unique values
