@@ -466,20 +466,34 @@ _UNIQUE_DTYPES = frozenset({torch.bool, torch.uint8, torch.int8, torch.int16, to
 
 def unique_tested(value, operands=None, method=False, **options):
     """``torch.unique(value, **options)`` (``value.unique(**options)`` with
-    ``method``) whose values only tests of their
-    elements under a whole-tensor ``any``/``all`` read (a message makes the
-    call again; see :mod:`graphmend.rules.unique_reads`).  Under
-    torch.compile ``value`` itself, where the tests then give the same
-    answer: a plain strided tensor of a dtype ``unique`` takes, and
-    ``operands()`` (what the tests compare with) all None or numbers: a
-    tensor would meet ``value``'s elements in other places than the unique
-    values'.  Otherwise, and eagerly, the call as written (under
-    torch.compile, the original graph break)."""
-    if (compiling() and type(value) in (torch.Tensor, torch.nn.Parameter) and value.layout == torch.strided
-            and value.dtype in _UNIQUE_DTYPES and value.device.type in ("cpu", "cuda")
-            and (operands is None or _numbers_or_none(operands))):
-        return value
+    ``method``) whose values only tests of their elements under a
+    whole-tensor ``any``/``all`` read (a message makes the call again; see
+    :mod:`graphmend.rules.unique_reads`).  Under torch.compile ``value``
+    itself, where the tests then give the same answer (see
+    :func:`_unique_problem`); otherwise the graph breaks here with the
+    reason, and the call runs as written, as it does eagerly."""
+    if compiling():
+        problem = _unique_problem(value, operands)
+        if problem is None:
+            return value
+        _fall_back(problem)
     return value.unique(**options) if method else torch.unique(value, **options)
+
+
+def _unique_problem(value, operands) -> str | None:
+    """Why the tests might answer differently on ``value`` than on its
+    unique values, or why ``unique`` might fail where ``value`` does not: a
+    tensor subclass (its own ``unique``), a layout, device or dtype
+    ``unique`` may refuse, or something to compare with (``operands()``)
+    that is not None or a number: a tensor pairs its elements with the
+    values by position, and those differ."""
+    if type(value) not in (torch.Tensor, torch.nn.Parameter):
+        return f"unique of a {type(value).__name__} is made as written"
+    if value.layout != torch.strided or value.dtype not in _UNIQUE_DTYPES or value.device.type not in ("cpu", "cuda"):
+        return f"unique of a {value.dtype} tensor ({value.layout}, {value.device.type}) is made as written"
+    if operands is not None and not _numbers_or_none(operands):
+        return "a test compares the unique values with a tensor (it would meet other elements than theirs)"
+    return None
 
 
 def _message(make_args) -> tuple:

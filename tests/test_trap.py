@@ -702,6 +702,13 @@ def test_unique_falls_back_where_the_tests_could_differ(tmp_path):
         (floats, torch.tensor([0j, 1j])),
     ]
     check_equivalent(UNIQUE_READ_BY_TESTS, "binary_validation", cases, tmp_path, rules=["trap"], graphs=None)
+    import graphmend
+
+    _, mended, _ = mend_source(UNIQUE_READ_BY_TESTS, tmp_path, rules=["trap"])
+    report = graphmend.diagnose(mended.binary_validation, *cases[0])
+    assert [b.reason for b in report.breaks][:1] == [
+        "rewritten, still breaks: graphmend: a test compares the unique values with a tensor (it would meet "
+        "other elements than theirs)"]
 
 
 def test_a_unique_only_tests_read_is_a_fixable_break(tmp_path):
