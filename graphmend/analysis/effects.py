@@ -622,15 +622,15 @@ def message_read(call: cst.Call, qualified_name: QualifiedName) -> tuple[str, cs
 
 
 #: ``unique``'s options at their defaults: the reader makes the same values.
-_DEFAULT_UNIQUE_OPTIONS = {"sorted": m.Name("True"), "dim": m.Name("None"), "return_inverse": m.Name("False"),
+UNIQUE_DEFAULT_OPTIONS = {"sorted": m.Name("True"), "dim": m.Name("None"), "return_inverse": m.Name("False"),
                            "return_counts": m.Name("False")}
 
 
 def _unique_options(options: list[cst.Arg]) -> list[cst.Arg]:
     """``options`` but those spelling a default of ``unique``."""
     return [option for option in options if option.keyword is None
-            or option.keyword.value not in _DEFAULT_UNIQUE_OPTIONS
-            or not m.matches(option.value, _DEFAULT_UNIQUE_OPTIONS[option.keyword.value])]
+            or option.keyword.value not in UNIQUE_DEFAULT_OPTIONS
+            or not m.matches(option.value, UNIQUE_DEFAULT_OPTIONS[option.keyword.value])]
 
 
 def literal_format(node: cst.CSTNode) -> bool:
@@ -684,9 +684,9 @@ def message_impurity(expr: cst.CSTNode, qualified_name: QualifiedName, static: C
             if read is not None:
                 return f"{code(node)} reads a tensor's value for more than its text"
             name = qualified_name(node.func)
+            function = api.torch_function(name)
             method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
-            if api.torch_function(name) in api.DATA_DEPENDENT_SHAPES or (
-                    api.torch_function(name) is None and method in api.DATA_DEPENDENT_SHAPES):
+            if (function if function is not None else method) in api.DATA_DEPENDENT_SHAPES:
                 return f"{code(node)} has a size that depends on the data"
             if api.builtin(name) is not None:
                 builtin = api.builtin(name)
@@ -695,15 +695,13 @@ def message_impurity(expr: cst.CSTNode, qualified_name: QualifiedName, static: C
                 if builtin in api.MESSAGE_READERS and not all(static(a.value) for a in node.args):
                     return f"{code(node)} reads a tensor's value"
                 continue
-            if isinstance(node.func, cst.Attribute):
-                method = node.func.attr.value
+            if method is not None:
                 if method in ("format", "join") and isinstance(node.func.value, (cst.SimpleString, cst.ConcatenatedString)):
                     continue  # a literal's format: its arguments are checked on their own
                 if method in api.SCALAR_METHODS:
                     return f"{code(node)} reads a tensor's value"
-                if method in api.STATIC_METHODS or (method in api.PURE_METHODS and api.torch_function(name) is None):
+                if method in api.STATIC_METHODS or (method in api.PURE_METHODS and function is None):
                     continue
-            function = api.torch_function(name)
             if function is not None and function not in api.IMPURE_FUNCTIONS and not function.endswith("_"):
                 continue
             return f"calls {code(node.func)}(), which may fail or have effects"

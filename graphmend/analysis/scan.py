@@ -145,8 +145,6 @@ def tested_unique(function: ast.AST) -> bool:
 def might_hold_site(function: ast.AST, effect_helpers: frozenset[str] = frozenset()) -> bool:
     helper_names = {name.rsplit(".", 1)[-1] for name in effect_helpers}
     tensor_names = None
-    if tested_unique(function):
-        return True
     for node in _own_nodes(function):
         if isinstance(node, ast.Call) and _callee(node) in _EFFECT_NAMES | helper_names:
             return True
@@ -165,7 +163,7 @@ def might_hold_site(function: ast.AST, effect_helpers: frozenset[str] = frozense
             tensor_names = _tensor_like_names(function)
         if any(isinstance(n, ast.Name) and n.id in tensor_names for n in ast.walk(test)):
             return True
-    return False
+    return tested_unique(function)
 
 
 def _calls_bool(value: ast.AST) -> bool:

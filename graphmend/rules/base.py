@@ -164,6 +164,14 @@ def assign(target: cst.BaseAssignTargetExpression, value: cst.BaseExpression) ->
     return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)])
 
 
+def tuple_of(values: Iterable[cst.BaseExpression]) -> cst.Tuple:
+    """``(a, b)``, and ``(a,)`` for one value."""
+    elements = [cst.Element(value) for value in values]
+    if len(elements) == 1:
+        elements[0] = elements[0].with_changes(comma=cst.Comma())
+    return cst.Tuple(elements)
+
+
 def thunk(value: cst.BaseExpression, captured: Iterable[str] = ()) -> cst.Lambda:
     """``lambda a=a, b=b: value``, called right after it is made.
 

@@ -117,7 +117,7 @@ from graphmend.analysis.effects import (
 from graphmend.analysis.facts import FunctionFacts
 from graphmend.analysis.tensorness import Tensorness
 from graphmend.rules.base import (
-    Context, Declined, code, is_dispatch, is_runtime_call, keyword, runtime_call, string, thunk,
+    Context, Declined, code, is_dispatch, is_runtime_call, keyword, runtime_call, string, thunk, tuple_of,
 )
 from graphmend.rules.defer import deferred_text
 from graphmend.rules.predicates import lower_test, test_kind
@@ -253,10 +253,7 @@ def message_thunk(facts: FunctionFacts, message: list[cst.Arg], at: cst.CSTNode)
             "(under torch.compile the message is built even when the check passes)"
         )
     reads = _ReadsInMessage(facts)
-    elements = [cst.Element(_lazy_text(arg.value.visit(reads))) for arg in message]
-    if len(elements) == 1:
-        elements[0] = elements[0].with_changes(comma=cst.Comma())
-    return thunk(cst.Tuple(elements), captured)
+    return thunk(tuple_of(_lazy_text(arg.value.visit(reads)) for arg in message), captured)
 
 
 class _ReadsInMessage(cst.CSTTransformer):
@@ -351,7 +348,4 @@ def _untouched(through: list[cst.BaseExpression], facts: FunctionFacts) -> cst.A
         return None
     chains = list({dotted_name(chain): chain for chain in through}.values())
     captured = sorted(set().union(*(facts.own_reads(chain) for chain in chains)))
-    elements = [cst.Element(chain) for chain in chains]
-    if len(elements) == 1:
-        elements[0] = elements[0].with_changes(comma=cst.Comma())
-    return keyword("untouched", thunk(cst.Tuple(elements), captured))
+    return keyword("untouched", thunk(tuple_of(chains), captured))

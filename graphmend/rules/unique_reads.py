@@ -59,10 +59,10 @@ import libcst as cst
 import libcst.matchers as m
 
 from graphmend.analysis import api
-from graphmend.analysis.bindings import following, iter_children, name_uses, statements
-from graphmend.analysis.effects import call_impurity, in_place_hazard, message_impurity
+from graphmend.analysis.bindings import following, iter_children, name_uses, statements, walk_own
+from graphmend.analysis.effects import UNIQUE_DEFAULT_OPTIONS, call_impurity, in_place_hazard, message_impurity
 from graphmend.analysis.facts import FunctionFacts, Metadata
-from graphmend.rules.base import Context, Declined, code, keyword, runtime_call, thunk
+from graphmend.rules.base import Context, Declined, code, keyword, runtime_call, thunk, tuple_of
 
 _COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
 _LOGICAL = (cst.BitAnd, cst.BitOr, cst.BitXor)
@@ -71,9 +71,9 @@ _LOGICAL = (cst.BitAnd, cst.BitOr, cst.BitXor)
 _PREDICATES = api._names("isnan isinf isfinite isposinf isneginf isreal logical_not")
 _NUMBER = m.Integer() | m.Float() | m.Imaginary() | m.Name("True") | m.Name("False") | m.Name("None") | \
     m.UnaryOperation(operator=m.Minus() | m.Plus(), expression=m.Integer() | m.Float() | m.Imaginary())
-#: Options of ``torch.unique`` that keep its result the unique values alone.
-_PLAIN_OPTIONS = {"sorted": m.Name("True") | m.Name("False"), "dim": m.Name("None"),
-                  "return_inverse": m.Name("False"), "return_counts": m.Name("False")}
+#: Options of ``torch.unique`` that keep its result the unique values alone
+#: (in any order: the tests do not mind it, and a message makes the same call).
+_PLAIN_OPTIONS = {**UNIQUE_DEFAULT_OPTIONS, "sorted": m.Name("True") | m.Name("False")}
 _BLOCKS = (cst.For, cst.While, cst.Try, cst.TryStar, cst.With, cst.ExceptHandler, cst.Finally)
 
 
@@ -128,7 +128,8 @@ def _rewrite(ctx: Context, facts: FunctionFacts, path: list[cst.CSTNode]) -> dic
     assign: cst.Assign = path[-1]
     name = assign.targets[0].target.value
     call: cst.Call = assign.value
-    tensor = _plain_unique(facts, call)
+    taken, options = _plain_unique(facts, call)
+    tensor = taken.value
     if name not in facts.locals or name == tensor:
         raise Declined(f"`{name}` is not a local of the function" if name != tensor else
                        f"`{name}` is bound to its own unique values")
@@ -147,12 +148,11 @@ def _rewrite(ctx: Context, facts: FunctionFacts, path: list[cst.CSTNode]) -> dic
         raise Declined(f"no test reads `{name}` element by element under any()/all()")
     _check_span(facts, tensor, line, reads)
     operands = sorted(reads.operands)
-    taken, options = _unique_call(facts, call)
     args = [cst.Arg(taken), *options]
-    if isinstance(call.func, cst.Attribute) and api.torch_function(facts.qualified_name(call.func)) is None:
+    if isinstance(call.func, cst.Attribute) and call.func.value is taken:
         args.append(keyword("method", cst.Name("True")))  # ``x.unique()``: eagerly, the method
     if operands:
-        args.append(keyword("operands", thunk(_tuple(operands), operands)))
+        args.append(keyword("operands", thunk(tuple_of(map(cst.Name, operands)), operands)))
     replacements: dict[cst.CSTNode, cst.CSTNode] = {call: runtime_call("unique_tested", args)}
     for read in reads.messages:
         replacements[read] = ctx.metadata.copy(call)
@@ -173,8 +173,9 @@ def _unique_call(facts: FunctionFacts, call: cst.Call) -> tuple[cst.BaseExpressi
     return None
 
 
-def _plain_unique(facts: FunctionFacts, call: cst.Call) -> str:
-    """The name whose unique values ``call`` makes; Declined for other options."""
+def _plain_unique(facts: FunctionFacts, call: cst.Call) -> tuple[cst.Name, list[cst.Arg]]:
+    """The name whose unique values ``call`` makes, and the call's options;
+    Declined for options that make more than the unique values."""
     taken, options = _unique_call(facts, call)
     if not isinstance(taken, cst.Name) or not facts.is_local(taken.value):
         shown = code(taken) if taken is not None else "no positional argument"
@@ -183,17 +184,13 @@ def _plain_unique(facts: FunctionFacts, call: cst.Call) -> str:
         pattern = _PLAIN_OPTIONS.get(option.keyword.value) if option.keyword is not None else None
         if pattern is None or not m.matches(option.value, pattern):
             raise Declined(f"unique(..., {code(option).rstrip(', ')}) returns more than the unique values")
-    return taken.value
+    return taken, options
 
 
 def _nested_scopes(function: cst.FunctionDef) -> Iterator[cst.CSTNode]:
-    pending = list(iter_children(function.body))
-    while pending:
-        node = pending.pop()
-        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            yield node
-        else:
-            pending.extend(iter_children(node))
+    """The functions, lambdas and classes defined in ``function``'s own code."""
+    scopes = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+    return (child for node in walk_own(function.body) for child in iter_children(node) if isinstance(child, scopes))
 
 
 def _scan(facts: FunctionFacts, name: str, after: list[cst.CSTNode], own_block: int, reads: _Reads,
@@ -323,8 +320,9 @@ def _check_span(facts: FunctionFacts, tensor: str, binding: cst.CSTNode, reads: 
         rebound = watched & set(name_uses(statement).stores)
         if rebound:
             raise Declined(f"`{min(rebound)}` is bound again before the last read")
+        made_by_messages = _message_calls(facts, statement)
         for call in m.findall(statement, m.Call()):
-            reason = None if id(call) in _message_calls(facts, statement) else call_impurity(call, facts.qualified_name)
+            reason = None if id(call) in made_by_messages else call_impurity(call, facts.qualified_name)
             if reason:
                 raise Declined(f"before the last read, {_first_line(statement)} {reason}")
     reason = in_place_hazard(facts.function, {tensor}, span, facts.alias_classes)
@@ -358,13 +356,6 @@ def _tested(facts: FunctionFacts, name: str) -> bool:
 
 def _first_line(statement: cst.CSTNode) -> str:
     return f"`{code(statement).strip().splitlines()[0]}`"
-
-
-def _tuple(names: list[str]) -> cst.Tuple:
-    elements = [cst.Element(cst.Name(n)) for n in names]
-    if len(elements) == 1:
-        elements[0] = elements[0].with_changes(comma=cst.Comma())
-    return cst.Tuple(elements)
 
 
 class _Substituting(cst.CSTTransformer):
