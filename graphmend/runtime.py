@@ -228,10 +228,12 @@ class _Format(NamedTuple):
 _READERS: dict[str, Callable[[Any], Any]] = {
     "float": float, "int": int, "bool": bool, "str": str, "repr": repr,
     "item": lambda value: value.item(), "tolist": lambda value: value.tolist(),
-    "unique": lambda value: value.unique(), "torch.unique": torch.unique,
+    "unique": lambda value: value.unique(), "torch.unique": torch.unique, "len": len,
 }
 #: The readers that take a one-element tensor.
 _ONE_ELEMENT = frozenset({"float", "int", "bool", "item"})
+#: The readers that make a tensor (the unique values), which another reader may read.
+_UNIQUE_READS = frozenset({"unique", "torch.unique"})
 #: The readers whose result shows a ``grad_fn`` (given the tensor itself).
 _SHOWS_GRAD = frozenset({"str", "repr", "unique", "torch.unique"})
 
@@ -240,7 +242,7 @@ class _Read(NamedTuple):
     """``<reader>(value)`` of a tensor, not made yet (see :func:`message_read`)."""
 
     reader: str
-    value: torch.Tensor
+    value: torch.Tensor | _Read
 
 
 def message_read(reader: str, value):
@@ -254,7 +256,16 @@ def message_read(reader: str, value):
     the tensor itself, as :func:`snapshot` keeps it, for its ``grad_fn``).
     A tensor the reader refuses (several elements for a one-element
     reader, complex for ``float``/``int``) raises here, while traced, so
-    the check runs the original way."""
+    the check runs the original way.
+
+    ``value`` may itself be a read of unique values not made yet
+    (``message_read("tolist", message_read("torch.unique", x))``, or
+    ``"len"``): the replay makes both.  A one-element reader of these
+    raises here (how many values there are, only the data tells)."""
+    if isinstance(value, _Read) and compiling():
+        if value.reader not in _UNIQUE_READS or reader in _ONE_ELEMENT:
+            raise TypeError(f"graphmend: {reader}() of unique values is left to the original check")
+        return _Read(reader, value)
     if not (isinstance(value, torch.Tensor) and compiling()):
         return _READERS[reader](value)
     if reader in _ONE_ELEMENT and (value.numel() != 1 or (value.is_complex() and reader in ("float", "int"))):

@@ -106,6 +106,8 @@ DATA_DEPENDENT_SHAPES = _names("unique unique_consecutive nonzero argwhere maske
 #: Tensor methods a deferred message may call, made after the graph: reads
 #: into Python, and ``unique`` (a data-dependent shape, a break in the graph).
 MESSAGE_METHOD_READERS = SCALAR_METHODS | _names("unique")
+#: The message reads that make a tensor (the unique values), which another read may read in turn.
+UNIQUE_READERS = _names("unique torch.unique")
 
 
 # -- builtins --------------------------------------------------------------------------

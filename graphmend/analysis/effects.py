@@ -602,7 +602,10 @@ def message_read(call: cst.Call, qualified_name: QualifiedName) -> tuple[str, cs
     ``("int", x)`` for ``int(x)`` (or ``float``, ``bool``, ``str``,
     ``repr``), ``("torch.unique", x)`` for ``torch.unique(x)``: what a
     deferred message makes after the graph, only if the check fails
-    (:func:`graphmend.runtime.message_read`); None for any other call."""
+    (:func:`graphmend.runtime.message_read`); None for any other call.
+    A reader of unique values reads what the replay makes: ``("tolist",
+    torch.unique(x))``, and ``("len", torch.unique(x))`` for
+    ``len(torch.unique(x))`` (a count only the data tells)."""
     name = qualified_name(call.func)
     args = list(call.args)
     if api.torch_function(name) == "unique":
@@ -613,12 +616,21 @@ def message_read(call: cst.Call, qualified_name: QualifiedName) -> tuple[str, cs
         options = _unique_options(args) if method == "unique" else args
         return (method, call.func.value) if not options else None
     else:
-        reader = api.builtin(name) if api.builtin(name) in api.MESSAGE_READERS else None
+        builtin = api.builtin(name)
+        reader = builtin if builtin in api.MESSAGE_READERS or (
+            builtin == "len" and len(args) == 1 and reads_unique(args[0].value, qualified_name)) else None
     if reader is not None and len(args) == 1:
         (arg,) = args
         if arg.keyword is None and not arg.star:
             return reader, arg.value
     return None
+
+
+def reads_unique(expr: cst.BaseExpression, qualified_name: QualifiedName) -> bool:
+    """Whether ``expr`` is a message read that makes unique values (a
+    tensor, which every reader then reads as it reads a tensor)."""
+    read = message_read(expr, qualified_name) if isinstance(expr, cst.Call) else None
+    return read is not None and read[0] in api.UNIQUE_READERS
 
 
 #: ``unique``'s options at their defaults: the reader makes the same values.
@@ -680,6 +692,8 @@ def message_impurity(expr: cst.CSTNode, qualified_name: QualifiedName, static: C
         if isinstance(node, cst.Call):
             read = message_read(node, qualified_name)
             if read is not None and (id(node) in formatted or static(read[1])):
+                if id(node) in formatted and reads_unique(read[1], qualified_name):
+                    formatted.add(id(read[1]))  # a read of a read: both are made after the graph
                 continue  # read after the graph; its operand is checked on its own
             if read is not None:
                 return f"{code(node)} reads a tensor's value for more than its text"

@@ -260,7 +260,9 @@ class _ReadsInMessage(cst.CSTTransformer):
     """``x.item()`` -> ``_graphmend.message_read("item", x)`` (and
     ``.tolist()``, ``.unique()``, ``torch.unique``, ``float``, ``int``,
     ``bool``, ``str``, ``repr``) where ``x`` may be a tensor: made after the
-    graph, only if the check fails (see :func:`graphmend.runtime.message_read`)."""
+    graph, only if the check fails (see :func:`graphmend.runtime.message_read`).
+    Bottom-up, so a read of unique values (``len(torch.unique(x))``) reads
+    the inner read."""
 
     def __init__(self, facts: FunctionFacts) -> None:
         super().__init__()

@@ -39,12 +39,14 @@ Safety
       with is None or a Python number at the binding (a tensor would
       broadcast against ``x``'s shape instead of the unique values').
       Otherwise ``torch.unique`` runs, the original break.
-    * A message read is the same call made again on ``x``, only where the
+    * A message read is the same call made again on ``x`` (also inside
+      ``len(u)``, ``u.tolist()``, ``str(u)``: [Trap] reads the call's
+      values after the graph, and then these), only where the
       binding is the one value the name can hold there (the rest of its
       block, before another binding), and nothing from the binding to the
       last read rebinds ``x``, updates a tensor in place or calls what may
       (no unknown functions).
-    * Declined, with the reason: any other read (``len(u)``, ``u.sum()``,
+    * Declined, with the reason: any other read outside a message (``len(u)``, ``u.sum()``,
       a return, a read in a nested function), a binding in a loop, ``try``
       or ``with``, ``return_inverse``/``return_counts``/``dim`` options, a
       global ``u``.
