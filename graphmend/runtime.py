@@ -751,10 +751,11 @@ def where(condition, if_true, if_false, grad: bool = False, one_sided=(), truth:
 
 def _same_tensors(if_true, if_false) -> bool:
     """Whether the two pytrees hold the very same tensors, and only tensors
-    (Dynamo cannot trace ``is`` between two tuples)."""
+    (Dynamo cannot trace ``is`` between two tuples, and torch 2.11's
+    cannot trace ``bool()`` of a list)."""
     true_leaves, true_spec = _pytree.tree_flatten(if_true)
     false_leaves, false_spec = _pytree.tree_flatten(if_false)
-    return bool(true_leaves) and true_spec == false_spec and all(
+    return len(true_leaves) > 0 and true_spec == false_spec and all(
         isinstance(a, torch.Tensor) and a is b for a, b in zip(true_leaves, false_leaves))
 
 

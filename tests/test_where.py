@@ -1159,7 +1159,8 @@ def test_no_higher_order_op_after_an_attribute_store(function: str, tmp_path: Pa
     """Dynamo 2.13/2.14 drops every attribute store made after a
     torch.while_loop or torch.cond to an object stored into (or whose
     ``vars()`` was read) before it: the runtime then keeps the original
-    loop or choice (one break, named)."""
+    loop or choice (one break, named).  torch 2.11's ``vars()`` makes no
+    ``__dict__`` proxy, so nothing is lost there and the choice merges."""
     _, mended, _ = mend_source(HOP_AFTER_STORE_SOURCE, tmp_path, rules=["where"])
     x, y = _leaves((t(0.5, 1, 1.5, 2), t(1, 2, 0.25, 3)))
     ns = type("Namespace", (), {})()
@@ -1168,5 +1169,9 @@ def test_no_higher_order_op_after_an_attribute_store(function: str, tmp_path: Pa
     torch.compile(getattr(mended, function), backend="eager")(x, y, ns)
     assert ns.a is x and ns.v is y
     torch._dynamo.reset()
-    (reason,) = torch._dynamo.explain(getattr(mended, function))(x, y, ns).break_reasons
-    assert "Dynamo would drop its attribute stores" in reason.reason
+    reasons = [r.reason for r in torch._dynamo.explain(getattr(mended, function))(x, y, ns).break_reasons]
+    if function == "cond_after_reading_vars" and torch.torch_version.TorchVersion(torch.__version__) < (2, 12):
+        assert reasons == []
+    else:
+        (reason,) = reasons
+        assert "Dynamo would drop its attribute stores" in reason
