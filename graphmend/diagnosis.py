@@ -317,16 +317,19 @@ def classify(reason: str, filename: str, lineno: int) -> str:
     return category
 
 
-def _scalar_where_may_fix(filename: str, lineno: int) -> bool:
-    """A scalar that feeds a predicate, or a statement reading back
-    ``arange(...).tolist()``: [Where] is asked about them."""
+def _scalar_where_may_fix(filename: str, lineno: int, reason: str) -> bool:
+    """A scalar that feeds a predicate, a statement reading back
+    ``arange(...).tolist()``, or, where Dynamo met an operator reading data
+    back rather than ``.item()``, one indexing with what may be a 0-dim
+    tensor (``x[i]``): [Where] is asked about them."""
     parsed = parse_file(filename)
     if parsed is None:
         return False
     node = innermost(parsed.tree, lineno, (ast.If, ast.While, ast.IfExp))
     if node is not None and _calls(node.test) & _SCALAR_CALLS:
         return True
-    return _statement_holds(parsed, lineno, scan.arange_tolist)
+    indexing = _gb_type(reason) == "Data dependent operator"
+    return _statement_holds(parsed, lineno, lambda n: scan.arange_tolist(n) or indexing and scan.scalar_subscript(n))
 
 
 def _gb_type(reason: str) -> str | None:
@@ -346,7 +349,7 @@ def _dynamo_hint(reason: str) -> str | None:
 def _static_fix(category: str, reason: str, filename: str, lineno: int) -> tuple[str | None, str | None]:
     """(rule, hint) from the category alone, before asking the rule itself."""
     if category == "SCALAR":
-        if _scalar_where_may_fix(filename, lineno):
+        if _scalar_where_may_fix(filename, lineno, reason):
             return "where", None
         return None, _SCALAR_HINT
     if category == "DS":

@@ -104,6 +104,7 @@ CONVERTERS: dict[type[cst.CSTNode], tuple[Converter, ...]] = {
     cst.While: (where.convert_while,),
     cst.Expr: (defer.convert_effect_call,),
     cst.Call: (where.convert_static_tolist, where.convert_builtin_pow),
+    cst.Subscript: (where.convert_scalar_index,),
     cst.Assign: (where.convert_truth_assignment, where.convert_masked_store),
 }
 

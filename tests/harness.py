@@ -144,10 +144,11 @@ def compiled_outcome(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple
 
 
 def mend_source(
-    source: str, directory: Path, *, rules: list[str] | None = None
+    source: str, directory: Path, *, rules: list[str] | None = None, lines: frozenset[int] | None = None
 ) -> tuple[Any, Any, TransformResult]:
-    """(original module, mended module, transform result) for ``source``."""
-    result = transform_source(source, rules=rules)
+    """(original module, mended module, transform result) for ``source``
+    (with ``lines``: mended as a diagnosis that reported them drives it)."""
+    result = transform_source(source, rules=rules, lines=lines)
     return load_module(source, directory, "orig"), load_module(result.code, directory, "mended"), result
 
 
@@ -159,10 +160,11 @@ def check_equivalent(
     *,
     rules: list[str] | None = None,
     graphs: int | None = 1,
+    lines: frozenset[int] | None = None,
 ) -> TransformResult:
     """Original and mended ``function`` agree eagerly and compiled on every
     argument set, and the mended one compiles to ``graphs`` graphs."""
-    original, mended, result = mend_source(source, directory, rules=rules)
+    original, mended, result = mend_source(source, directory, rules=rules, lines=lines)
     for args in arg_sets:
         expected = capture(getattr(original, function), *_clone(args))
         assert_same_outcome(expected, capture(getattr(mended, function), *_clone(args)), "eager")

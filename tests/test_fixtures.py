@@ -6,9 +6,12 @@
     tests/fixtures/<rule>/<case>.skips.txt expected skip reasons, one
                                            "LINE: reason" per line; absent
                                            means the rule declines nothing
+    tests/fixtures/<rule>/<case>.lines.txt the lines a diagnosis reported,
+                                           one per line; absent means none
 
 Adding a case means adding files.  Each rule runs alone (its folder name),
-matching statically, as ``graphmend fix --select RULE`` does.
+matching statically, as ``graphmend fix --select RULE`` does, or, with a
+``.lines.txt``, at those lines as mending from a diagnosis does.
 """
 
 from __future__ import annotations
@@ -41,7 +44,10 @@ def test_fixture(case: Path) -> None:
         else []
     )
 
-    result = transform_source(source, rules=[rule], filename=str(case))
+    lines_path = case.with_name(f"{stem}.lines.txt")
+    lines = frozenset(map(int, lines_path.read_text().split())) if lines_path.exists() else None
+
+    result = transform_source(source, rules=[rule], filename=str(case), lines=lines)
 
     assert result.code == expected
     assert [f"{s.lineno}: {s.reason}" for s in result.skips] == expected_skips

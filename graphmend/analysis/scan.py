@@ -109,6 +109,15 @@ def arange_tolist(node: ast.AST) -> bool:
             and isinstance(node.func.value, ast.Call) and _callee(node.func.value) == "arange")
 
 
+def scalar_subscript(node: ast.AST) -> bool:
+    """``x[i]`` (or ``x[..., i + 1, :]``) with an index element that is not
+    a literal or a slice: it may be a 0-dim tensor, read back as an int."""
+    if not isinstance(node, ast.Subscript):
+        return False
+    elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    return any(not isinstance(element, (ast.Slice, ast.Constant)) for element in elements)
+
+
 def builtin_pow(node: ast.AST) -> bool:
     """``pow(a, b)``."""
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "pow"

@@ -21,6 +21,9 @@ What it does
       shape and dtype with a pure body becomes ``torch.while_loop``.
     * :mod:`.static_values` -- ``torch.arange(a, b).tolist()`` over Python
       ints becomes ``list(range(a, b))``, with no tensor data read back.
+    * :mod:`.scalar_index` -- ``x[i]`` with a 0-dim integer tensor ``i``
+      (a read back into Python) indexes with ``i`` as a one-element index,
+      where a diagnosis found that read and the value only feeds arithmetic.
     * :mod:`.builtin_operators` -- ``pow(a, b)`` becomes ``a ** b`` (Dynamo
       does not trace the builtin on a tensor; Python defines the two as one).
     * :mod:`.masked_store` -- ``t[m] = f(a[m], b[m])`` (a bool mask, a
@@ -147,9 +150,10 @@ from graphmend.rules.where.conditional_expression import convert_ifexp
 from graphmend.rules.where.if_statement import convert_if, worth_trying
 from graphmend.rules.where.masked_store import convert_masked_store
 from graphmend.rules.where.returns import lower_returns
+from graphmend.rules.where.scalar_index import convert_scalar_index
 from graphmend.rules.where.static_values import convert_static_tolist
 from graphmend.rules.where.truth_assignment import convert_truth_assignment
 from graphmend.rules.where.while_loop import convert_while
 
-__all__ = ["convert_builtin_pow", "convert_if", "convert_ifexp", "convert_masked_store", "convert_static_tolist",
-           "convert_truth_assignment", "convert_while", "lower_returns", "worth_trying"]
+__all__ = ["convert_builtin_pow", "convert_if", "convert_ifexp", "convert_masked_store", "convert_scalar_index",
+           "convert_static_tolist", "convert_truth_assignment", "convert_while", "lower_returns", "worth_trying"]
