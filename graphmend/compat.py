@@ -125,12 +125,15 @@ def _probe_exec_strategy() -> Probe:
 
 def _untyped_variables() -> list[type]:
     """Dynamo's variable classes for loggers and string formatters that
-    inherit ``VariableTracker.python_type`` (which raises): torch 2.11."""
+    inherit ``VariableTracker.python_type`` (which raises): torch 2.11.
+    Those :func:`_type_loggers_and_formatters` typed count too, so that
+    installing again (a test's fresh start) sets the same flags."""
     from torch._dynamo.variables.base import VariableTracker
     from torch._dynamo.variables.misc import LoggingLoggerVariable, StringFormatVariable
 
     return [cls for cls in (LoggingLoggerVariable, StringFormatVariable)
-            if getattr(cls, "python_type", None) is VariableTracker.python_type]
+            if getattr(cls, "python_type", None) is VariableTracker.python_type
+            or getattr(cls.python_type, "graphmend_typed", False)]
 
 
 def _probe_typed_variables() -> Probe:
@@ -548,6 +551,7 @@ def _type_loggers_and_formatters(untyped: list[type]) -> None:
             cls.python_type = lambda self: str
         else:
             cls.python_type = lambda self: type(self.value)
+        cls.python_type.graphmend_typed = True
 
 
 class _OthersReplays(list):
