@@ -1219,6 +1219,24 @@ def test_a_zero_dim_index_reads_no_value_back(tmp_path: Path) -> None:
     check_equivalent(SCALAR_INDEX, "picked", as_written, tmp_path, rules=["where"], lines=frozenset({16}), graphs=None)
 
 
+def test_a_zero_dim_index_in_a_conditional_expression_is_clamped_where_not_taken(tmp_path: Path) -> None:
+    """An index a test bounds below, read in the arm it guards, is the
+    conditional expression's to clamp (``nonnegative_row``): the arm runs
+    where it is not taken too, and there the index may be out of range."""
+    source = """
+import torch
+
+
+def bounded_below(values, weights, offset: int):
+    index = torch.argmax(weights) - offset
+    return values[index] * 2 if index >= 0 else weights
+"""
+    values, weights = torch.randn(4), torch.tensor([0.1, 0.5, 0.2, 0.3])
+    cases = [(values, weights, 1), (values, weights, 9), (values, weights, 2)]
+    result = check_equivalent(source, "bounded_below", cases, tmp_path, lines=frozenset({7}))
+    assert "nonnegative_row" in result.code and "scalar_index" not in result.code
+
+
 def test_a_zero_dim_index_keeps_the_gradient_bits(tmp_path: Path) -> None:
     """Under autograd the indexed element's gradient is copied into zeros,
     as ``select``'s backward copies it: a ``-0.0`` stays ``-0.0`` (a

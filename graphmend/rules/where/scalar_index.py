@@ -60,7 +60,7 @@ def convert_scalar_index(ctx: Context, original: cst.Subscript, updated: cst.Sub
     if facts is None or ctx.options.lines is None or not ctx.enabled("where"):
         return updated
     candidates = [element for element in original.slice if _may_be_scalar(facts, element)]
-    if not candidates:
+    if not candidates or _in_a_thunk(ctx):
         return updated
     if not (ctx.wanted(original, "where") or _indexes_like_a_diagnosed_read(ctx, facts, candidates)):
         return updated
@@ -76,6 +76,15 @@ def convert_scalar_index(ctx: Context, original: cst.Subscript, updated: cst.Sub
         return updated
     ctx.record(original, "where", "0-dim tensor index -> one-element index")
     return runtime_call("scalar_index", [cst.Arg(updated.value), cst.Arg(_index_value(updated.slice))])
+
+
+def _in_a_thunk(ctx: Context) -> bool:
+    """Whether the subscript is in a conditional expression or a lambda of
+    its function: [Where] may run that code where it is not taken
+    (``select``'s thunks), where it clamps an index the test bounds below
+    (``nonnegative_row``) or declines an index that may be out of range."""
+    function = max(i for i, node in enumerate(ctx.ancestors) if isinstance(node, cst.FunctionDef))
+    return any(isinstance(node, (cst.IfExp, cst.Lambda)) for node in ctx.ancestors[function + 1:-1])
 
 
 def _indexes_like_a_diagnosed_read(ctx: Context, facts, candidates: list[cst.SubscriptElement]) -> bool:
