@@ -12,7 +12,7 @@ from everything the rules touch -- data-dependent ``if``/``elif``/``else``
 tensors, shapes, a class or an object, reduction axes from
 ``torch.arange(...).tolist()``, flags reset in tensor arms and tested
 after, integer indices (some out of range) right of ``or``, chained
-comparisons, unique values tested under ``any``/``all`` -- and
+comparisons, unique values tested under ``any``/``all``, 0-dim indices -- and
 everything that must stop
 them: in-place updates, aliases, list appends, attribute stores, static
 Python tests and values of other shapes or dtypes.
@@ -355,6 +355,33 @@ def masked_store(draw, scope: "_Scope") -> tuple[Stmt, ...]:
     return (*stores, Stmt(f"{target}[{mask}] = {value}"))
 
 
+#: 0-dim indices made in the graph (some out of range, some negative), and
+#: reads with them of a (4,) or (4, 4) tensor.
+_SCALAR_INDICES = ("{a}.argmax()", "{a}.argmax() - 1", "{a}.argmin() - 5", "{a}.argmin() + 3",
+                   "torch.bucketize({a}.sum(), torch.tensor([-1.0, 0.0, 1.0]))")
+_SCALAR_READS = ("{v}[{i}]", "{v}[{i} + 1]", "{m}[:, {i}]", "{m}[..., {i}]", "{m}[1:, {i}]", "{m}[{i}, None]",
+                 "{m}[{i}, ...]", "{m}[-1, {i}]")  # fmt: skip
+
+
+@st.composite
+def scalar_index(draw, scope: "_Scope") -> tuple[Stmt, ...]:
+    """torchcde's interpolation: a 0-dim integer index made in the graph,
+    then reads with it that arithmetic uses, directly or through a name
+    (or that are returned as they are, a view [Where] leaves alone)."""
+    names = scope.names()
+    a, v = draw(st.sampled_from(names)), draw(st.sampled_from(INPUTS))
+    index, matrix = scope.new(), scope.new()
+    head = [Stmt(f"{index} = {draw(st.sampled_from(_SCALAR_INDICES)).format(a=a)}"),
+            Stmt(f"{matrix} = torch.outer({v}, {draw(st.sampled_from(INPUTS))})")]
+    read = draw(st.sampled_from(_SCALAR_READS)).format(v=v, m=matrix, i=index)
+    use = draw(st.sampled_from(("{r} * 2 + 1", "{r} - {b}.sum()", "-{r}", "{r} > 0.5")))
+    b = draw(st.sampled_from(names))
+    if draw(st.booleans()):
+        return (*head, Stmt(f"{scope.new()} = {use.format(r=read, b=b)}"))
+    name = scope.new()
+    return (*head, Stmt(f"{name} = {read}"), Stmt(f"{scope.new()} = {use.format(r=name, b=b)}"))
+
+
 #: Element-wise tests of unique values under any/all (``{k}``: what they compare with).
 _UNIQUE_TESTS = ("torch.any(({u} > 1) & ({u} != {k}))", "(~torch.isnan({u}) & ({u} >= {k})).all()",
                  "torch.all({u} != {k})", "{u}.isfinite().all()", "torch.any({u} < {k})")  # fmt: skip
@@ -448,6 +475,7 @@ _TOP_LEVEL_FORMS = (
     (12, one_read_arms),
     (12, masked_store),
     (12, unique_check),
+    (12, scalar_index),
 )
 
 
