@@ -108,6 +108,8 @@ DATA_DEPENDENT_SHAPES = _names("unique unique_consecutive nonzero argwhere maske
 MESSAGE_METHOD_READERS = SCALAR_METHODS | _names("unique")
 #: The message reads that make a tensor (the unique values), which another read may read in turn.
 UNIQUE_READERS = _names("unique torch.unique")
+#: The message reads that take a one-element tensor.
+ONE_ELEMENT_READERS = _names("float int bool item")
 
 
 # -- builtins --------------------------------------------------------------------------

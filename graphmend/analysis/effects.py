@@ -693,6 +693,8 @@ def message_impurity(expr: cst.CSTNode, qualified_name: QualifiedName, static: C
             read = message_read(node, qualified_name)
             if read is not None and (id(node) in formatted or static(read[1])):
                 if id(node) in formatted and reads_unique(read[1], qualified_name):
+                    if read[0] in api.ONE_ELEMENT_READERS:
+                        return f"{code(node)} reads one value out of unique values (how many there are, only the data tells)"
                     formatted.add(id(read[1]))  # a read of a read: both are made after the graph
                 continue  # read after the graph; its operand is checked on its own
             if read is not None:
