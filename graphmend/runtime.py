@@ -919,11 +919,14 @@ def nonnegative_row(indexed, index):
     the original's does.  A 0-dim index goes through advanced indexing, as
     one row (the same bits): Dynamo would read it back into Python, a graph
     break.  An empty first dimension raises here, while traced, so the
-    original choice runs."""
+    original choice runs; so do effects waiting for the graph's end, which
+    an index too large would raise before."""
     if not (isinstance(index, torch.Tensor) and isinstance(indexed, torch.Tensor)) or index.dtype not in _INDEX_DTYPES:
         return indexed[index]  # bool and uint8 index as masks
     if indexed.dim() == 0 or indexed.shape[0] == 0:
         raise IndexError("graphmend: no row to index where the arm is not taken")
+    if compiling() and compat.effects_pending():
+        raise IndexError(f"graphmend: {_RAISES_BEFORE_EFFECTS}")
     clamped = index.clamp(min=0)
     return indexed[clamped.reshape(1)][0] if clamped.dim() == 0 else indexed[clamped]
 
@@ -1053,7 +1056,14 @@ def _scalar_index_problem(value, elements: tuple, scalars: list) -> str | None:
     index = elements[scalars[0]]
     if index.device != value.device and index.device.type != "cpu":
         return "the index tensor is on another device"
+    if compat.effects_pending():
+        return _RAISES_BEFORE_EFFECTS
     return None
+
+
+#: Why an index that may be out of range is not read inside the graph.
+_RAISES_BEFORE_EFFECTS = ("effects wait for the graph's end (a deferred message, a store), and an index out of "
+                          "range would raise inside the graph, before them")
 
 
 def _basic_index(element) -> bool:

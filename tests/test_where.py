@@ -1237,6 +1237,30 @@ def bounded_below(values, weights, offset: int):
     assert "nonnegative_row" in result.code and "scalar_index" not in result.code
 
 
+def test_a_zero_dim_index_after_a_deferred_message_is_read_back(tmp_path: Path) -> None:
+    """With a message waiting for the graph's end, an index out of range
+    would raise inside the graph, before it: the index is read back as the
+    original reads it (a break, named), and the message comes first.  The
+    fuzzer's program, reduced."""
+    source = """
+import logging
+
+import torch
+
+logger = logging.getLogger("gm.test")
+
+
+def f(x, y):
+    logger.warning(f"gm {x.max()}")
+    i = y.argmin() + 3
+    return -torch.outer(x, y)[1:, i]
+"""
+    x, y = t(0.5, 1.0, 1.5, 2.0), t(1.0, 2.0, 0.25, 3.0)
+    result = check_equivalent(source, "f", [(x, y), (x, t(0.5, 2.0, 0.25, 3.0)), (x, t(3.0, 2.0, 0.25, 1.0))],
+                              tmp_path, lines=frozenset(range(1, 14)), graphs=None)
+    assert "scalar_index" in result.code
+
+
 def test_a_zero_dim_index_keeps_the_gradient_bits(tmp_path: Path) -> None:
     """Under autograd the indexed element's gradient is copied into zeros,
     as ``select``'s backward copies it: a ``-0.0`` stays ``-0.0`` (a
