@@ -350,7 +350,7 @@ def _static_fix(category: str, reason: str, filename: str, lineno: int) -> tuple
     """(rule, hint) from the category alone, before asking the rule itself."""
     if category == "SCALAR":
         if _scalar_where_may_fix(filename, lineno, reason):
-            return "where", None
+            return "where", _SCALAR_HINT  # the hint, unless [Where] fixes it or says why not
         return None, _SCALAR_HINT
     if category == "DS":
         if _statement_is(filename, lineno, scan.masked_store):
@@ -581,7 +581,7 @@ class BreakRecorder:
             for filename, lines in by_file.items():
                 for line, (fixable, declined) in _ask_rules(filename, lines).items():
                     b = sites[(filename, line)]
-                    b.fixable, b.hint = fixable, declined or b.hint
+                    b.fixable, b.hint = fixable, declined or (None if fixable else b.hint)
                     b.rule = b.rule if fixable else None
         breaks = list(sites.values())
         if self.first_call_graphs is None:  # a whole run: count break events

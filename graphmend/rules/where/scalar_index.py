@@ -44,8 +44,10 @@ Safety
 from __future__ import annotations
 
 import libcst as cst
+import libcst.matchers as m
 
 from graphmend.analysis.bindings import iter_children, name_uses, parameter_names
+from graphmend.analysis.tensorness import Tensorness, is_bool_tensor
 from graphmend.rules.base import Context, Declined, code, runtime_call
 
 #: Operators whose result at an element depends on that element alone (not ``@``).
@@ -59,6 +61,8 @@ def convert_scalar_index(ctx: Context, original: cst.Subscript, updated: cst.Sub
     facts = ctx.facts
     if facts is None or ctx.options.lines is None or not ctx.enabled("where"):
         return updated
+    if isinstance(ctx.ancestors[-2], (cst.AssignTarget, cst.AugAssign, cst.Del)):
+        return updated  # a store, not a read
     candidates = [element for element in original.slice if _may_be_scalar(facts, element)]
     if not candidates or _in_a_thunk(ctx):
         return updated
@@ -72,7 +76,10 @@ def convert_scalar_index(ctx: Context, original: cst.Subscript, updated: cst.Sub
             raise Declined(f"{reason}: the indexed value is a view there, which an update in place would show")
         _check_use(facts, original, ctx.ancestors[-2])
     except Declined as decline:
-        ctx.skip(original, "where", str(decline))
+        # Said only of an index that looks like a tensor: on a diagnosed line,
+        # most other subscripts index with Python values or masks, which do not break.
+        if any(facts.tensorness(element.slice.value) is Tensorness.TENSOR for element in candidates):
+            ctx.skip(original, "where", str(decline))
         return updated
     ctx.record(original, "where", "0-dim tensor index -> one-element index")
     return runtime_call("scalar_index", [cst.Arg(updated.value), cst.Arg(_index_value(updated.slice))])
@@ -101,8 +108,26 @@ def _indexes_like_a_diagnosed_read(ctx: Context, facts, candidates: list[cst.Sub
 
 
 def _may_be_scalar(facts, element: cst.SubscriptElement) -> bool:
-    """Whether the element may be a 0-dim tensor (not a slice, a literal, a static value)."""
-    return isinstance(element.slice, cst.Index) and not facts.is_static(element.slice.value)
+    """Whether the element may be a 0-dim integer tensor (not a slice, a
+    literal, a static value, or a bool mask)."""
+    return isinstance(element.slice, cst.Index) and not facts.is_static(element.slice.value) and \
+        not _a_mask(facts, element.slice.value)
+
+
+def _a_mask(facts, expr: cst.BaseExpression) -> bool:
+    """Whether ``expr`` is surely a bool tensor (it indexes as a mask): a
+    comparison, a predicate, or a local every binding of which is one."""
+    if is_bool_tensor(expr, facts.qualified_name):
+        return True
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.BitInvert):
+        return _a_mask(facts, expr.expression)
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
+        return _a_mask(facts, expr.left) and _a_mask(facts, expr.right)
+    if not isinstance(expr, cst.Name) or expr.value in parameter_names(facts.function):
+        return False
+    bound = m.findall(facts.function.body, m.Assign(targets=[m.AssignTarget(m.Name(expr.value))]))
+    return bool(bound) and len(bound) == name_uses(facts.function.body).stores.count(expr.value) and all(
+        is_bool_tensor(assign.value, facts.qualified_name) for assign in bound)
 
 
 def _check_use(facts, subscript: cst.Subscript, parent: cst.CSTNode) -> None:
