@@ -54,6 +54,8 @@ from graphmend.rules.base import Context, Declined, code, runtime_call
 _ELEMENT_WISE = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power,
                  cst.BitAnd, cst.BitOr, cst.BitXor, cst.LeftShift, cst.RightShift)
 _UNARY = (cst.Minus, cst.Plus, cst.BitInvert)
+#: Comparisons that compare elements (not ``is`` or ``in``, which see the object).
+_COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 
 
@@ -160,8 +162,10 @@ def _is_operand(expression: cst.BaseExpression, parent: cst.CSTNode) -> bool:
         return isinstance(parent.operator, _ELEMENT_WISE)
     if isinstance(parent, cst.UnaryOperation):
         return isinstance(parent.operator, _UNARY)
-    return isinstance(parent, cst.ComparisonTarget) or (
-        isinstance(parent, cst.Comparison) and parent.left is expression)
+    if isinstance(parent, cst.ComparisonTarget):
+        return isinstance(parent.operator, _COMPARISONS)
+    return isinstance(parent, cst.Comparison) and parent.left is expression and all(
+        isinstance(target.operator, _COMPARISONS) for target in parent.comparisons)
 
 
 def _own_parents(node: cst.CSTNode):
