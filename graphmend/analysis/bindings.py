@@ -285,6 +285,12 @@ def walk_own(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         yield from walk_own(child)
 
 
+def nested_scopes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The functions, lambdas and classes defined in ``node``'s own code."""
+    scopes = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+    return (child for own in walk_own(node) for child in iter_children(own) if isinstance(child, scopes))
+
+
 # -- statement lists ----------------------------------------------------------------
 
 

@@ -61,7 +61,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from graphmend.analysis import api
-from graphmend.analysis.bindings import following, iter_children, name_uses, statements, walk_own
+from graphmend.analysis.bindings import following, iter_children, name_uses, nested_scopes, statements
 from graphmend.analysis.effects import UNIQUE_DEFAULT_OPTIONS, call_impurity, in_place_hazard, message_impurity
 from graphmend.analysis.facts import FunctionFacts, Metadata
 from graphmend.rules.base import Context, Declined, code, keyword, runtime_call, thunk, tuple_of
@@ -137,7 +137,7 @@ def _rewrite(ctx: Context, facts: FunctionFacts, path: list[cst.CSTNode]) -> dic
                        f"`{name}` is bound to its own unique values")
     if any(isinstance(p, _BLOCKS) for p in path):
         raise Declined("torch.unique in a loop, try or with: its value may reach reads before it")
-    if any(name in name_uses(scope).loads_names() for scope in _nested_scopes(facts.function)):
+    if any(name in name_uses(scope).loads_names() for scope in nested_scopes(facts.function.body)):
         raise Declined(f"a nested function reads `{name}`")
     line, block = path[-2], path[-3]
     if not isinstance(line, cst.SimpleStatementLine):
@@ -187,12 +187,6 @@ def _plain_unique(facts: FunctionFacts, call: cst.Call) -> tuple[cst.Name, list[
         if pattern is None or not m.matches(option.value, pattern):
             raise Declined(f"unique(..., {code(option).rstrip(', ')}) returns more than the unique values")
     return taken, options
-
-
-def _nested_scopes(function: cst.FunctionDef) -> Iterator[cst.CSTNode]:
-    """The functions, lambdas and classes defined in ``function``'s own code."""
-    scopes = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
-    return (child for node in walk_own(function.body) for child in iter_children(node) if isinstance(child, scopes))
 
 
 def _scan(facts: FunctionFacts, name: str, after: list[cst.CSTNode], own_block: int, reads: _Reads,

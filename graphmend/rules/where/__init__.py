@@ -22,8 +22,8 @@ What it does
     * :mod:`.static_values` -- ``torch.arange(a, b).tolist()`` over Python
       ints becomes ``list(range(a, b))``, with no tensor data read back.
     * :mod:`.scalar_index` -- ``x[i]`` with a 0-dim integer tensor ``i``
-      (a read back into Python) indexes with ``i`` as a one-element index,
-      where a diagnosis found that read and the value only feeds arithmetic.
+      (a read back into Python) gathers with integer index tensors, where a
+      diagnosis found that read and the value only feeds arithmetic.
     * :mod:`.builtin_operators` -- ``pow(a, b)`` becomes ``a ** b`` (Dynamo
       does not trace the builtin on a tensor; Python defines the two as one).
     * :mod:`.masked_store` -- ``t[m] = f(a[m], b[m])`` (a bool mask, a

@@ -23,12 +23,13 @@ Why it breaks the graph
 Safety
     * Decided at run time (:func:`graphmend.runtime.scalar_index`): only an
       index holding one 0-dim integer tensor, beside ints, slices of ints,
-      ``None`` and ``...``, into a plain strided tensor, indexes as the
-      one-element tensor (the same element, shape, and ``IndexError``
-      out of range) with the dimension it leaves squeezed; any other index
-      is the original indexing (a break, named, where the original breaks).
-      Under autograd the gradient is copied into zeros at the element, as
-      ``select``'s backward does, so it keeps the sign of a zero.
+      ``None`` and an ``...`` of one dimension, into a plain contiguous
+      tensor, with no effect waiting for the graph's end, is gathered with
+      integer index tensors (the same elements, shape, and ``IndexError``
+      text out of range); any other index is the original indexing (a
+      break, named, where the original breaks).  Under autograd the
+      gradient is copied into zeros at the elements, as ``select``'s
+      backward does, so it keeps the sign of a zero.
     * The result is a copy where the original's is a view of the tensor.
       Nothing can tell only where the value is an operand of element-wise
       arithmetic or a comparison (a new tensor made from it at once, its
@@ -46,7 +47,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from graphmend.analysis.bindings import iter_children, name_uses, parameter_names
+from graphmend.analysis.bindings import iter_children, name_uses, nested_scopes, parameter_names, walk_own
 from graphmend.analysis.tensorness import Tensorness, is_bool_tensor
 from graphmend.rules.base import Context, Declined, code, runtime_call
 
@@ -56,7 +57,6 @@ _ELEMENT_WISE = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivid
 _UNARY = (cst.Minus, cst.Plus, cst.BitInvert)
 #: Comparisons that compare elements (not ``is`` or ``in``, which see the object).
 _COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
-_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 
 
 def convert_scalar_index(ctx: Context, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
@@ -101,7 +101,7 @@ def _indexes_like_a_diagnosed_read(ctx: Context, facts, candidates: list[cst.Sub
     of the function too: Dynamo reports the first read back of a frame, and
     a break hides the next ones (``prev = c[..., i, :]`` after ``t[i]``)."""
     names = set().union(*(name_uses(element.slice.value).loads_names() for element in candidates))
-    for _, node in _own_parents(facts.function.body):
+    for node in walk_own(facts.function.body):
         if isinstance(node, cst.Subscript) and ctx.wanted(node, "where"):
             diagnosed = (e for e in node.slice if _may_be_scalar(facts, e))
             if any(names & name_uses(e.slice.value).loads_names() for e in diagnosed):
@@ -146,9 +146,8 @@ def _check_use(facts, subscript: cst.Subscript, parent: cst.CSTNode) -> None:
             facts.declared_global and name in facts.declared_global:
         raise Declined(f"`{name}` is bound more than once")
     loads = {id(load) for load in name_uses(function.body).loads if load.value == name}
-    reads = [(node, child) for node, child in _own_parents(function.body) if id(child) in loads]
-    nested = [child for _, child in _own_parents(function.body) if isinstance(child, _SCOPES)]
-    if any(name in name_uses(scope).loads_names() for scope in nested):
+    reads = [(node, child) for node in walk_own(function.body) for child in iter_children(node) if id(child) in loads]
+    if any(name in name_uses(scope).loads_names() for scope in nested_scopes(function.body)):
         raise Declined(f"a nested function reads `{name}`")
     if not reads:
         raise Declined(f"`{name}` is never read")
@@ -166,15 +165,6 @@ def _is_operand(expression: cst.BaseExpression, parent: cst.CSTNode) -> bool:
         return isinstance(parent.operator, _COMPARISONS)
     return isinstance(parent, cst.Comparison) and parent.left is expression and all(
         isinstance(target.operator, _COMPARISONS) for target in parent.comparisons)
-
-
-def _own_parents(node: cst.CSTNode):
-    """(parent, child) for every node of ``node``'s own code (a nested
-    function, lambda or class is a child, but not walked)."""
-    for child in iter_children(node):
-        yield node, child
-        if not isinstance(child, _SCOPES):
-            yield from _own_parents(child)
 
 
 def _index_value(elements) -> cst.BaseExpression:
