@@ -35,7 +35,6 @@ import torch
 import torch.utils._pytree as _pytree
 
 from graphmend import compat
-from graphmend.analysis import api
 
 compiling = torch.compiler.is_compiling
 
@@ -231,6 +230,12 @@ _READERS: dict[str, Callable[[Any], Any]] = {
     "item": lambda value: value.item(), "tolist": lambda value: value.tolist(),
     "unique": lambda value: value.unique(), "torch.unique": torch.unique, "len": len,
 }
+#: The readers that take a one-element tensor.  This and the next mirror
+#: ``analysis.api``'s reader sets: rewritten code runs with this module and
+#: torch alone, so it does not import the analysis.
+_ONE_ELEMENT = frozenset({"float", "int", "bool", "item"})
+#: The readers that make a tensor (the unique values), which another reader may read.
+_UNIQUE_READS = frozenset({"unique", "torch.unique"})
 #: The readers whose result shows a ``grad_fn`` (given the tensor itself).
 _SHOWS_GRAD = frozenset({"str", "repr", "unique", "torch.unique"})
 
@@ -260,12 +265,12 @@ def message_read(reader: str, value):
     ``"len"``): the replay makes both.  A one-element reader of these
     raises here (how many values there are, only the data tells)."""
     if isinstance(value, _Read) and compiling():
-        if value.reader not in api.UNIQUE_READERS or reader in api.ONE_ELEMENT_READERS:
+        if value.reader not in _UNIQUE_READS or reader in _ONE_ELEMENT:
             raise TypeError(f"graphmend: {reader}() of unique values is left to the original check")
         return _Read(reader, value)
     if not (isinstance(value, torch.Tensor) and compiling()):
         return _READERS[reader](value)
-    if reader in api.ONE_ELEMENT_READERS and (value.numel() != 1 or (value.is_complex() and reader in ("float", "int"))):
+    if reader in _ONE_ELEMENT and (value.numel() != 1 or (value.is_complex() and reader in ("float", "int"))):
         raise TypeError(f"graphmend: {reader}() of this tensor is left to the original check")
     return _Read(reader, value if reader in _SHOWS_GRAD else value.detach())
 
