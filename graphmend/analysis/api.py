@@ -26,7 +26,7 @@ TENSOR_FUNCTIONS = _names(
     """abs all amax amin any argmax argmin clamp count_nonzero eq ge greater gt isfinite
     isinf isnan isneginf isposinf le less logical_and logical_not logical_or logical_xor
     lt max mean min ne norm prod sum tensor where maximum minimum sign sqrt exp log sin cos
-    tanh sigmoid relu neg square isclose"""
+    tanh sigmoid relu neg square isclose bucketize searchsorted"""
 )
 #: ``t.<name>(...)`` returns a tensor when ``t`` is one.
 TENSOR_METHODS = _names(
