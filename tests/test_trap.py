@@ -251,6 +251,32 @@ def test_right_operand_with_literal_indices_is_deferred(tmp_path):
     assert [s.what for s in result.sites] == ["raise guard -> deferred check"]
 
 
+def test_an_index_computed_from_the_tested_tensor_keeps_the_guard(tmp_path):
+    """nflows' rational-quadratic spline: the domain guard's input becomes,
+    through ``searchsorted``, the index of a ``gather``.  Deferred, the check
+    of an input outside the domain would come after the gather's RuntimeError
+    (index out of bounds) inside the graph; so the guard stays, with its break."""
+    source = """
+import torch
+
+
+def spline(inputs, cumwidths, widths):
+    if torch.min(inputs) < 0.0 or torch.max(inputs) > 1.0:
+        raise ValueError("input outside the domain")
+    bin_idx = torch.sum(inputs[..., None] >= cumwidths, dim=-1) - 1
+    bin_idx = bin_idx[..., None]
+    return widths.gather(-1, bin_idx)[..., 0]
+"""
+    cumwidths = torch.tensor([0.0, 0.25, 0.5, 0.75, 1.0]).repeat(2, 1)
+    widths = torch.tensor([0.25, 0.25, 0.25, 0.25]).repeat(2, 1)
+    inside, above, below = torch.tensor([0.1, 0.6]), torch.tensor([0.1, 1.5]), torch.tensor([-0.5, 0.6])
+    result = check_equivalent(
+        source, "spline", [(inside, cumwidths, widths), (above, cumwidths, widths), (below, cumwidths, widths)],
+        tmp_path, rules=["trap"], graphs=None,
+    )
+    assert not result.sites and "computed from the tested tensor" in result.skips[0].reason
+
+
 def test_right_operand_index_out_of_range_is_left_to_python(tmp_path):
     # ``y[2]`` of a 2-element ``y`` raises while traced: the left side
     # decides as in Python (no error when it is False), at the cost of the break.

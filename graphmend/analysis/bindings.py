@@ -161,6 +161,28 @@ def read_names(node: cst.CSTNode) -> set[str]:
     return {name.value for name in name_uses(node).loads}
 
 
+def computed_from(function: cst.FunctionDef, names: set[str]) -> set[str]:
+    """``names`` and every local some binding in ``function`` (anywhere,
+    in any order: an over-approximation) computes from one of them,
+    transitively: ``bin_idx = searchsorted(edges, x)[..., None]`` is
+    computed from ``x``."""
+    bindings = []
+    for node in walk_own(function.body):
+        if isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.NamedExpr)) and node.value is not None:
+            bindings.append((read_names(node.value), stored_names(node)))
+        elif isinstance(node, (cst.For, cst.CompFor)):
+            bindings.append((read_names(node.iter), target_names(node.target)))
+    found = set(names)
+    grew = True
+    while grew:
+        grew = False
+        for reads, stores in bindings:
+            if reads & found and not set(stores) <= found:
+                found.update(stores)
+                grew = True
+    return found
+
+
 def path_reads(node: cst.CSTNode) -> Counter:
     """How many times ``node`` may read each name along one path through
     it: the two branches of an ``if`` or a conditional expression count as

@@ -83,10 +83,11 @@ Safety
     * Declined as well: a guard inside ``try``/``with``/``except`` (the
       raise would escape the block), generator functions, ``raise ...
       from``, keyword or starred exception arguments, an exception that is
-      not a global name, and a guard whose tested tensor is used as an
-      index (subscript, ``gather``, ``embedding``-like calls) after it: an
-      out-of-range index would fail inside the graph before the check could
-      raise.
+      not a global name, and a guard whose tested tensor, or a value the
+      function computes from it (``bin_idx = searchsorted(edges, x)``), is
+      used as an index (subscript, ``gather``, ``embedding``-like calls)
+      after it: an out-of-range index would fail inside the graph before
+      the check could raise.
     * An ``assert`` on a tensor that no diagnosis names still matters:
       Dynamo compiles it into an assertion inside the graph, which fails
       (RuntimeError) before the graph's deferred messages and checks and
@@ -97,7 +98,8 @@ Safety
     * Not guaranteed (not visible in the function): effects of functions it
       calls after the guard (e.g. BatchNorm's running statistics in
       training), code of callers compiled into the same graph, errors
-      raised inside the graph by other operations on the rejected input,
+      raised inside the graph by other operations on the rejected input
+      (out of range in an index it computes in a function it calls),
       and an in-graph assert behind a rewrite in a function it calls or
       later in an enclosing loop's body (an earlier iteration).
 """
@@ -109,7 +111,7 @@ from collections.abc import Sequence
 import libcst as cst
 import libcst.matchers as m
 
-from graphmend.analysis.bindings import dotted_name, following
+from graphmend.analysis.bindings import computed_from, dotted_name, following
 from graphmend.analysis import api
 from graphmend.analysis.effects import (
     hazards_around, in_place_updates, index_uses, literal_format, message_impurity, message_read,
@@ -331,12 +333,20 @@ def check_placement(ctx: Context, guard: cst.CSTNode, ancestors: Sequence[cst.CS
         if root is None or facts.alias_classes.get(root, root) in shown:
             raise Declined(f"after the guard, {'a tensor' if root is None else f'`{root}`'} is updated in place, "
                            "and the message would show the update")
+    # A rejected input would reach the index: out of range, it fails in the graph before the check.
+    derived = computed_from(function, tested) - tested if tested else set()
     for statement in after:
         for used in index_uses(statement):
-            if tested & {n.value for n in m.findall(used, m.Name())}:
+            reads = {n.value for n in m.findall(used, m.Name())}
+            if tested & reads:
                 raise Declined(
                     f"after the guard, {code(used)} indexes with the tested tensor: it could fail in the "
                     "graph before the check"
+                )
+            if derived & reads:
+                raise Declined(
+                    f"after the guard, the index {code(used)} is computed from the tested tensor: it could fail "
+                    "in the graph before the check"
                 )
     return _untouched([hazard.through for hazard in hazards], facts)
 
