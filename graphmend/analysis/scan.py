@@ -250,16 +250,24 @@ def _inert(expr: ast.AST) -> bool:
     return all(_callee(n) in _INERT_CALLS for n in ast.walk(expr) if isinstance(n, ast.Call))
 
 
-def _emits(body: list[ast.stmt]) -> bool:
-    return any(isinstance(n, ast.Call) for statement in body for n in ast.walk(statement)
-               if isinstance(statement, (ast.Expr, ast.If)))
+def _emits(body: list[ast.stmt], helpers: set[str]) -> bool:
+    """Whether ``body`` emits a message somewhere: a helper that only
+    raises (``check_shapes``) has nothing to defer, and deferring its raise
+    would skip [Trap]'s checks."""
+    for statement in body:
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) and \
+                _is_effect_call(statement.value, helpers):
+            return True
+        if isinstance(statement, ast.If) and (_emits(statement.body, helpers) or _emits(statement.orelse, helpers)):
+            return True
+    return False
 
 
 def effect_only(function: ast.AST, helpers: set[str]) -> bool:
     """Whether the def ``function`` is a message helper: it emits a message
     (calls print, a logger method, ``warn`` or one of ``helpers``) and does
     nothing else that calling it later could change."""
-    return _emits(function.body) and _effect_only(function.body, helpers)
+    return _emits(function.body, helpers) and _effect_only(function.body, helpers)
 
 
 def effect_helpers(tree: ast.Module) -> frozenset[str]:
