@@ -255,7 +255,8 @@ def _emits(body: list[ast.stmt], helpers: set[str]) -> bool:
     raises (``check_shapes``) has nothing to defer, and deferring its raise
     would skip [Trap]'s checks."""
     for statement in body:
-        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) and \
+        # ``print(...)``, and ``return fn(...)`` of a wrapper (lightning's ``rank_zero_only``).
+        if isinstance(statement, (ast.Expr, ast.Return)) and isinstance(statement.value, ast.Call) and \
                 _is_effect_call(statement.value, helpers):
             return True
         if isinstance(statement, ast.If) and (_emits(statement.body, helpers) or _emits(statement.orelse, helpers)):
