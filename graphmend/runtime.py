@@ -1163,6 +1163,18 @@ def _every_index(tensor) -> tuple:
                  for i, size in enumerate(tensor.shape))
 
 
+def _dense(tensor) -> bool:
+    """Whether ``tensor``'s elements fill its memory once each, in some
+    order of its dimensions (contiguous, or transposed like ``torch.t``'s
+    result): no element is stored twice, as in an expanded tensor."""
+    expected = 1
+    for stride, size in sorted((stride, size) for size, stride in zip(tensor.shape, tensor.stride()) if size != 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
 def _squeezed(shape) -> tuple:
     return tuple(size for size in shape if size != 1)
 
@@ -1175,8 +1187,8 @@ def _masked_store_problem(target, mask, operands: tuple, grad: bool) -> str | No
     if any(value.shape != mask.shape or value.device != mask.device or value.layout != torch.strided
            for value in tensors):
         return "the mask, the target and the values differ in shape or device"
-    if not target.is_contiguous():
-        return "the target of the masked store is not contiguous"
+    if not _dense(target):
+        return "the target of the masked store is not dense (its elements may share memory)"
     if any(value.is_complex() for value in tensors):
         # Complex products and quotients are not correctly rounded, and SIMD and scalar kernels differ.
         return "the masked store computes with complex tensors"

@@ -107,6 +107,10 @@ MASKED_STORE_CASES = {
     "norms": [(t(1, -3, 5, 0.5), m) for m in _MASKS],
     "shifted": [(t(1, 2, 3, 4), t(5, 6, 7, 8), m) for m in _MASKS]
     + [(t(1, 2, 3, 4), t(5, 6, 7, 8), torch.tensor([3, 0]))],
+    # A transposed target; 0 / 0 where the mask leaves it out.
+    "fast_ap": [(torch.tensor([[0.0, 2.0, 1.5], [3.0, 0.0, -1.0]]), torch.tensor([[4.0, 0.0, 3.0], [0.5, 2.0, 7.0]])),
+                (torch.zeros(2, 3), torch.zeros(2, 3)),
+                (torch.tensor([[1.0, 2.0, 1.5], [3.0, 1.0, 1.0]]), torch.tensor([[4.0, 1.0, 3.0], [0.5, 2.0, 7.0]]))],
 }
 
 
@@ -312,7 +316,7 @@ def test_masked_store_equivalent(function: str, tmp_path: Path) -> None:
     assert result.sites and not result.skips
 
 
-@pytest.mark.parametrize(("function", "breaks"), [("r2_scores", 0), ("pearson", 0), ("norms", 1)])
+@pytest.mark.parametrize(("function", "breaks"), [("r2_scores", 0), ("pearson", 0), ("norms", 1), ("fast_ap", 0)])
 def test_masked_store_under_autograd(function: str, breaks: int, tmp_path: Path) -> None:
     """Gradients are the original's bit for bit, zeros' signs included, and
     none comes from an element the mask leaves out (pearson's 0 / 0); a
@@ -1085,6 +1089,18 @@ def test_merge_of_two_returned_tuples_is_one_graph(tmp_path):
     tally = check_batch([program], tmp_path)
     assert not tally.mismatches
     assert (tally.fixable, tally.one_graph) == (1, 1), tally.stays
+
+
+def test_masked_store_into_an_expanded_target_keeps_the_original_store() -> None:
+    """An expanded tensor stores one element for several: the whole-tensor
+    form would write each several times; a transposed one is dense."""
+    from graphmend.runtime import _masked_store_problem
+
+    mask = torch.tensor([[True, False], [False, True]])
+    values = torch.ones(2, 2)
+    expanded = torch.zeros(2).expand(2, 2)
+    assert "not dense" in _masked_store_problem(expanded, mask, (values,), True)
+    assert _masked_store_problem(torch.zeros(2, 2).t(), mask, (values,), True) is None
 
 
 def test_masked_store_of_complex_values_keeps_the_original_store(tmp_path: Path) -> None:

@@ -38,7 +38,8 @@ Safety
       mask is a plain name: nothing else can broadcast differently on the
       whole tensor.  At run time (constants to Dynamo): the mask is bool,
       the target, the mask and every operand have one shape and device, the
-      target is contiguous (no element stored twice), nothing is complex
+      target is dense (no element stored twice; a transposed target is
+      fine, an expanded one is not), nothing is complex
       (complex products and quotients are not correctly rounded), and the
       whole value has the target's dtype (so ``torch.where`` does not
       promote).
