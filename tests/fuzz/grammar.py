@@ -382,6 +382,26 @@ def scalar_index(draw, scope: "_Scope") -> tuple[Stmt, ...]:
     return (*head, Stmt(f"{name} = {read}"), Stmt(f"{scope.new()} = {use.format(r=name, b=b)}"))
 
 
+#: Bin edges over [-1, 1] (the last a little past 1): a bin index is out of
+#: range exactly where the domain guard fails.
+_DOMAIN_EDGES = "torch.tensor([-1.0, -0.5, 0.0, 0.5, 1.0001])"
+_BIN_READS = ("{v}.gather(0, {i})", "{v}[{i}]", "torch.index_select({v}, 0, {i})")
+
+
+@st.composite
+def domain_guard(draw, scope: "_Scope") -> tuple[Stmt, ...]:
+    """nflows' spline: a domain guard on an input, then a bin index computed
+    from it (``searchsorted``-like), which indexes another tensor: out of
+    range, the index fails exactly where the guard should raise first."""
+    a, v = draw(st.sampled_from(INPUTS)), draw(st.sampled_from(INPUTS))
+    index = scope.new()
+    raise_ = Stmt('raise ValueError("outside the domain")')
+    read = draw(st.sampled_from(_BIN_READS)).format(v=v, i=index)
+    return (Stmt(f"if torch.min({a}) < -1.0 or torch.max({a}) > 1.0:", body=(raise_,)),
+            Stmt(f"{index} = torch.sum({a}[..., None] >= {_DOMAIN_EDGES}, dim=-1) - 1"),
+            Stmt(f"{scope.new()} = {read} * 2"))
+
+
 #: Element-wise tests of unique values under any/all (``{k}``: what they compare with).
 _UNIQUE_TESTS = ("torch.any(({u} > 1) & ({u} != {k}))", "(~torch.isnan({u}) & ({u} >= {k})).all()",
                  "torch.all({u} != {k})", "{u}.isfinite().all()", "torch.any({u} < {k})")  # fmt: skip
@@ -476,6 +496,7 @@ _TOP_LEVEL_FORMS = (
     (12, masked_store),
     (12, unique_check),
     (12, scalar_index),
+    (12, domain_guard),
 )
 
 
