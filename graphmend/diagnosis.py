@@ -310,6 +310,9 @@ def classify(reason: str, filename: str, lineno: int) -> str:
     statement = statement_at(filename, lineno)
     if category == "OTHER" and _is_io_call(statement):
         return "IO"  # e.g. warnings.warn: "Attempted to call function marked as skipped"
+    if category == "OTHER" and isinstance(statement, ast.If) and "equal" in _calls(statement.test) and \
+            _gb_type(reason) == "Data dependent operator":
+        category = "DC"  # ``if not torch.equal(a, b):`` reads the tensors back to branch on them
     if category == "DC" and isinstance(statement, ast.If) and all(
         isinstance(s, ast.Raise) for s in statement.body
     ):

@@ -679,6 +679,21 @@ def not_(value):
     return not value
 
 
+def equal(a, b):
+    """``torch.equal(a, b)``, a Python bool that Dynamo reads back from the
+    tensors (``aten.equal``, a "Data dependent operator" break).  Under
+    torch.compile, for plain strided tensors of one dtype and device: False
+    when the shapes differ (known while tracing), else ``(a == b).all()``,
+    a 0-dim bool tensor with the same truth (a NaN is unequal to itself in
+    both; the rule proved one operand a fresh result, so the two share no
+    memory).  Otherwise, and eagerly, ``torch.equal`` itself."""
+    if compiling() and all(type(t) in (torch.Tensor, torch.nn.Parameter) for t in (a, b)):
+        if a.dtype == b.dtype and a.device == b.device and a.layout == b.layout == torch.strided:
+            return False if a.shape != b.shape else (a == b).all()
+        _fall_back("torch.equal of tensors that differ in dtype, device or layout")
+    return torch.equal(a, b)
+
+
 def and_(left, right):
     """The truth value of ``left and right()``: ``right`` is a thunk of the
     right operand (the rule proved it free of effects).  Under

@@ -277,6 +277,54 @@ def spline(inputs, cumwidths, widths):
     assert not result.sites and "computed from the tested tensor" in result.skips[0].reason
 
 
+def test_torch_equal_with_a_fresh_operand_is_a_deferred_check(tmp_path):
+    """pytorch-ignite's binary check ``if not torch.equal(y, y ** 2): raise``:
+    ``torch.equal`` is a Python bool Dynamo reads back (a break); under
+    torch.compile it is ``(y == y ** 2).all()``, so the check is deferred and
+    the whole function is one graph.  The first failing check wins, NaN is
+    unequal to itself as in ``torch.equal``; other dtypes keep the break."""
+    source = (Path(__file__).parent / "fixtures" / "trap" / "equal.in.py").read_text()
+    t = torch.tensor
+    rows = [(t([0, 1, 1]), t([1, 1, 0])), (t([0, 2, 1]), t([1, 1, 0])), (t([0, 1, 1]), t([1, 1, -1])),
+            (t([0, 2, 1]), t([3, 1, 0])), (t([0.0, 1.0]), t([float("nan"), 1.0])), (t([0.0, 1.0]), t([1.0, -0.0])),
+            (t([]), t([]))]
+    result = check_equivalent(source, "binary_check", rows, tmp_path, rules=["trap"])
+    assert [s.what for s in result.sites][:2] == ["raise guard -> deferred check"] * 2
+    # Two names (maybe one tensor, which torch.equal may answer from memory): torch.equal stays.
+    check_equivalent(source, "same_values", [(t([1.0, 2.0]), t([1.0, 2.0])), (t([1.0]), t([2.0]))], tmp_path,
+                     rules=["trap"], graphs=None)
+    promoted = """
+import torch
+
+
+def f(y):
+    if not torch.equal(y, y * 1.0):
+        raise ValueError("not whole numbers")
+    return y + 1
+"""
+    check_equivalent(promoted, "f", [(t([0, 3]),), (t([0.0, 3.0]),), (t([0.5]),)], tmp_path, rules=["trap"], graphs=None)
+
+
+def test_diagnose_reports_a_torch_equal_guard_as_fixable(tmp_path):
+    """Dynamo names ``aten.equal`` a "Data dependent operator" (OTHER); at a
+    guard it is a GUARD [Trap] fixes, so mending from the diagnosis reaches
+    it too, and leaves one graph."""
+    from graphmend.api import mend_report
+    from graphmend.diagnosis import diagnose
+    from graphmend.patch import unmend
+
+    source = (Path(__file__).parent / "fixtures" / "trap" / "equal.in.py").read_text()
+    original, _, _ = mend_source(source, tmp_path, rules=["trap"])
+    args = (torch.tensor([0, 1, 1]), torch.tensor([1, 1, 0]))
+    report = diagnose(original.binary_check, *args)
+    assert [(b.category, b.fixable, b.rule) for b in report.breaks] == [("GUARD", True, "trap")] * 2
+    mend_report(original.binary_check, report, modules=[original.__name__])
+    try:
+        assert diagnose(original.binary_check, *args).breaks == []
+    finally:
+        unmend(original.binary_check)
+
+
 def test_right_operand_index_out_of_range_is_left_to_python(tmp_path):
     # ``y[2]`` of a 2-element ``y`` raises while traced: the left side
     # decides as in Python (no error when it is False), at the cost of the break.

@@ -21,7 +21,9 @@ a test into one with the same truth value that stays a tensor under
 * ``a < b <= c`` (a chain whose middle operands are names) -> as
   ``a < b and b <= c``, which is how Python evaluates it;
 * ``t.item() > 3``, ``float(t) < 0.5``, ``int(t) == 2`` -> compared as 0-dim
-  float64/int64 tensors, exactly as Python compares the numbers.
+  float64/int64 tensors, exactly as Python compares the numbers;
+* ``torch.equal(a, b)`` with an arithmetic operand -> ``_graphmend.equal(a,
+  b)``: ``(a == b).all()`` under torch.compile where that is exact.
 """
 
 from __future__ import annotations
@@ -101,7 +103,21 @@ def lower_test(facts: FunctionFacts, original: cst.BaseExpression, updated: cst.
     kind = scalar_comparison(facts, original)
     if kind is not None:
         return _exact_comparison(updated, kind)
+    if _is_fresh_equal(facts, original):
+        return runtime_call("equal", [arg.with_changes(comma=cst.MaybeSentinel.DEFAULT) for arg in updated.args])
     return updated
+
+
+def _is_fresh_equal(facts: FunctionFacts, expr: cst.BaseExpression) -> bool:
+    """``torch.equal(a, b)`` with one operand an arithmetic result
+    (``torch.equal(y, y ** 2)``, pytorch-ignite's binary check): fresh, it
+    shares no memory with the other, where ``torch.equal`` may answer from
+    the memory alone."""
+    if not m.matches(expr, m.Call(args=[m.Arg(keyword=None, star=""), m.Arg(keyword=None, star="")])) or \
+            facts.qualified_name(expr.func) != "torch.equal":
+        return False
+    fresh = m.BinaryOperation() | m.UnaryOperation(operator=m.Minus() | m.BitInvert())
+    return any(m.matches(arg.value, fresh) for arg in expr.args)
 
 
 def _lower_boolean(facts: FunctionFacts, original: cst.BooleanOperation, updated: cst.BooleanOperation,

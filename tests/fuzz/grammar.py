@@ -163,7 +163,7 @@ def predicate(draw, names: tuple[str, ...]) -> str:
     scalar = draw(st.sampled_from(_SCALAR)).format(a=a)
     compare = draw(st.sampled_from(_COMPARE))
     kind = draw(st.sampled_from(("tensor", "tensor", "tensor", "any", "item", "float", "static", "and", "not",
-                                 "function_form", "or_any", "bool", "or_index", "chain")))
+                                 "function_form", "or_any", "bool", "or_index", "chain", "equal")))
     if kind == "any":
         return f"({a} {compare}).{draw(st.sampled_from(('any', 'all')))}()"
     if kind == "function_form":
@@ -181,6 +181,9 @@ def predicate(draw, names: tuple[str, ...]) -> str:
     if kind == "or_index":  # an integer index in the right operand; 5 is out of range
         other, index = draw(st.sampled_from(names)), draw(st.sampled_from(("0", "-1", "3", "5")))
         return f"{scalar} {compare} or {other}[{index}] > 0"
+    if kind == "equal":  # pytorch-ignite's binary check; two names keep torch.equal
+        other = draw(st.sampled_from((f"{a} ** 2", f"{a} * 1", f"{a}.round() * 1", *names)))
+        return f"{draw(st.sampled_from(('', 'not ')))}torch.equal({a}, {other})"
     if kind == "item":
         return f"{scalar}.item() {compare}"
     if kind == "float":
