@@ -26,6 +26,9 @@ else in graphmend touches ``torch._dynamo`` beyond its public API.
   (:data:`TRACES_MODULE_DICT`).
 * The graph-break registry that ships in the wheel
   (``torch/_dynamo/graph_break_registry.json``): :func:`graph_break_id`.
+* Automatic dynamic shapes' memory (``torch._dynamo.pgo``'s code state):
+  :func:`isolated_code_state` lets a diagnosis start from it as a fresh
+  process does, and leave it as it found it.
 
 :func:`install` applies what the probes allow, once, on the first mend or
 compile or when rewritten code first imports the runtime -- never at
@@ -38,6 +41,7 @@ why), so a message or a check is never dropped silently.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import io
@@ -49,7 +53,7 @@ import re
 import sys
 import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -398,6 +402,33 @@ def find_logger(key) -> logging.Logger:
 # -- the graph-break registry ----------------------------------------------------------------
 
 _GB_LINK = re.compile(r"/gb/gb(\d+)\.html")
+
+
+@contextlib.contextmanager
+def isolated_code_state() -> Iterator[None]:
+    """Within: Dynamo's automatic-dynamic memory as a fresh process has it;
+    after: the memory as it was, untouched.
+
+    Dynamo remembers, per code (``torch._dynamo.pgo``'s code state), which
+    sizes a recompile saw change, and compiles that code with those sizes
+    dynamic from then on, even after its compiled entries are reset.  A
+    second diagnosis of code whose sizes change inside one call (a
+    recursion on fewer rows: entmax) thus counted fewer graphs than the
+    first, and a diagnosis after mending looked like a gain.  Where this
+    torch keeps no such state, nothing is done."""
+    try:
+        from torch._dynamo import pgo
+    except ImportError:
+        pgo = None
+    if pgo is None or not hasattr(pgo, "_CODE_STATE"):
+        yield
+        return
+    saved = pgo._CODE_STATE
+    pgo._CODE_STATE = None  # made anew on first use, as in a fresh process
+    try:
+        yield
+    finally:
+        pgo._CODE_STATE = saved
 
 
 @functools.lru_cache(maxsize=1)

@@ -756,7 +756,9 @@ def _own_dynamo_caches() -> Iterator[None]:
     hold no compiled entries are reset before (forgetting, say, an earlier
     decision to skip a frame) and after (dropping the private graphs); code
     the user has compiled keeps its entries, and ours beside them stay
-    unused, keyed by a backend nobody else has.
+    unused, keyed by a backend nobody else has.  Dynamo's memory of which
+    sizes change (automatic dynamic shapes) is isolated the same way, so
+    every diagnosis counts the graphs a fresh process would compile.
     """
 
     def reset_uncompiled() -> None:
@@ -767,7 +769,8 @@ def _own_dynamo_caches() -> Iterator[None]:
     reset_uncompiled()
     had_entries = {id(code) for code in _compiled_codes() if _debug_get_cache_entry_list(code)}
     try:
-        yield
+        with compat.isolated_code_state():
+            yield
     finally:
         for code in _compiled_codes():
             if id(code) not in had_entries:

@@ -278,3 +278,26 @@ def test_a_rewritten_region_maps_to_its_first_line_of_code():
     before = ["def f(x):\n", "\n", "    # why\n", "    if x:\n", "        x = 1\n", "    return x\n"]
     after = ["def f(x):\n", "    _gm_cond_4 = x\n", "    if _gm_cond_4:\n", "        x = 1\n", "    return x\n"]
     assert line_map(before, after, 10) == [10, 13, 13, 14, 15]
+
+
+def _shrink(x):
+    if (x > 0).any():
+        x = x * 2
+    if x.shape[0] > 1:
+        return _shrink(x[: x.shape[0] // 2]) + x.sum()
+    return x.sum()
+
+
+def test_a_second_diagnosis_counts_what_the_first_did():
+    """Sizes that change inside one call (a recursion on fewer rows, as
+    entmax's sparsemax) make Dynamo recompile and remember those sizes as
+    dynamic, for that code, past a reset of its compiled entries: a second
+    diagnosis in the process counted 5 graphs where the first counted 8,
+    and a diagnosis after mending looked like a gain.  Each diagnosis now
+    starts from that memory as a fresh process does, and leaves it as it was."""
+    x = torch.arange(8.0) - 2
+    counts = [graphmend.diagnose(_shrink, x).graph_count for _ in range(3)]
+    assert counts[0] > 2 and counts == [counts[0]] * 3
+    compiled = torch.compile(_shrink, backend="eager")
+    compiled(x)  # what the user's own compile learnt counts neither
+    assert graphmend.diagnose(_shrink, x).graph_count == counts[0]
