@@ -133,17 +133,21 @@ def _autograd_leaves(loss: Any) -> list[Any]:
     return order
 
 
-def _run(row: Any, training: bool, fn: Any, args: tuple, kwargs: dict) -> dict[str, Any]:
-    """Call once; in training run backward and collect gradients."""
+def _run(row: Any, training: bool, fn: Any, args: tuple, kwargs: dict, compiled: Any = None) -> dict[str, Any]:
+    """Call once (``compiled``, ``torch.compile`` of ``fn``, when given); in
+    training run backward and collect gradients, named through ``fn``: a
+    compiled module names its parameters ``_orig_mod.*``, and a compiled
+    bound method has no ``__self__``."""
     import torch
 
     from graphmend.ecosystem import CALL_SEED
 
     torch.manual_seed(CALL_SEED)
+    call = fn if compiled is None else compiled
     if not training:
         with torch.no_grad():
-            return {"output": fn(*args, **kwargs), "grads": None, "loss": None}
-    output = fn(*args, **kwargs)
+            return {"output": call(*args, **kwargs), "grads": None, "loss": None}
+    output = call(*args, **kwargs)
     loss = row.loss(output)
     if loss is None:
         return {"output": output, "grads": None, "loss": None}
@@ -223,8 +227,8 @@ def worker(name: str, mode: str, explain: bool) -> dict[str, Any]:
     # 1b. the original under torch.compile: the control for step 6
     try:
         fn0, args0, kwargs0 = row.build(training)
-        result["compiled_original"] = _compare(original, _run(row, training, torch.compile(fn0, backend="eager"),
-                                                            args0, kwargs0))
+        result["compiled_original"] = _compare(original, _run(row, training, fn0, args0, kwargs0,
+                                                            torch.compile(fn0, backend="eager")))
         torch._dynamo.reset()
     except Exception as exc:
         errors["original_compiled"] = _error(exc)
@@ -289,8 +293,8 @@ def worker(name: str, mode: str, explain: bool) -> dict[str, Any]:
         # 6. the mended code under torch.compile (backend="eager")
         try:
             fn2, args2, kwargs2 = row.build(training)
-            compiled = torch.compile(fn2, backend="eager")
-            result["compiled"] = _compare(original, _run(row, training, compiled, args2, kwargs2))
+            result["compiled"] = _compare(original, _run(row, training, fn2, args2, kwargs2,
+                                                         torch.compile(fn2, backend="eager")))
         except Exception as exc:
             errors["mended_compiled"] = _error(exc)
     finally:

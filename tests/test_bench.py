@@ -85,3 +85,27 @@ def test_warm_latency_comes_from_the_processes_that_loaded_their_kernels():
     row = RowTiming("biogpt", "BioGPT", {"torch": torch_arm, "graphmend": ours})
     assert row.ratios("graphmend", "cold_s") == [0.9]
     assert [round(r, 2) for r in row.ratios("graphmend", "warm_ms")] == [0.83, 0.9]
+
+
+def test_ecosystem_worker_names_compiled_gradients_as_the_eager_ones():
+    """A row that calls a module with parameters, or a bound method: the
+    compiled arm names its gradients through the callable it compiled
+    (``torch.compile`` names them ``_orig_mod.*``, and a compiled bound
+    method has no ``__self__``), so eager and compiled gradients compare."""
+    import torch
+
+    from graphmend.bench_ecosystem import _compare, _run
+    from graphmend.ecosystem import Row
+
+    def make(training):
+        return torch.nn.Linear(3, 2), (torch.ones(4, 3),), {}
+
+    for callable_of in (lambda m: m, lambda m: m.forward):
+        row = Row("linear", "torch", torch.__version__, "Linear", (), lambda t: (callable_of(make(t)[0]), *make(t)[1:]))
+        fn, args, kwargs = row.build(True)
+        eager = _run(row, True, fn, args, kwargs)
+        fn2, args2, kwargs2 = row.build(True)
+        compiled = _run(row, True, fn2, args2, kwargs2, torch.compile(fn2, backend="eager"))
+        assert set(eager["grads"]) >= {"self.weight", "args[0]"} or set(eager["grads"]) >= {"fn.weight", "args[0]"}
+        comparison = _compare(eager, compiled)
+        assert comparison["identical"] and comparison["grads_identical"], comparison
