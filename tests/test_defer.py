@@ -499,14 +499,26 @@ def f(x):
     check_equivalent(source, "f", [(torch.ones(2),)], tmp_path, rules=["defer"], graphs=None)
 
 
+_FAILS_WHEN_THE_GRAPH_RUNS = {
+    # abs has no CPU kernel for bool: NotImplementedError.
+    "missing_kernel": ("flags = x > 0.5\n    logger.warning(f\"max {x.max()}\")\n    return flags.abs() + 1",
+                       (torch.tensor([0.25, 2.0]), torch.tensor([0]))),
+    # An integer index out of range: IndexError.
+    "index_out_of_range": ("logger.warning(\"looking up\")\n    return x[idx] * 2",
+                           (torch.tensor([1.0, 2.0]), torch.tensor([5]))),
+}
+
+
 @pytest.mark.xfail(strict=True, reason="known limitation: a deferred message is replayed after the graph, "
-                   "so an operation that fails only when the graph runs (a kernel missing for a dtype, which "
-                   "tracing on fake tensors does not see) raises before it; found by fuzz-s27, open")
-def test_a_message_before_an_operation_that_fails_at_run_time(tmp_path):
-    """``abs`` has no CPU kernel for bool: eagerly the warning is logged and
-    then ``NotImplementedError`` is raised; compiled, the graph raises
-    before the replay and the warning is lost."""
-    source = """
+                   "so an operation that fails only when the graph runs (not while Dynamo traces it on fake "
+                   "tensors) raises before it; found by fuzz-s27, open")
+@pytest.mark.parametrize("case", sorted(_FAILS_WHEN_THE_GRAPH_RUNS))
+def test_a_message_before_an_operation_that_fails_when_the_graph_runs(case, tmp_path):
+    """Eagerly the warning is logged and then the operation raises;
+    compiled, the graph raises before the replay and the warning is lost
+    (the exception is the original's)."""
+    body, args = _FAILS_WHEN_THE_GRAPH_RUNS[case]
+    source = f"""
 import logging
 
 import torch
@@ -514,9 +526,7 @@ import torch
 logger = logging.getLogger("gm.test")
 
 
-def f(x):
-    flags = x > 0.5
-    logger.warning(f"max {x.max()}")
-    return flags.abs() + 1
+def f(x, idx):
+    {body}
 """
-    check_equivalent(source, "f", [(torch.tensor([0.25, 2.0]),)], tmp_path, rules=["defer"], graphs=None)
+    check_equivalent(source, "f", [args], tmp_path, rules=["defer"], graphs=None)
