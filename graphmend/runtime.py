@@ -493,6 +493,12 @@ def unique_tested(value, operands=None, method=False, **options):
     return value.unique(**options) if method else torch.unique(value, **options)
 
 
+def _plain(value) -> bool:
+    """A tensor of torch's own (a parameter too), not a subclass, whose
+    operations may answer otherwise."""
+    return type(value) in (torch.Tensor, torch.nn.Parameter)
+
+
 def _unique_problem(value, operands) -> str | None:
     """Why the tests might answer differently on ``value`` than on its
     unique values, or why ``unique`` might fail where ``value`` does not: a
@@ -500,7 +506,7 @@ def _unique_problem(value, operands) -> str | None:
     ``unique`` may refuse, or something to compare with (``operands()``)
     that is not None or a number: a tensor pairs its elements with the
     values by position, and those differ."""
-    if type(value) not in (torch.Tensor, torch.nn.Parameter):
+    if not _plain(value):
         return f"unique of a {type(value).__name__} is made as written"
     if value.layout != torch.strided or value.dtype not in _UNIQUE_DTYPES or value.device.type not in ("cpu", "cuda"):
         return f"unique of a {value.dtype} tensor ({value.layout}, {value.device.type}) is made as written"
@@ -687,7 +693,7 @@ def equal(a, b):
     a 0-dim bool tensor with the same truth (a NaN is unequal to itself in
     both; the rule proved one operand a fresh result, so the two share no
     memory).  Otherwise, and eagerly, ``torch.equal`` itself."""
-    if compiling() and all(type(t) in (torch.Tensor, torch.nn.Parameter) for t in (a, b)):
+    if compiling() and _plain(a) and _plain(b):
         if a.dtype == b.dtype and a.device == b.device and a.layout == b.layout == torch.strided:
             return False if a.shape != b.shape else (a == b).all()
         _fall_back("torch.equal of tensors that differ in dtype, device or layout")
@@ -1056,7 +1062,7 @@ def _is_scalar_index(element) -> bool:
 
 def _scalar_index_problem(value, elements: tuple, scalars: list) -> str | None:
     """Why :func:`scalar_index` cannot gather, or None."""
-    if type(value) not in (torch.Tensor, torch.nn.Parameter) or value.layout != torch.strided:
+    if not _plain(value) or value.layout != torch.strided:
         return "the indexed value is a tensor subclass or not strided"
     if not value.is_contiguous():
         return "the indexed value is not contiguous (a copy of the elements would change their memory order)"
@@ -1182,6 +1188,8 @@ def _dense(tensor) -> bool:
     """Whether ``tensor``'s elements fill its memory once each, in some
     order of its dimensions (contiguous, or transposed like ``torch.t``'s
     result): no element is stored twice, as in an expanded tensor."""
+    if tensor.is_contiguous():
+        return True
     expected = 1
     for stride, size in sorted((stride, size) for size, stride in zip(tensor.shape, tensor.stride()) if size != 1):
         if stride != expected:
