@@ -583,15 +583,42 @@ def _kept(through: cst.BaseExpression, statements: list[cst.CSTNode]) -> bool:
     return stores.count(root) == (updates if isinstance(through, cst.Name) else 0)
 
 
+def _embedding_lookup(callee: str) -> bool:
+    """Whether a call of ``callee`` looks up rows of an embedding table
+    (``embed_tokens``, ``word_embeddings``), by name; a norm over
+    embeddings (BART's ``layernorm_embedding``) looks nothing up."""
+    lowered = callee.lower()
+    return "embed" in lowered and "norm" not in lowered
+
+
 def index_uses(statement: cst.CSTNode) -> list[cst.CSTNode]:
     """Subscript indices and arguments of indexing calls in ``statement``."""
     uses: list[cst.CSTNode] = [element for sub in m.findall(statement, m.Subscript()) for element in sub.slice]
     for call in m.findall(statement, m.Call()):
         callee = cst.helpers.get_full_name_for_node(call.func) or ""
         last = callee.rsplit(".", 1)[-1]
-        if last in api.INDEXING_CALLS or "embed" in last.lower():
+        if last in api.INDEXING_CALLS or _embedding_lookup(last):
             uses.extend(call.args)
     return uses
+
+
+def tensor_index(statements: list[cst.CSTNode], is_tensor: Callable[[cst.BaseExpression], bool]
+                 ) -> cst.BaseExpression | None:
+    """The first index in ``statements`` that ``is_tensor`` says may be a
+    tensor (subscript indices, not slices or boolean masks, and the
+    arguments of indexing calls), or None.  Out of range, such an index
+    fails when the graph runs, which tracing on fake tensors cannot see."""
+    for statement in statements:
+        for used in index_uses(statement):
+            if isinstance(used, cst.SubscriptElement):
+                # A slice's bounds clamp; a tensor bound is read (and breaks) while tracing.
+                index = used.slice.value if isinstance(used.slice, cst.Index) else None
+            else:
+                index = used.value
+            # A boolean mask's shape is checked while tracing.
+            if index is not None and not isinstance(index, cst.Comparison) and is_tensor(index):
+                return index
+    return None
 
 
 # -- messages built while tracing -----------------------------------------------------

@@ -218,6 +218,13 @@ class FunctionFacts:
     def tensorness(self, expr: cst.BaseExpression) -> Tensorness:
         return classify(expr, self.qualified_name, self.tensor_names)
 
+    def reads_tensor(self, expr: cst.BaseExpression) -> bool:
+        """Whether ``expr`` is a tensor by its own form, or reads a name the
+        function binds to one (``index.reshape(1)``).  A parameter or an
+        attribute, which may hold anything, does not count."""
+        reads = {name.value for name in m.findall(expr, m.Name())}
+        return bool(reads & self.tensor_names) or self.tensorness(expr) is Tensorness.TENSOR
+
     def is_static(self, expr: cst.BaseExpression) -> bool:
         return self.tensorness(expr) is Tensorness.STATIC
 

@@ -53,6 +53,16 @@ Safety
       Not covered: a string that other code built from a tensor (``str(t)``
       or ``"{}".format(t)`` in a helper) which is then updated in place
       later in the same graph.
+    * The replay comes after the graph, so an error the graph raises while
+      it runs loses the messages deferred in it.  Tracing on fake tensors
+      sees most errors (shapes, an int index out of range), and then Dynamo
+      ends the graph before them; what only the data decides, it cannot
+      see.  Declined therefore: a call followed, in its function, by an
+      index that is a tensor the function makes (``bins =
+      bucketize(x, edges)`` ... ``y.gather(0, bins)``).  Not covered: an
+      index the function is given as a parameter (it may be an int), one in
+      a function it calls or in its caller's code after it returns, and a
+      kernel missing for a dtype (``abs`` of a bool tensor).
     * Not covered either: an error while formatting a replayed message
       (``{t:.4f}`` of a multi-element tensor) is raised after the graph,
       where eager code raised it at the call; the type and text are the same.
@@ -97,8 +107,10 @@ import re
 import libcst as cst
 import libcst.matchers as m
 
+from graphmend.analysis.bindings import following
+from graphmend.analysis.effects import tensor_index
 from graphmend.analysis.facts import FunctionFacts
-from graphmend.rules.base import Context, Declined, keyword, runtime_call, runtime_function, string
+from graphmend.rules.base import Context, Declined, code, keyword, runtime_call, runtime_function, string
 
 STREAMS = {"sys.stdout": "stdout", "sys.stderr": "stderr"}
 PRINT_KEYWORDS = frozenset({"sep", "end", "file", "flush"})
@@ -223,6 +235,7 @@ def convert_effect_call(ctx: Context, original: cst.Expr, updated: cst.Expr) -> 
         return updated
     builder = {"print": _print, "warnings.warn": _warn, "helper": _helper}.get(kind, _log)
     try:
+        _check_nothing_fails_later(ctx)
         # An expression holds no statement this pass rewrites, so the
         # original call is the updated one, and it carries the metadata.
         replacement = builder(ctx, call, kind)
@@ -233,6 +246,16 @@ def convert_effect_call(ctx: Context, original: cst.Expr, updated: cst.Expr) -> 
         replacement = append_args(replacement, [keyword("keep_grad", cst.Name("False"))])
     ctx.record(original, "defer", f"{kind} -> deferred")
     return updated.with_changes(value=replacement)
+
+
+def _check_nothing_fails_later(ctx: Context) -> None:
+    """Declined where code after the call, in the same function, indexes
+    with a tensor: out of range, the index fails when the graph runs, and
+    the graph's exception leaves before the replay, losing the message."""
+    index = tensor_index(following(ctx.ancestors), ctx.facts.reads_tensor)
+    if index is not None:
+        raise Declined(f"after the call, `{code(index)}` indexes with a tensor: out of range, it fails when the "
+                       "graph runs, and the message, replayed after the graph, would be lost")
 
 
 def _keep_grad(ctx: Context) -> bool:

@@ -377,7 +377,10 @@ def scalar_index(draw, scope: "_Scope") -> tuple[Stmt, ...]:
     head = [Stmt(f"{index} = {draw(st.sampled_from(_SCALAR_INDICES)).format(a=a)}"),
             Stmt(f"{matrix} = torch.outer({v}, {draw(st.sampled_from(INPUTS))})")]
     read = draw(st.sampled_from(_SCALAR_READS)).format(v=v, m=matrix, i=index)
-    use = draw(st.sampled_from(("{r} * 2 + 1", "{r} - {b}.sum()", "-{r}", "{r} > 0.5")))
+    # A comparison is used as a number: a bool name would reach ``.abs()``,
+    # which has no bool kernel, a failure on every input whatever the rules
+    # do (and one a deferred message before it cannot survive, see README).
+    use = draw(st.sampled_from(("{r} * 2 + 1", "{r} - {b}.sum()", "-{r}", "({r} > 0.5) * 1.0")))
     b = draw(st.sampled_from(names))
     if draw(st.booleans()):
         return (*head, Stmt(f"{scope.new()} = {use.format(r=read, b=b)}"))
