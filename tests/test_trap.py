@@ -277,6 +277,29 @@ def spline(inputs, cumwidths, widths):
     assert not result.sites and "computed from the tested tensor" in result.skips[0].reason
 
 
+def test_a_tensor_index_after_the_guard_keeps_the_guard(tmp_path):
+    """An index the function computes from other data than the tested
+    tensor: given an input the guard rejects and an index out of range,
+    eager code raises the guard's ValueError first; deferred, the IndexError
+    inside the graph would come first.  So the guard stays."""
+    source = """
+import torch
+
+
+def lookup(x, table):
+    if (x < 0).any():
+        raise ValueError("negative input")
+    rows = torch.argmax(table, dim=1) - 5
+    return table[rows] + x
+"""
+    table = torch.tensor([[0.0, 1.0], [1.0, 0.0]])
+    result = check_equivalent(
+        source, "lookup", [(torch.tensor([-1.0, 2.0]), table), (torch.tensor([1.0, 2.0]), table)],
+        tmp_path, rules=["trap"], graphs=None,
+    )
+    assert not result.sites and "`rows` indexes with a tensor" in result.skips[0].reason
+
+
 def test_torch_equal_with_a_fresh_operand_is_a_deferred_check(tmp_path):
     """pytorch-ignite's binary check ``if not torch.equal(y, y ** 2): raise``:
     ``torch.equal`` is a Python bool Dynamo reads back (a break); under

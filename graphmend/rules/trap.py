@@ -83,11 +83,14 @@ Safety
     * Declined as well: a guard inside ``try``/``with``/``except`` (the
       raise would escape the block), generator functions, ``raise ...
       from``, keyword or starred exception arguments, an exception that is
-      not a global name, and a guard whose tested tensor, or a value the
-      function computes from it (``bin_idx = searchsorted(edges, x)``), is
-      used as an index (subscript, ``gather``, ``embedding``-like calls)
-      after it: an out-of-range index would fail inside the graph before
-      the check could raise.
+      not a global name, and a guard followed by an index that is a
+      tensor (subscript, ``gather``, ``embedding``-like calls): its tested
+      tensor, a value the function computes from it (``bin_idx =
+      searchsorted(edges, x)``), or any other tensor the function makes.
+      An out-of-range index would fail inside the graph before the check
+      could raise; given a rejected input, eager code raises the guard's
+      exception first.  A parameter used as an index is not seen (it may
+      hold an int).
     * An ``assert`` on a tensor that no diagnosis names still matters:
       Dynamo compiles it into an assertion inside the graph, which fails
       (RuntimeError) before the graph's deferred messages and checks and
@@ -99,7 +102,8 @@ Safety
       calls after the guard (e.g. BatchNorm's running statistics in
       training), code of callers compiled into the same graph, errors
       raised inside the graph by other operations on the rejected input
-      (out of range in an index it computes in a function it calls),
+      (out of range in an index it computes in a function it calls, a
+      kernel missing for a dtype),
       and an in-graph assert behind a rewrite in a function it calls or
       later in an enclosing loop's body (an earlier iteration).
 """
@@ -115,6 +119,7 @@ from graphmend.analysis.bindings import computed_from, dotted_name, following
 from graphmend.analysis import api
 from graphmend.analysis.effects import (
     hazards_around, in_place_updates, index_uses, literal_format, message_impurity, message_read,
+    tensor_index,
 )
 from graphmend.analysis.facts import FunctionFacts
 from graphmend.analysis.tensorness import Tensorness
@@ -348,6 +353,11 @@ def check_placement(ctx: Context, guard: cst.CSTNode, ancestors: Sequence[cst.CS
                     f"after the guard, the index {code(used)} is computed from the tested tensor: it could fail "
                     "in the graph before the check"
                 )
+    index = tensor_index(after, facts.reads_tensor)
+    if index is not None:
+        # Given an input the guard rejects as well, eager code raises the guard's exception first.
+        raise Declined(f"after the guard, `{code(index)}` indexes with a tensor: out of range, it fails in the "
+                       "graph before the check")
     return _untouched([hazard.through for hazard in hazards], facts)
 
 
