@@ -602,12 +602,12 @@ def index_uses(statement: cst.CSTNode) -> list[cst.CSTNode]:
     return uses
 
 
-def tensor_index(statements: list[cst.CSTNode], is_tensor: Callable[[cst.BaseExpression], bool]
-                 ) -> cst.BaseExpression | None:
-    """The first index in ``statements`` that ``is_tensor`` says may be a
-    tensor (subscript indices, not slices or boolean masks, and the
-    arguments of indexing calls), or None.  Out of range, such an index
-    fails when the graph runs, which tracing on fake tensors cannot see."""
+def failing_index(statements: list[cst.CSTNode], may_fail: Callable[[cst.BaseExpression], bool]
+                  ) -> cst.BaseExpression | None:
+    """The first index in ``statements`` (subscript indices, not slices,
+    and the arguments of indexing calls) that ``may_fail`` says may be out
+    of range when the graph runs, which tracing on fake tensors cannot
+    see; or None."""
     for statement in statements:
         for used in index_uses(statement):
             if isinstance(used, cst.SubscriptElement):
@@ -615,8 +615,7 @@ def tensor_index(statements: list[cst.CSTNode], is_tensor: Callable[[cst.BaseExp
                 index = used.slice.value if isinstance(used.slice, cst.Index) else None
             else:
                 index = used.value
-            # A boolean mask's shape is checked while tracing.
-            if index is not None and not isinstance(index, cst.Comparison) and is_tensor(index):
+            if index is not None and may_fail(index):
                 return index
     return None
 

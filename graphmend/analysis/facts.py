@@ -52,7 +52,9 @@ from graphmend.analysis.effects import (
 from graphmend.analysis.gradients import reached_before
 from graphmend.analysis.liveness import Liveness
 from graphmend.analysis.source import ModuleNames
-from graphmend.analysis.tensorness import Tensorness, classify, is_bool_scalar, tensor_names
+from graphmend.analysis.tensorness import (
+    COMPARISON_OPERATORS, Tensorness, classify, is_bool_scalar, is_bool_tensor, tensor_names,
+)
 
 
 _BUILTINS = frozenset(dir(builtins))
@@ -217,6 +219,30 @@ class FunctionFacts:
 
     def tensorness(self, expr: cst.BaseExpression) -> Tensorness:
         return classify(expr, self.qualified_name, self.tensor_names)
+
+    def is_mask(self, expr: cst.BaseExpression, seen: frozenset[str] = frozenset()) -> bool:
+        """Whether ``expr`` surely indexes as a mask: a bool tensor (a
+        predicate, ``~``/``&``/``|`` of masks, or a local every binding of
+        which is one) or a comparison (of numbers, a Python bool)."""
+        if is_bool_tensor(expr, self.qualified_name) or (
+                isinstance(expr, cst.Comparison)
+                and all(isinstance(c.operator, COMPARISON_OPERATORS) for c in expr.comparisons)):
+            return True
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.BitInvert):
+            return self.is_mask(expr.expression, seen)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
+            return self.is_mask(expr.left, seen) and self.is_mask(expr.right, seen)
+        if not isinstance(expr, cst.Name) or expr.value in self.parameters or expr.value in seen:
+            return False
+        bound = m.findall(self.function.body, m.Assign(targets=[m.AssignTarget(m.Name(expr.value))]))
+        return bool(bound) and len(bound) == name_uses(self.function.body).stores.count(expr.value) and all(
+            self.is_mask(assign.value, seen | {expr.value}) for assign in bound)
+
+    def may_index_out_of_range(self, expr: cst.BaseExpression) -> bool:
+        """Whether ``expr``, as an index, may be out of range when the graph
+        runs: a tensor the function makes (:meth:`reads_tensor`) that is not
+        a mask, whose shape tracing checks."""
+        return self.reads_tensor(expr) and not self.is_mask(expr)
 
     def reads_tensor(self, expr: cst.BaseExpression) -> bool:
         """Whether ``expr`` is a tensor by its own form, or reads a name the

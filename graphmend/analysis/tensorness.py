@@ -35,8 +35,9 @@ class Tensorness(enum.Enum):
 
 
 QualifiedName = Callable[[cst.CSTNode], "str | None"]
-_COMPARISON_OPS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
-                   cst.Equal, cst.NotEqual)
+#: Comparisons that compare elements (not ``is`` or ``in``, which see the object).
+COMPARISON_OPERATORS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
+                        cst.Equal, cst.NotEqual)
 
 
 def classify(
@@ -73,7 +74,7 @@ def classify(
         ops = [target.operator for target in expr.comparisons]
         if all(isinstance(op, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for op in ops):
             return Tensorness.STATIC
-        if not all(isinstance(op, _COMPARISON_OPS) for op in ops):
+        if not all(isinstance(op, COMPARISON_OPERATORS) for op in ops):
             return Tensorness.UNKNOWN
         result = go(expr.left)
         for target in expr.comparisons:
@@ -128,7 +129,7 @@ def is_torch_tensor(expr: cst.BaseExpression, qualified_name: QualifiedName) -> 
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.BitInvert)):
         return is_torch_tensor(expr.expression, qualified_name)
     if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1 and \
-            isinstance(expr.comparisons[0].operator, _COMPARISON_OPS):
+            isinstance(expr.comparisons[0].operator, COMPARISON_OPERATORS):
         return is_torch_tensor(expr.left, qualified_name) or \
             is_torch_tensor(expr.comparisons[0].comparator, qualified_name)
     return False
@@ -182,7 +183,7 @@ def is_bool_tensor(expr: cst.BaseExpression, qualified_name: QualifiedName) -> b
                 return is_bool_tensor(expr.func.value, qualified_name)
         return False
     if isinstance(expr, cst.Comparison):
-        return len(expr.comparisons) == 1 and isinstance(expr.comparisons[0].operator, _COMPARISON_OPS) and \
+        return len(expr.comparisons) == 1 and isinstance(expr.comparisons[0].operator, COMPARISON_OPERATORS) and \
             is_torch_tensor(expr, qualified_name)
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.BitInvert):
         return is_bool_tensor(expr.expression, qualified_name)
@@ -204,7 +205,7 @@ def is_bool_scalar(expr: cst.BaseExpression, qualified_name: QualifiedName) -> b
             return is_bool_tensor(expr.func.value, qualified_name)
         return False
     if isinstance(expr, cst.Comparison):
-        if len(expr.comparisons) != 1 or not isinstance(expr.comparisons[0].operator, _COMPARISON_OPS):
+        if len(expr.comparisons) != 1 or not isinstance(expr.comparisons[0].operator, COMPARISON_OPERATORS):
             return False
         sides = (expr.left, expr.comparisons[0].comparator)
         return all(is_zero_dim(s, qualified_name) or _is_number(s) for s in sides) and \

@@ -108,7 +108,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from graphmend.analysis.bindings import following
-from graphmend.analysis.effects import tensor_index
+from graphmend.analysis.effects import failing_index
 from graphmend.analysis.facts import FunctionFacts
 from graphmend.rules.base import Context, Declined, code, keyword, runtime_call, runtime_function, string
 
@@ -252,7 +252,7 @@ def _check_nothing_fails_later(ctx: Context) -> None:
     """Declined where code after the call, in the same function, indexes
     with a tensor: out of range, the index fails when the graph runs, and
     the graph's exception leaves before the replay, losing the message."""
-    index = tensor_index(following(ctx.ancestors), ctx.facts.reads_tensor)
+    index = failing_index(following(ctx.ancestors), ctx.facts.may_index_out_of_range)
     if index is not None:
         raise Declined(f"after the call, `{code(index)}` indexes with a tensor: out of range, it fails when the "
                        "graph runs, and the message, replayed after the graph, would be lost")

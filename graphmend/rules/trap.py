@@ -119,7 +119,7 @@ from graphmend.analysis.bindings import computed_from, dotted_name, following
 from graphmend.analysis import api
 from graphmend.analysis.effects import (
     hazards_around, in_place_updates, index_uses, literal_format, message_impurity, message_read,
-    tensor_index,
+    failing_index,
 )
 from graphmend.analysis.facts import FunctionFacts
 from graphmend.analysis.tensorness import Tensorness
@@ -353,7 +353,7 @@ def check_placement(ctx: Context, guard: cst.CSTNode, ancestors: Sequence[cst.CS
                     f"after the guard, the index {code(used)} is computed from the tested tensor: it could fail "
                     "in the graph before the check"
                 )
-    index = tensor_index(after, facts.reads_tensor)
+    index = failing_index(after, facts.may_index_out_of_range)
     if index is not None:
         # Given an input the guard rejects as well, eager code raises the guard's exception first.
         raise Declined(f"after the guard, `{code(index)}` indexes with a tensor: out of range, it fails in the "

@@ -45,18 +45,15 @@ Safety
 from __future__ import annotations
 
 import libcst as cst
-import libcst.matchers as m
 
 from graphmend.analysis.bindings import iter_children, name_uses, nested_scopes, parameter_names, walk_own
-from graphmend.analysis.tensorness import Tensorness, is_bool_tensor
+from graphmend.analysis.tensorness import COMPARISON_OPERATORS, Tensorness
 from graphmend.rules.base import Context, Declined, code, runtime_call
 
 #: Operators whose result at an element depends on that element alone (not ``@``).
 _ELEMENT_WISE = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power,
                  cst.BitAnd, cst.BitOr, cst.BitXor, cst.LeftShift, cst.RightShift)
 _UNARY = (cst.Minus, cst.Plus, cst.BitInvert)
-#: Comparisons that compare elements (not ``is`` or ``in``, which see the object).
-_COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
 
 
 def convert_scalar_index(ctx: Context, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
@@ -113,23 +110,7 @@ def _may_be_scalar(facts, element: cst.SubscriptElement) -> bool:
     """Whether the element may be a 0-dim integer tensor (not a slice, a
     literal, a static value, or a bool mask)."""
     return isinstance(element.slice, cst.Index) and not facts.is_static(element.slice.value) and \
-        not _a_mask(facts, element.slice.value)
-
-
-def _a_mask(facts, expr: cst.BaseExpression) -> bool:
-    """Whether ``expr`` is surely a bool tensor (it indexes as a mask): a
-    comparison, a predicate, or a local every binding of which is one."""
-    if is_bool_tensor(expr, facts.qualified_name):
-        return True
-    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.BitInvert):
-        return _a_mask(facts, expr.expression)
-    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
-        return _a_mask(facts, expr.left) and _a_mask(facts, expr.right)
-    if not isinstance(expr, cst.Name) or expr.value in parameter_names(facts.function):
-        return False
-    bound = m.findall(facts.function.body, m.Assign(targets=[m.AssignTarget(m.Name(expr.value))]))
-    return bool(bound) and len(bound) == name_uses(facts.function.body).stores.count(expr.value) and all(
-        is_bool_tensor(assign.value, facts.qualified_name) for assign in bound)
+        not facts.is_mask(element.slice.value)
 
 
 def _check_use(facts, subscript: cst.Subscript, parent: cst.CSTNode) -> None:
@@ -162,9 +143,9 @@ def _is_operand(expression: cst.BaseExpression, parent: cst.CSTNode) -> bool:
     if isinstance(parent, cst.UnaryOperation):
         return isinstance(parent.operator, _UNARY)
     if isinstance(parent, cst.ComparisonTarget):
-        return isinstance(parent.operator, _COMPARISONS)
+        return isinstance(parent.operator, COMPARISON_OPERATORS)
     return isinstance(parent, cst.Comparison) and parent.left is expression and all(
-        isinstance(target.operator, _COMPARISONS) for target in parent.comparisons)
+        isinstance(target.operator, COMPARISON_OPERATORS) for target in parent.comparisons)
 
 
 def _index_value(elements) -> cst.BaseExpression:
