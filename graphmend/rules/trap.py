@@ -118,8 +118,7 @@ import libcst.matchers as m
 from graphmend.analysis.bindings import computed_from, dotted_name, following
 from graphmend.analysis import api
 from graphmend.analysis.effects import (
-    hazards_around, in_place_updates, index_uses, literal_format, message_impurity, message_read,
-    failing_index,
+    failing_index, hazards_around, in_place_updates, index_uses, literal_format, message_impurity, message_read,
 )
 from graphmend.analysis.facts import FunctionFacts
 from graphmend.analysis.tensorness import Tensorness
