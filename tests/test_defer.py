@@ -513,19 +513,23 @@ def f(x, idx):
 """
 
 
-#: An index the function computes as a tensor follows the message: [Defer]
-#: declines, so the message is logged before the read fails, as eagerly.
-_INDEX_COMPUTED_AFTER_THE_MESSAGE = {
+#: What fails only when the graph runs follows the message (an index the
+#: function computes as a tensor, a factorisation of a matrix that is not
+#: positive-definite): [Defer] declines, so the message is logged before the
+#: error, as eagerly.
+_FAILS_IN_THE_GRAPH_AFTER_THE_MESSAGE = {
     "subscript": ("index = torch.argmin(x) - 5\n    logger.warning(\"reading\")\n    return x[index.reshape(1)] * 2",
                   (torch.tensor([1.0, 2.0]), None)),
     "gather": ("bins = torch.bucketize(x, torch.tensor([0.0, 1.0, 4.0]))\n    print(\"bins\")\n"
                "    return x.gather(0, bins)", (torch.tensor([1.5, 5.0]), None)),
+    "cholesky": ("logger.warning(\"factorising\")\n    return torch.linalg.cholesky(x * 2)",
+                 (torch.tensor([[1.0, 2.0], [2.0, 1.0]]), None)),
 }
 
 
-@pytest.mark.parametrize("case", sorted(_INDEX_COMPUTED_AFTER_THE_MESSAGE))
-def test_a_message_before_a_computed_index_is_kept_in_place(case, tmp_path):
-    body, args = _INDEX_COMPUTED_AFTER_THE_MESSAGE[case]
+@pytest.mark.parametrize("case", sorted(_FAILS_IN_THE_GRAPH_AFTER_THE_MESSAGE))
+def test_a_message_before_what_fails_in_the_graph_is_kept_in_place(case, tmp_path):
+    body, args = _FAILS_IN_THE_GRAPH_AFTER_THE_MESSAGE[case]
     check_equivalent(_message_then(body), "f", [args], tmp_path, rules=["defer"], graphs=None)
 
 

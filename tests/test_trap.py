@@ -300,6 +300,27 @@ def lookup(x, table):
     assert not result.sites and "`rows` indexes with a tensor" in result.skips[0].reason
 
 
+def test_a_call_that_rejects_values_after_the_guard_keeps_the_guard(tmp_path):
+    """A singular matrix makes ``torch.linalg.solve`` raise inside the graph:
+    with a ``b`` the guard rejects as well, eager code raises its ValueError
+    first."""
+    source = """
+import torch
+
+
+def solve(a, b):
+    if not torch.isfinite(b).all():
+        raise ValueError("b is not finite")
+    return torch.linalg.solve(a, b)
+"""
+    singular = torch.tensor([[1.0, 2.0], [2.0, 4.0]])
+    result = check_equivalent(
+        source, "solve", [(singular, torch.tensor([1.0, float("nan")])), (torch.eye(2), torch.tensor([1.0, 2.0]))],
+        tmp_path, rules=["trap"], graphs=None,
+    )
+    assert not result.sites and "rejects some values" in result.skips[0].reason
+
+
 def test_torch_equal_with_a_fresh_operand_is_a_deferred_check(tmp_path):
     """pytorch-ignite's binary check ``if not torch.equal(y, y ** 2): raise``:
     ``torch.equal`` is a Python bool Dynamo reads back (a break); under

@@ -57,6 +57,15 @@ REDUCTIONS = _names("all any sum mean max min amax amin prod norm count_nonzero 
 #: Reductions whose 0-dim result is a bool tensor whatever the input
 #: (``torch.all`` of a uint8 tensor is uint8, so only for bool inputs).
 BOOL_REDUCTIONS = _names("all any")
+#: Functions (qualified names) that raise on some values of their input
+#: when the graph runs, which tracing on fake tensors cannot see: a matrix
+#: that is not positive-definite or is singular, probabilities that are
+#: negative, infinite or sum to zero.
+RAISING_FUNCTIONS = _names(
+    "torch.cholesky torch.linalg.cholesky torch.inverse torch.linalg.inv torch.linalg.solve torch.multinomial"
+)
+#: The tensor methods of these.
+RAISING_METHODS = _names("cholesky inverse multinomial")
 #: Calls (by the callee's last name) an argument of which is used as an index.
 INDEXING_CALLS = _names(
     """gather index_select take take_along_dim one_hot scatter scatter_add scatter_reduce

@@ -602,24 +602,6 @@ def index_uses(statement: cst.CSTNode) -> list[cst.CSTNode]:
     return uses
 
 
-def failing_index(statements: list[cst.CSTNode], may_fail: Callable[[cst.BaseExpression], bool]
-                  ) -> cst.BaseExpression | None:
-    """The first index in ``statements`` (subscript indices, not slices,
-    and the arguments of indexing calls) that ``may_fail`` says may be out
-    of range when the graph runs, which tracing on fake tensors cannot
-    see; or None."""
-    for statement in statements:
-        for used in index_uses(statement):
-            if isinstance(used, cst.SubscriptElement):
-                # A slice's bounds clamp; a tensor bound is read (and breaks) while tracing.
-                index = used.slice.value if isinstance(used.slice, cst.Index) else None
-            else:
-                index = used.value
-            if index is not None and may_fail(index):
-                return index
-    return None
-
-
 # -- messages built while tracing -----------------------------------------------------
 
 

@@ -39,12 +39,14 @@ from graphmend.analysis.bindings import (
 )
 from graphmend.analysis.effects import (
     alias_classes,
+    code,
     constant_names,
     constant_operand,
     expression_impurity,
     fresh_locals,
     in_place_hazard,
     in_place_update,
+    index_uses,
     linear_impurity,
     merged_names,
     rebinds_afresh,
@@ -238,11 +240,30 @@ class FunctionFacts:
         return bool(bound) and len(bound) == name_uses(self.function.body).stores.count(expr.value) and all(
             self.is_mask(assign.value, seen | {expr.value}) for assign in bound)
 
-    def may_index_out_of_range(self, expr: cst.BaseExpression) -> bool:
-        """Whether ``expr``, as an index, may be out of range when the graph
-        runs: a tensor the function makes (:meth:`reads_tensor`) that is not
-        a mask, whose shape tracing checks."""
-        return self.reads_tensor(expr) and not self.is_mask(expr)
+    def fails_when_run(self, statements: Iterable[cst.CSTNode]) -> str | None:
+        """What in ``statements`` may raise only when the graph runs, which
+        tracing on fake tensors cannot see, or None: an index (subscript
+        indices, not slices, and the arguments of indexing calls) that is a
+        tensor the function makes (:meth:`reads_tensor`) and not a mask,
+        whose shape tracing checks; or a call that rejects some values
+        (:data:`~graphmend.analysis.api.RAISING_FUNCTIONS`, and their
+        methods on a tensor the function makes).  Parameters may hold
+        anything (an int index), so they do not count."""
+        for statement in statements:
+            for used in index_uses(statement):
+                if isinstance(used, cst.SubscriptElement):
+                    # A slice's bounds clamp; a tensor bound is read (and breaks) while tracing.
+                    index = used.slice.value if isinstance(used.slice, cst.Index) else None
+                else:
+                    index = used.value
+                if index is not None and self.reads_tensor(index) and not self.is_mask(index):
+                    return f"`{code(index)}` indexes with a tensor, which may be out of range"
+            for call in m.findall(statement, m.Call()):
+                method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+                if self.qualified_name(call.func) in api.RAISING_FUNCTIONS or (
+                        method in api.RAISING_METHODS and self.reads_tensor(call.func.value)):
+                    return f"`{code(call.func)}()` rejects some values"
+        return None
 
     def reads_tensor(self, expr: cst.BaseExpression) -> bool:
         """Whether ``expr`` is a tensor by its own form, or reads a name the

@@ -59,7 +59,10 @@ Safety
       ends the graph before them; what only the data decides, it cannot
       see.  Declined therefore: a call followed, in its function, by an
       index that is a tensor the function makes (``bins =
-      bucketize(x, edges)`` ... ``y.gather(0, bins)``).  Not covered: an
+      bucketize(x, edges)`` ... ``y.gather(0, bins)``), or by a call that
+      rejects some values (``torch.linalg.cholesky`` of a matrix that is
+      not positive-definite, ``inv``/``solve`` of a singular one,
+      ``multinomial`` of invalid probabilities).  Not covered: an
       index the function is given as a parameter (it may be an int), one in
       a function it calls or in its caller's code after it returns, and a
       kernel missing for a dtype (``abs`` of a bool tensor).
@@ -108,9 +111,8 @@ import libcst as cst
 import libcst.matchers as m
 
 from graphmend.analysis.bindings import following
-from graphmend.analysis.effects import failing_index
 from graphmend.analysis.facts import FunctionFacts
-from graphmend.rules.base import Context, Declined, code, keyword, runtime_call, runtime_function, string
+from graphmend.rules.base import Context, Declined, keyword, runtime_call, runtime_function, string
 
 STREAMS = {"sys.stdout": "stdout", "sys.stderr": "stderr"}
 PRINT_KEYWORDS = frozenset({"sep", "end", "file", "flush"})
@@ -249,13 +251,13 @@ def convert_effect_call(ctx: Context, original: cst.Expr, updated: cst.Expr) -> 
 
 
 def _check_nothing_fails_later(ctx: Context) -> None:
-    """Declined where code after the call, in the same function, indexes
-    with a tensor: out of range, the index fails when the graph runs, and
+    """Declined where code after the call, in the same function, may raise
+    when the graph runs (a tensor index out of range, a singular matrix):
     the graph's exception leaves before the replay, losing the message."""
-    index = failing_index(following(ctx.ancestors), ctx.facts.may_index_out_of_range)
-    if index is not None:
-        raise Declined(f"after the call, `{code(index)}` indexes with a tensor: out of range, it fails when the "
-                       "graph runs, and the message, replayed after the graph, would be lost")
+    failure = ctx.facts.fails_when_run(following(ctx.ancestors))
+    if failure is not None:
+        raise Declined(f"after the call, {failure}: that fails when the graph runs, and the message, replayed "
+                       "after the graph, would be lost")
 
 
 def _keep_grad(ctx: Context) -> bool:

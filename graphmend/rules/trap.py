@@ -86,11 +86,12 @@ Safety
       not a global name, and a guard followed by an index that is a
       tensor (subscript, ``gather``, ``embedding``-like calls): its tested
       tensor, a value the function computes from it (``bin_idx =
-      searchsorted(edges, x)``), or any other tensor the function makes.
-      An out-of-range index would fail inside the graph before the check
-      could raise; given a rejected input, eager code raises the guard's
-      exception first.  A parameter used as an index is not seen (it may
-      hold an int).
+      searchsorted(edges, x)``), or any other tensor the function makes;
+      or by a call that rejects some values (``torch.linalg.cholesky``,
+      ``inv``, ``solve``, ``multinomial``).  These would fail inside the
+      graph before the check could raise; given a rejected input, eager
+      code raises the guard's exception first.  A parameter used as an
+      index is not seen (it may hold an int).
     * An ``assert`` on a tensor that no diagnosis names still matters:
       Dynamo compiles it into an assertion inside the graph, which fails
       (RuntimeError) before the graph's deferred messages and checks and
@@ -118,7 +119,7 @@ import libcst.matchers as m
 from graphmend.analysis.bindings import computed_from, dotted_name, following
 from graphmend.analysis import api
 from graphmend.analysis.effects import (
-    failing_index, hazards_around, in_place_updates, index_uses, literal_format, message_impurity, message_read,
+    hazards_around, in_place_updates, index_uses, literal_format, message_impurity, message_read,
 )
 from graphmend.analysis.facts import FunctionFacts
 from graphmend.analysis.tensorness import Tensorness
@@ -352,11 +353,10 @@ def check_placement(ctx: Context, guard: cst.CSTNode, ancestors: Sequence[cst.CS
                     f"after the guard, the index {code(used)} is computed from the tested tensor: it could fail "
                     "in the graph before the check"
                 )
-    index = failing_index(after, facts.may_index_out_of_range)
-    if index is not None:
+    failure = facts.fails_when_run(after)
+    if failure is not None:
         # Given an input the guard rejects as well, eager code raises the guard's exception first.
-        raise Declined(f"after the guard, `{code(index)}` indexes with a tensor: out of range, it fails in the "
-                       "graph before the check")
+        raise Declined(f"after the guard, {failure}: that fails in the graph before the check")
     return _untouched([hazard.through for hazard in hazards], facts)
 
 
