@@ -911,8 +911,10 @@ def _cond_problem(pairs: list, one_sided: tuple) -> str | None:
     if compat.attribute_stores_pending():
         return _HOP_LOSES_STORES
     if _requires_grad(one_sided):
+        # Also where a gradient reaches it through what both arms read: summed with that one, the zero
+        # of its own turns a -0.0 into 0.0 (see rules.where.arms._cond_sources).
         return ("under autograd, a value only one branch reads requires grad: torch.cond would give it "
-                "a zero gradient where the original gives none")
+                "a zero gradient of its own, where the original gives none or one that may be -0.0")
     for if_true, if_false in pairs:
         true_leaves, true_spec = _pytree.tree_flatten(if_true)
         false_leaves, false_spec = _pytree.tree_flatten(if_false)

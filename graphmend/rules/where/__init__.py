@@ -128,7 +128,11 @@ Safety
       depend on (``one_sided=``, :mod:`graphmend.analysis.gradients`):
       ``torch.where`` gives those a zero gradient where eager code leaves
       it ``None``, so the merge applies under autograd only when none of
-      them requires grad.
+      them requires grad.  For ``torch.cond`` that includes a value one arm
+      reads and the other reaches only through what both read (``x`` where
+      the other arm reads ``v0 = x.abs()``): ``torch.cond`` gives it a zero
+      gradient of its own, which summed with the other turns ``-0.0`` into
+      ``0.0``.
     * Buffers are updated in place (``copy_``) when no other attribute of
       the module is the same tensor (Phi-3's ``original_inv_freq`` starts as
       ``inv_freq``); otherwise they are re-registered, as before.

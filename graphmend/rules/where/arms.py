@@ -518,11 +518,16 @@ def _without_clashes(renames: dict[str, str], also_taken: set[str], arm: Arm) ->
     return renames
 
 
-def _gradient_sources(facts, original: cst.If, arms: Sequence[Arm], target: str) -> list[str] | None:
+def _gradient_sources(facts, original: cst.If, arms: Sequence[Arm], target: str, by_cond: bool = False
+                      ) -> list[str] | None:
     """What the merge of ``target`` must find free of gradients (see
-    :mod:`graphmend.analysis.gradients`); None when it cannot be read there."""
+    :mod:`graphmend.analysis.gradients`); None when it cannot be read there.
+    ``by_cond``: for ``torch.cond``, which gives a value only one arm reads a
+    zero gradient of its own, so what both arms reach through the
+    assignments before the ``if`` is no cover (see :func:`_cond_sources`)."""
     deps = [arm_dependencies(arm.original, target, facts.qualified_name) for arm in arms]
-    return facts.gradient_sources(one_sided(*deps, facts.reached_before(original)), original)
+    reached = None if by_cond else facts.reached_before(original)
+    return facts.gradient_sources(one_sided(*deps, reached), original)
 
 
 #: Runtime helpers an arm may call inside ``torch.cond``: they have no effects.
@@ -545,13 +550,19 @@ def _cond_sources(ctx: Context, original: cst.If, arms: Sequence[Arm], targets: 
     under autograd (``runtime.both_arms``'s ``by_cond``), or None where they
     may not: an arm reads a value that may carry a gradient more than once,
     or calls a runtime helper with effects, or a merge's sources cannot be
-    read before the ``if``."""
+    read before the ``if``.
+
+    A value only one arm reads gets a zero gradient from ``torch.cond``
+    when the other arm runs, even where a gradient reaches it anyway, as
+    ``x`` through ``v0 = x.abs()`` when the other arm reads ``v0``: summed
+    with that one, ``+0.0`` turns an exact ``-0.0`` into ``0.0`` (found by
+    the fuzzer).  So it counts here, unlike for ``torch.where``'s merge."""
     facts = ctx.facts
     if not all(fits_cond(facts, arm.original, arm.updated) for arm in arms):
         return None
     sources: set[str] = set()
     for target in targets:
-        found = _gradient_sources(facts, original, arms, target)
+        found = _gradient_sources(facts, original, arms, target, by_cond=True)
         if found is None:
             return None
         sources.update(found)

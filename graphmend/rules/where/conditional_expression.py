@@ -73,7 +73,10 @@ def convert_ifexp(ctx: Context, original: cst.IfExp, updated: cst.IfExp) -> cst.
     if (linear or by_cond) and statement_targets and not facts.shows_grad_fn(statement_targets):
         reads = [(read_chains(b), gradient_chains(b, facts.qualified_name)) for b in (original.body, original.orelse)]
         line = next(a for a in reversed(ctx.ancestors) if isinstance(a, cst.BaseStatement))
-        sources = facts.gradient_sources(one_sided(*reads, facts.reached_before(line)), statement)
+        # torch.cond gives a value only one arm reads a zero gradient of its own even where a
+        # gradient reaches it through what both arms read (see arms._cond_sources).
+        reached = None if by_cond else facts.reached_before(line)
+        sources = facts.gradient_sources(one_sided(*reads, reached), statement)
         if sources is not None:
             if linear:
                 args.append(keyword("grad", cst.Name("True")))
