@@ -144,6 +144,8 @@ class FunctionFacts:
         positional = [*function.params.posonly_params, *function.params.params]
         #: The first positional parameter (``self`` of a method).
         self.receiver = positional[0].name.value if positional else None
+        #: :meth:`fails_when_run`'s answer for each statement (by id) it was asked about.
+        self._failures: dict[int, str | None] = {}
 
     # -- names ------------------------------------------------------------------
     @functools.cached_property
@@ -250,19 +252,30 @@ class FunctionFacts:
         methods on a tensor the function makes).  Parameters may hold
         anything (an int index), so they do not count."""
         for statement in statements:
-            for used in index_uses(statement):
-                if isinstance(used, cst.SubscriptElement):
-                    # A slice's bounds clamp; a tensor bound is read (and breaks) while tracing.
-                    index = used.slice.value if isinstance(used.slice, cst.Index) else None
-                else:
-                    index = used.value
-                if index is not None and self.reads_tensor(index) and not self.is_mask(index):
-                    return f"`{code(index)}` indexes with a tensor, which may be out of range"
-            for call in m.findall(statement, m.Call()):
-                method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
-                if self.qualified_name(call.func) in api.RAISING_FUNCTIONS or (
-                        method in api.RAISING_METHODS and self.reads_tensor(call.func.value)):
-                    return f"`{code(call.func)}()` rejects some values"
+            # Each message and guard asks of every statement after it: one answer per statement.
+            key = id(statement)
+            if key not in self._failures:
+                self._failures[key] = self._fails_when_run(statement)
+            if self._failures[key] is not None:
+                return self._failures[key]
+        return None
+
+    def _fails_when_run(self, statement: cst.CSTNode) -> str | None:
+        for used in index_uses(statement):
+            if isinstance(used, cst.SubscriptElement):
+                # A slice's bounds clamp; a tensor bound is read (and breaks) while tracing.
+                index = used.slice.value if isinstance(used.slice, cst.Index) else None
+            else:
+                index = used.value
+            if index is not None and self.reads_tensor(index) and not self.is_mask(index):
+                return f"`{code(index)}` indexes with a tensor, which may be out of range"
+        for call in walk(statement):
+            if not isinstance(call, cst.Call):
+                continue
+            method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+            if self.qualified_name(call.func) in api.RAISING_FUNCTIONS or (
+                    method in api.RAISING_METHODS and self.reads_tensor(call.func.value)):
+                return f"`{code(call.func)}()` rejects some values"
         return None
 
     def reads_tensor(self, expr: cst.BaseExpression) -> bool:
