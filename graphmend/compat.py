@@ -29,6 +29,11 @@ else in graphmend touches ``torch._dynamo`` beyond its public API.
 * Automatic dynamic shapes' memory (``torch._dynamo.pgo``'s code state):
   :func:`isolated_code_state` lets a diagnosis start from it as a fresh
   process does, and leave it as it found it.
+* What a diagnosis counts (:func:`graph_break_reasons`,
+  :func:`graphs_compiled`, :func:`guard_failures`) and how it keeps its
+  compiled entries apart from the user's (:func:`compiled_codes`,
+  :func:`reset_code`, :func:`profiling_backend`), as ``torch._dynamo.explain``
+  reads them.
 
 :func:`install` applies what the probes allow, once, on the first mend or
 compile or when rewritten code first imports the runtime -- never at
@@ -402,6 +407,62 @@ def find_logger(key) -> logging.Logger:
 # -- the graph-break registry ----------------------------------------------------------------
 
 _GB_LINK = re.compile(r"/gb/gb(\d+)\.html")
+
+
+# -- what a diagnosis reads --------------------------------------------------------------------
+# Dynamo's own counters and caches, as ``torch._dynamo.explain`` reads them:
+# no public API gives a break's reason with its user stack, or resets one
+# code object's compiled entries.
+
+
+def graph_break_reasons() -> list[Any]:
+    """Every graph break Dynamo has recorded in this process, oldest first
+    (each with ``reason`` and ``user_stack``)."""
+    from torch._dynamo import output_graph
+
+    return output_graph.graph_break_reasons
+
+
+def graphs_compiled() -> int:
+    """How many graphs Dynamo has handed to any backend in this process."""
+    from torch._dynamo.utils import counters
+
+    return counters["stats"]["unique_graphs"]
+
+
+def guard_failures() -> dict[Any, list[str]]:
+    """Per code object, the guard failures that made Dynamo recompile it."""
+    from torch._dynamo.utils import guard_failures as failures
+
+    return failures
+
+
+def profiling_backend(gm: torch.fx.GraphModule, example_inputs: Any) -> Callable[..., Any]:
+    """A backend that runs the graph as plain FX code inside a ``TORCHDYNAMO``
+    profiler range."""
+    from torch._dynamo.profiler import fx_insert_profiling
+
+    return fx_insert_profiling(gm, example_inputs)
+
+
+def compiled_codes() -> list[Any]:
+    """The code objects Dynamo has been asked to compile and that still live."""
+    from torch._dynamo import convert_frame
+
+    return [code for ref in convert_frame.input_codes.seen if (code := ref()) is not None]
+
+
+def has_compiled_entries(code) -> bool:
+    from torch._dynamo.eval_frame import _debug_get_cache_entry_list
+
+    return bool(_debug_get_cache_entry_list(code))
+
+
+def reset_code(code) -> None:
+    """Forget ``code``'s compiled entries and Dynamo's decisions about it."""
+    from torch._dynamo.eval_frame import reset_code as reset
+
+    reset(code)
 
 
 @contextlib.contextmanager

@@ -32,10 +32,6 @@ import torch
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
-from torch._dynamo import convert_frame, output_graph
-from torch._dynamo.eval_frame import _debug_get_cache_entry_list, reset_code
-from torch._dynamo.utils import counters, guard_failures
-from torch._dynamo.profiler import fx_insert_profiling
 
 from graphmend import compat
 from graphmend.analysis import scan
@@ -453,13 +449,8 @@ def _statement_line(filename: str, lineno: int) -> int:
     return max(before, default=lineno)
 
 
-def _graphs_compiled() -> int:
-    # Dynamo counts every graph it hands to any backend here.
-    return counters["stats"]["unique_graphs"]
-
-
 def _guard_failure_counts() -> dict[Any, int]:
-    return {code: len(reasons) for code, reasons in guard_failures.items()}
+    return {code: len(reasons) for code, reasons in compat.guard_failures().items()}
 
 
 _COMPILE_ID = re.compile(r"^\s*\d+/\d+:\s*")
@@ -508,14 +499,14 @@ class BreakRecorder:
         self.first_call_graphs: int | None = None
 
     def __enter__(self) -> BreakRecorder:
-        self._start = len(output_graph.graph_break_reasons)
-        self._graphs_before = _graphs_compiled()
+        self._start = len(compat.graph_break_reasons())
+        self._graphs_before = compat.graphs_compiled()
         self._failures_seen = _guard_failure_counts()
         return self
 
     def checkpoint(self, call: int | None) -> None:
         """Close the recompiles of the previous call; later ones belong to ``call``."""
-        for code, reasons in list(guard_failures.items()):
+        for code, reasons in list(compat.guard_failures().items()):
             # A cache entry made for another backend (the user's, beside a
             # diagnosis's private one) fails its backend guard without that
             # being a recompile of the user's code.
@@ -524,13 +515,13 @@ class BreakRecorder:
                 self.recompiles.append(_recompile(code, new, self._call))
         self._failures_seen = _guard_failure_counts()
         if self._call == 0:
-            self.first_call_graphs = _graphs_compiled() - self._graphs_before
+            self.first_call_graphs = compat.graphs_compiled() - self._graphs_before
         self._call = call
 
     def __exit__(self, *exc: object) -> None:
         self.checkpoint(None)
-        self.reasons = list(output_graph.graph_break_reasons[self._start :])
-        self.graph_count = _graphs_compiled() - self._graphs_before
+        self.reasons = compat.graph_break_reasons()[self._start :]
+        self.graph_count = compat.graphs_compiled() - self._graphs_before
 
     def report(self, *, ask_rules: bool = True) -> Report:
         sites: dict[tuple[str, int], Break] = {}
@@ -729,7 +720,7 @@ def diagnose_calls(
     def private_backend(gm: torch.fx.GraphModule, example_inputs: Any) -> Callable[..., Any]:
         # A new backend object per diagnosis: Dynamo keys its caches by
         # backend, so this trace cannot reuse graphs from an earlier one.
-        return fx_insert_profiling(gm, example_inputs)
+        return compat.profiling_backend(gm, example_inputs)
 
     with _own_dynamo_caches():
         compiled = torch.compile(fn, backend=private_backend)
@@ -741,10 +732,6 @@ def diagnose_calls(
         if statistics:
             _measure(report, compiled, calls[0])
     return report
-
-
-def _compiled_codes() -> list[Any]:
-    return [code for ref in convert_frame.input_codes.seen if (code := ref()) is not None]
 
 
 @contextlib.contextmanager
@@ -762,16 +749,16 @@ def _own_dynamo_caches() -> Iterator[None]:
     """
 
     def reset_uncompiled() -> None:
-        for code in _compiled_codes():
-            if not _debug_get_cache_entry_list(code):
-                reset_code(code)
+        for code in compat.compiled_codes():
+            if not compat.has_compiled_entries(code):
+                compat.reset_code(code)
 
     reset_uncompiled()
-    had_entries = {id(code) for code in _compiled_codes() if _debug_get_cache_entry_list(code)}
+    had_entries = {id(code) for code in compat.compiled_codes() if compat.has_compiled_entries(code)}
     try:
         with compat.isolated_code_state():
             yield
     finally:
-        for code in _compiled_codes():
+        for code in compat.compiled_codes():
             if id(code) not in had_entries:
-                reset_code(code)
+                compat.reset_code(code)
