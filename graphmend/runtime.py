@@ -304,7 +304,8 @@ def deferred_print(*values, sep=" ", end="\n", stream="stdout", flush=False, gat
 
 
 def deferred_log(logger, method: str, *args, gate=None, keep_grad=True) -> None:
-    """``getattr(logger, method)(*args)`` for a :class:`logging.Logger`.
+    """``getattr(logger, method)(*args)`` for a :class:`logging.Logger`, or
+    for loguru's ``logger``.
 
     The record names the caller's line (``stacklevel``), as the original
     call's did.  ``*_once`` methods (transformers' ``warning_once`` and
@@ -315,9 +316,12 @@ def deferred_log(logger, method: str, *args, gate=None, keep_grad=True) -> None:
     the call as written).  Anything that is not a ``Logger`` is called as
     written.
     """
-    if not compat.is_logger(logger):
+    loguru = _is_loguru(logger)
+    if not loguru and not compat.is_logger(logger):
         if _open(gate):
             getattr(logger, method)(*args)
+    elif compiling() and loguru:
+        _replay_loguru(gate, method, *encode(args, keep_grad))
     elif compiling() and not _cached_by_identity(method, args):
         # id(logger) is a constant guarded by identity (or, where Dynamo's
         # id() takes no logger, its name); the Logger is found again among
@@ -325,6 +329,15 @@ def deferred_log(logger, method: str, *args, gate=None, keep_grad=True) -> None:
         _replay_log(gate, compat.logger_key(logger), method, *encode(args, keep_grad))
     elif _open(gate):
         _log(logger, method, *args)
+
+
+def _is_loguru(logger) -> bool:
+    """Whether ``logger`` is loguru's own ``logger`` (``from loguru import
+    logger``), which a replay finds again by its name.  A logger that
+    ``bind()``, ``opt()`` or ``patch()`` made carries options a replay
+    would lose: it is called as written."""
+    loguru = sys.modules.get("loguru")
+    return loguru is not None and logger is loguru.logger
 
 
 def _cached_by_identity(method: str, args: tuple) -> bool:
@@ -549,6 +562,10 @@ def _print(stream, sep, end, flush, *values) -> None:
 def _log(logger: logging.Logger, method: str, *args) -> None:
     if method.endswith("_once"):
         getattr(logger, method)(*args)
+    elif _is_loguru(logger):
+        # loguru's depth 0 is the frame that calls the method, stdlib's
+        # stacklevel 1: the record names the same (the user's) frame.
+        getattr(logger.opt(depth=_stacklevel_past_runtime(1) - 1), method)(*args)
     else:
         getattr(logger, method)(*args, stacklevel=_stacklevel_past_runtime(1))
 
@@ -592,6 +609,12 @@ def _replay_warn(gate, category, module, stacklevel, *tokens) -> None:
 def _replay_log(gate, key, method: str, *tokens) -> None:
     if _open(gate):
         _log(compat.find_logger(key), method, *decode(tokens))
+
+
+@compat.register_replay
+def _replay_loguru(gate, method: str, *tokens) -> None:
+    if _open(gate):
+        _log(sys.modules["loguru"].logger, method, *decode(tokens))
 
 
 @compat.register_replay

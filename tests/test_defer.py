@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import linecache
 import logging
+import sys
 import warnings
 from pathlib import Path
 
@@ -134,6 +135,39 @@ def test_log_record_points_at_the_call_site(tmp_path):
     torch._dynamo.reset()
     # Replayed, the record names the compiled function (its line is gone).
     assert warning_record(torch.compile(mended.f, backend="eager"))[0] == "f"
+
+
+LOGURU_SOURCE = '''
+from loguru import logger
+
+
+def f(x):
+    y = x * 2
+    print("before", y.sum())
+    logger.warning(f"got {x.shape[0]} rows, sum {y.sum():.3f}")
+    logger.info("shape {}", y.shape)
+    if y.sum() > 0:
+        logger.debug("positive {}", y)
+    print("after")
+    return y + 1
+'''
+
+
+@pytest.fixture
+def loguru_to_stdout():
+    """loguru's records, as text, on the stdout the harness captures (a sink
+    looked up on each record), in order with the prints."""
+    loguru = pytest.importorskip("loguru")
+    sink = loguru.logger.add(lambda message: sys.stdout.write(message), level="DEBUG",
+                             format="{level} {function} {message}")
+    yield
+    loguru.logger.remove(sink)
+
+
+def test_loguru_records_keep_level_function_text_and_order(tmp_path, loguru_to_stdout):
+    result = check_equivalent(LOGURU_SOURCE, "f", [(torch.ones(2),), (-torch.ones(2),)], tmp_path,
+                              rules=["where", "defer"])
+    assert "logger.warning" not in result.code and "gate=_gm_then_10" in result.code
 
 
 ONCE_SOURCE = '''

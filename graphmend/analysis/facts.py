@@ -359,8 +359,11 @@ class FunctionFacts:
 
     def _is_logger(self, receiver: cst.BaseExpression) -> bool:
         """A module-level name bound by assignment (or free in the source),
-        or ``self.logger``; the runtime checks it is a Logger."""
+        ``self.logger``, or loguru's ``logger``; the runtime checks it is a
+        Logger (or loguru's)."""
         if m.matches(receiver, m.Attribute(value=m.Name("self"), attr=m.Name("logger"))):
+            return True
+        if self.qualified_name(receiver) == "loguru.logger":
             return True
         if not isinstance(receiver, cst.Name) or self.is_local(receiver.value):
             return False

@@ -11,7 +11,9 @@ What it does
     devices, ``None``, enums, and tuples, lists and dicts of these.  An
     f-string argument becomes ``_graphmend.fstring(template, *values)``, so
     that under torch.compile it is formatted when the message is replayed.
-    Loggers are a module-level name or ``self.logger``; ``print``'s
+    Loggers are a module-level name, ``self.logger`` or loguru's
+    ``logger`` (the runtime replays only ``logging.Logger``\ s and loguru's
+    own ``logger``, and calls anything else as written); ``print``'s
     ``file`` is ``sys.stdout``/``sys.stderr``.  Aliases resolve through
     qualified names (``from warnings import warn``, ``import sys as s``).
 
