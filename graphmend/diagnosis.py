@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import importlib.util
 import json
 import linecache
 import logging
@@ -46,6 +47,15 @@ RULE_FOR = {"DC": "where", "IO": "defer", "GUARD": "trap", "SCALAR": "where"}
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 #: graphmend's own code: a break inside it is a rewritten site that still breaks.
 _GRAPHMEND_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+#: Logging libraries Dynamo inlines (loguru breaks deep inside, at
+#: ``get_frame``): a break there belongs to the user's line that logged,
+#: which [Defer] can rewrite.
+_LOGGING_LIBRARY_DIRS = tuple(
+    location + os.sep
+    for spec in [importlib.util.find_spec("loguru")]
+    if spec is not None
+    for location in spec.submodule_search_locations or ()
+)
 _RESUME = re.compile(r"^torch_dynamo_resume_in_(.+)_at_\d+$")
 
 #: Dynamo's refusal to replay a call after the graph, which for a deferred
@@ -425,8 +435,9 @@ def _ask_rules(filename: str, sites: dict[int, str]) -> dict[int, tuple[bool, st
 
 def _user_frame(stack: Iterable[Any]) -> Any | None:
     """The innermost frame of the user's code: not torch's, not graphmend's
-    (a break inside the runtime belongs to the rewritten line that called it)."""
-    frames = [f for f in stack if not f.filename.startswith((_TORCH_DIR, _GRAPHMEND_DIR))]
+    (a break inside the runtime belongs to the rewritten line that called
+    it), not a logging library's."""
+    frames = [f for f in stack if not f.filename.startswith((_TORCH_DIR, _GRAPHMEND_DIR, *_LOGGING_LIBRARY_DIRS))]
     return frames[-1] if frames else None
 
 

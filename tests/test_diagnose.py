@@ -301,3 +301,26 @@ def test_a_second_diagnosis_counts_what_the_first_did():
     compiled = torch.compile(_shrink, backend="eager")
     compiled(x)  # what the user's own compile learnt counts neither
     assert graphmend.diagnose(_shrink, x).graph_count == counts[0]
+
+
+def _logs_with_loguru(x):
+    from loguru import logger
+
+    y = x * 2
+    logger.warning(f"rows {x.shape[0]}")
+    return y + 1
+
+
+def test_a_break_inside_loguru_is_reported_at_the_users_call():
+    """Dynamo inlines loguru and breaks deep inside it (``get_frame``); the
+    break belongs to the line that logged, which [Defer] rewrites, as a
+    break inside graphmend's runtime belongs to the rewritten line."""
+    loguru = pytest.importorskip("loguru")
+    sink = loguru.logger.add(lambda message: None)  # a handler: loguru returns early without one
+    try:
+        report = graphmend.diagnose(_logs_with_loguru, torch.ones(2))
+    finally:
+        loguru.logger.remove(sink)
+    (site,) = report.breaks
+    assert (site.filename, site.category, site.rule) == (__file__, "IO", "defer")
+    assert site.statement.startswith("logger.warning(")
