@@ -449,15 +449,33 @@ def _statement_line(filename: str, lineno: int) -> int:
     """``lineno``, or where Dynamo names a line no statement covers (a blank
     line or a comment after a jump), the last statement before it.  A store
     through a mask is named by its first line: any of its lines may break,
-    and [Where] rewrites it as one statement."""
+    and [Where] rewrites it as one statement.  So is an ``if`` or ``while``
+    whose test spans lines (Dynamo names the line of the comparison that
+    broke): the rules act on the statement, at its first line."""
     parsed = parse_file(filename)
     if parsed is None:
         return lineno
     statement = parsed.statement_at(lineno)
     if statement is not None:
-        return statement.lineno if scan.masked_store(statement) else lineno
+        return statement.lineno if scan.masked_store(statement) or _in_header(statement, lineno) else lineno
     before = [n.lineno for n in ast.walk(parsed.tree) if isinstance(n, ast.stmt) and n.end_lineno < lineno]
     return max(before, default=lineno)
+
+
+def _in_header(statement: ast.stmt, lineno: int) -> bool:
+    """Whether ``lineno`` is in the test of an ``if`` or ``while``."""
+    return isinstance(statement, (ast.If, ast.While)) and lineno <= statement.test.end_lineno
+
+
+def _statement_text(filename: str, lineno: int) -> str:
+    """The statement's line, or a test spanning lines joined into one."""
+    text = linecache.getline(filename, lineno).strip()
+    parsed = parse_file(filename)
+    statement = parsed.statement_at(lineno) if parsed else None
+    if statement is None or statement.lineno != lineno or not _in_header(statement, lineno + 1):
+        return text
+    lines = (linecache.getline(filename, line).strip() for line in range(lineno, statement.body[0].lineno))
+    return " ".join(line for line in lines if line and not line.startswith("#")).replace("( ", "(").replace(" )", ")")
 
 
 def _guard_failure_counts() -> dict[Any, int]:
@@ -566,7 +584,7 @@ class BreakRecorder:
                 filename=frame.filename,
                 lineno=lineno,
                 function=_user_function_name(frame.name, frame.filename, lineno),
-                statement=linecache.getline(frame.filename, lineno).strip(),
+                statement=_statement_text(frame.filename, lineno),
                 reason=text.splitlines()[0],
                 fixable=rule is not None,
                 rule=rule,

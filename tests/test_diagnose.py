@@ -324,3 +324,22 @@ def test_a_break_inside_loguru_is_reported_at_the_users_call():
     (site,) = report.breaks
     assert (site.filename, site.category, site.rule) == (__file__, "IO", "defer")
     assert site.statement.startswith("logger.warning(")
+
+
+def _guard_over_lines(x, steps):
+    if (
+        torch.round(torch.max(x)).long() > (steps - 1)
+        and steps > 0
+    ):
+        raise ValueError("out of range")
+    return x * 2
+
+
+def test_a_test_spanning_lines_is_reported_at_its_if():
+    """Dynamo names the line of the comparison that broke, inside the test
+    (snntorch's ``latency``); the rules act on the ``if`` at its first line,
+    so the site is that line, and the statement is the whole test."""
+    (site,) = graphmend.diagnose(_guard_over_lines, torch.ones(3), 4).breaks
+    assert site.lineno == inspect.getsourcelines(_guard_over_lines)[1] + 1
+    assert site.statement == "if (torch.round(torch.max(x)).long() > (steps - 1) and steps > 0):"
+    assert (site.category, site.rule, site.fixable) == ("GUARD", "trap", True)
