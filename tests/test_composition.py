@@ -314,3 +314,27 @@ def test_a_merge_falling_back_inside_an_arm_adds_no_break(tmp_path):
     finally:
         unmend(original.f)
     assert breaks and all(b.function == "f" and b.statement in ("if t == t0:", "if t == t1:") for b in breaks), breaks
+
+
+def test_the_elif_and_nested_ifs_of_a_diagnosed_if_are_mended_with_it(tmp_path):
+    """snntorch's ``Leaky``: Dynamo breaks at ``if mode == 0`` (a buffer), so
+    the diagnosis names that line only, never the ``elif``; the ``if`` is
+    mended with its ``elif`` and the ``if`` nested in an arm, or not at all
+    (it was: "a nested if that could not be mended")."""
+    source = HEADER + textwrap.dedent("""
+        def f(x, mode, threshold):
+            mem = 0.9 * x
+            reset = (mem > threshold).float()
+            if mode == 0:
+                mem = mem - reset * threshold
+            elif mode == 1:
+                if mem.sum() > 1:
+                    mem = mem - reset * mem
+                else:
+                    mem = mem * 2
+            return mem
+        """)
+    first = source.splitlines().index("    if mode == 0:") + 1
+    arg_sets = [(x, torch.tensor(mode), 0.5) for x in (POSITIVE, NEGATIVE) for mode in (0, 1, 2)]
+    result = check_equivalent(source, "f", arg_sets, tmp_path, rules=["where"], lines=frozenset({first}))
+    assert sorted(s.lineno for s in result.sites) == [first, first + 2, first + 3]

@@ -63,13 +63,29 @@ def worth_trying(ctx: Context, test: cst.BaseExpression) -> bool:
 
 
 def is_site(ctx: Context, original: cst.If, updated: cst.If) -> bool:
-    if ctx.facts is None or not ctx.wanted(original, "where"):
+    if ctx.facts is None or not (ctx.wanted(original, "where") or _inside_a_wanted_if(ctx, original)):
         return False
     if is_dispatch(updated.test) or is_runtime_call(updated.test, "deferred_check") or (
         isinstance(original.test, cst.Name) and original.test.value.startswith(GENERATED_PREFIX)
     ):
         return False  # graphmend's own dispatch, or a guard [Trap] rewrote
     return worth_trying(ctx, original.test)
+
+
+def _inside_a_wanted_if(ctx: Context, original: cst.If) -> bool:
+    """Whether ``original`` is an ``elif`` of, or nested in an arm of, an
+    ``if`` on a diagnosed line of the same function.  Dynamo breaks at the
+    outer test first, so a diagnosis names what is inside only on the path
+    it took (snntorch's ``elif self.reset_mechanism_val == 1`` never);
+    the outer ``if`` is mended only with them."""
+    if not ctx.enabled("where") or ctx.options.lines is None:
+        return False
+    for ancestor in reversed(ctx.ancestors):
+        if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
+            return False
+        if isinstance(ancestor, cst.If) and ancestor is not original and ctx.wanted(ancestor, "where"):
+            return True
+    return False
 
 
 def convert_if(ctx: Context, original: cst.If, updated: cst.If):
