@@ -61,7 +61,8 @@ def _rule_code_digest() -> str:
     return digest.hexdigest()
 
 
-def cache_key(source: str, *, rules: Iterable[str], lines: Iterable[int] | None, extra: Iterable[str] = ()) -> str:
+def cache_key(source: str, *, rules: Iterable[str], lines: Iterable[int] | None, also_static: bool = False,
+              extra: Iterable[str] = ()) -> str:
     """The entry name for transforming ``source`` with these settings."""
     fields = {
         "format": _FORMAT,
@@ -70,6 +71,7 @@ def cache_key(source: str, *, rules: Iterable[str], lines: Iterable[int] | None,
         "rule_code": _rule_code_digest(),
         "rules": list(rules),
         "lines": None if lines is None else sorted(lines),
+        "also_static": also_static,
         "extra": list(extra),
         "torch": _torch_version(),
     }

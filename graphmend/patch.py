@@ -43,7 +43,7 @@ from graphmend.resolve import Unmendable, check_rebuildable, describe, resolve, 
 from graphmend.rules.options import RuleOptions, built_in, select_rules
 from graphmend.scope import compile_in_scope, fingerprint, mended_code, move_to_file_lines
 from graphmend.sidecar import Sidecar, SidecarFailed, worthwhile
-from graphmend.swap import LOCK, PATCHES, Lines
+from graphmend.swap import LOCK, PATCHES, Coverage, Lines
 
 logger = logging.getLogger("graphmend")
 
@@ -91,7 +91,7 @@ class _FilePlan:
 
     filename: str
     parsed: ParsedFile
-    targets: list[tuple[types.FunctionType, ast.AST, Unit, Lines]]
+    targets: list[tuple[types.FunctionType, ast.AST, Unit, Coverage]]
     skeleton: Skeleton
     options: RuleOptions
     rule_names: tuple[str, ...]
@@ -101,26 +101,28 @@ class _FilePlan:
             self.skeleton.text,
             rules=[rule for rule in self.rule_names if rule not in off],
             lines=self.options.lines,
+            also_static=self.options.also_static,
             extra=sorted(self.options.effect_helpers),
         )
 
 
-def _plan_file(filename: str, requests: list[tuple[types.FunctionType, Lines]], rule_names: tuple[str, ...]) -> _FilePlan | None:
-    """The skeleton of the functions in one file (all with ``lines`` or all
-    without) that the rules may change; ``None`` when there are none."""
+def _plan_file(filename: str, requests: list[tuple[types.FunctionType, Coverage]],
+               rule_names: tuple[str, ...]) -> _FilePlan | None:
+    """The skeleton of the functions in one file (all matched statically or
+    none) that the rules may change; ``None`` when there are none."""
     parsed = _source_of(filename, requests[0][0].__globals__)
     if parsed is None:
         for function, _ in requests:
             _skip(function, "no source (defined by exec/compile, or the file is gone, or it does not parse)")
         return None
     helpers = parsed.effect_helpers.union(*(discover.effect_helpers_of(f) for f, _ in requests))
-    targets: list[tuple[types.FunctionType, ast.AST, Unit, Lines]] = []
-    for function, lines in requests:
+    targets: list[tuple[types.FunctionType, ast.AST, Unit, Coverage]] = []
+    for function, coverage in requests:
         node = parsed.def_of(function.__code__)
         if node is None:
             _skip(function, "its source does not match the loaded code (file edited since import?)")
             continue
-        if lines is None and built_in(rule_names) and not might_hold_site(node, helpers):
+        if not coverage.lines and built_in(rule_names) and not might_hold_site(node, helpers):
             _skip(function, "no rule has a site in it")
             continue
         unit = parsed.unit_of(node)
@@ -128,12 +130,13 @@ def _plan_file(filename: str, requests: list[tuple[types.FunctionType, Lines]], 
         if fingerprint(original) != fingerprint(function.__code__):
             _skip(function, "its source does not compile to the loaded code (file edited since import?)")
             continue
-        targets.append((function, node, unit, lines))
+        targets.append((function, node, unit, coverage))
     if not targets:
         return None
-    wanted = [lines for *_, lines in targets]
-    requested = None if wanted[0] is None else frozenset().union(*wanted)
-    options = RuleOptions(rules=frozenset(rule_names), lines=requested, effect_helpers=helpers)
+    static = targets[0][3].static
+    lines = frozenset().union(*(coverage.lines for *_, coverage in targets))
+    options = RuleOptions(rules=frozenset(rule_names), lines=lines if lines or not static else None,
+                          also_static=static and bool(lines), effect_helpers=helpers)
     return _FilePlan(filename, parsed, targets, parsed.skeleton(unit for _, _, unit, _ in targets), options, rule_names)
 
 
@@ -196,7 +199,7 @@ def _finish_file(plan: _FilePlan, mended_text: str | SourceError) -> list[types.
     mended_lines = mended_text.splitlines(keepends=True)
     skeleton_defs, mended_defs = _defs_by_name(skeleton_tree), _defs_by_name(mended_tree)
     patched = []
-    for function, target, unit, lines in targets:
+    for function, target, unit, coverage in targets:
         try:
             name = function.__code__.co_name
             # The rules add no defs, so the n-th def of a name stays the n-th.
@@ -211,7 +214,7 @@ def _finish_file(plan: _FilePlan, mended_text: str | SourceError) -> list[types.
             move_to_file_lines(node, line_map(before, after, first_line(target)), first_line(node))
             bindings = _runtime_bindings("".join(after))
             code = mended_code(function, node, unit.scope_class, set(plan.parsed.imported) | set(bindings))
-            swap.apply(function, code, textwrap.dedent("".join(after)), lines, bindings)
+            swap.apply(function, code, textwrap.dedent("".join(after)), coverage, bindings)
         except Unmendable as why:
             _skip(function, str(why))
             continue
@@ -241,31 +244,29 @@ def _mend_functions(requests: Iterable[tuple[types.FunctionType, Lines]], rules:
     # (LibCST, which a cold first mend leaves to the helper) there are only the built-in ones.
     pipeline = sys.modules.get("graphmend.pipeline")
     rule_names = select_rules(rules, pipeline.RULE_NAMES) if pipeline is not None else select_rules(rules)
-    merged: dict[types.FunctionType, Lines] = {}
+    merged: dict[types.FunctionType, Coverage] = {}
     for function, lines in requests:
-        if function in merged:
-            previous = merged[function]
-            lines = None if lines is None or previous is None else previous | lines
-        merged[function] = lines
+        wanted = Coverage.of(lines)
+        merged[function] = merged[function] | wanted if function in merged else wanted
     done: list[types.FunctionType] = []
-    groups: dict[tuple[str, bool], list[tuple[types.FunctionType, Lines]]] = {}
-    for function, lines in merged.items():
+    groups: dict[tuple[str, bool], list[tuple[types.FunctionType, Coverage]]] = {}
+    for function, wanted in merged.items():
         if _is_own(function):
             _skip(function, "graphmend's own code")
             continue
         patch = PATCHES.get(function)
         if patch is not None:
-            if patch.lines is None or (lines is not None and lines <= patch.lines):
+            if patch.coverage.covers(wanted):
                 done.append(function)
                 continue
-            lines = None if lines is None else lines | patch.lines
+            wanted = wanted | patch.coverage
             swap.restore(function)
         try:
             check_rebuildable(function)
         except Unmendable as why:
             _skip(function, str(why))
             continue
-        groups.setdefault((function.__code__.co_filename, lines is None), []).append((function, lines))
+        groups.setdefault((function.__code__.co_filename, wanted.static), []).append((function, wanted))
     # The helper starts first: it imports LibCST while this process parses.
     sidecar = Sidecar.start() if groups and worthwhile(rule_names) else None
     try:

@@ -181,7 +181,7 @@ def _lower(ctx: Context, module: cst.Module, returns: bool) -> tuple[dict, list]
             current = _with_facts(ctx, current, unique_reads.lower_unique_reads) or current
         if returns and "where" in ctx.options.rules:
             lowered = _with_facts(ctx, current, lambda c, facts: where.lower_returns(
-                c, facts, lambda i: c.wanted(i, "where") and where.worth_trying(c, i.test)))
+                c, facts, lambda i: c.wanted(i, "where") and where.worth_trying(c, i, i.test)))
             if lowered is not None:
                 current = lowered
                 returns_lowered.append(node)
@@ -297,13 +297,15 @@ def transform_source(
     *,
     rules: Iterable[str] | None = None,
     lines: frozenset[int] | None = None,
+    also_static: bool = False,
     filename: str = "<string>",
     effect_helpers: frozenset[str] = frozenset(),
 ) -> TransformResult:
     """Apply the selected rules to the module ``source``.
 
     ``lines`` limits every rule to statements starting on those lines (the
-    sites a diagnosis reported); ``None`` lets each rule match statically.
+    sites a diagnosis reported); ``None`` lets each rule match statically;
+    ``also_static`` does both.
     Raises :class:`SourceError` when ``source`` does not parse.
     """
     try:
@@ -313,13 +315,13 @@ def transform_source(
     helpers = effect_helpers | parsed.effect_helpers
     selected = select_rules(rules)
     if built_in(selected) or lines is not None:
-        units = candidate_units(parsed, helpers, lines)
+        units = candidate_units(parsed, helpers, lines, also_static)
     else:
         units = list({u.start: u for u in map(parsed.unit_of, parsed.defs.values())}.values())
     if not units:
         return TransformResult(source, False, (), ())
     skeleton = parsed.skeleton(units)
-    options = RuleOptions(rules=frozenset(selected), lines=lines, effect_helpers=helpers)
+    options = RuleOptions(rules=frozenset(selected), lines=lines, also_static=also_static, effect_helpers=helpers)
     result = transform_skeleton(skeleton, options, filename)
     out = list(parsed.lines)
     for unit, new in sorted(zip(skeleton.units, result.unit_lines), key=lambda pair: -pair[0].start):

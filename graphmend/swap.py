@@ -27,6 +27,28 @@ from graphmend.resolve import Unmendable
 Lines = frozenset[int] | None
 
 
+@dataclass(frozen=True)
+class Coverage:
+    """What a mend of one function asked the rules for: the sites they
+    match statically, the lines a diagnosis reported, or both."""
+
+    static: bool
+    lines: frozenset[int] = frozenset()
+
+    @classmethod
+    def of(cls, lines: Lines) -> Coverage:
+        """``None``: static matching; a set: those lines only."""
+        return cls(static=lines is None, lines=lines or frozenset())
+
+    def covers(self, other: Coverage) -> bool:
+        # Static matching does not find every site a diagnosis does (a test
+        # of a buffer, which only a break shows to be a tensor).
+        return (self.static or not other.static) and other.lines <= self.lines
+
+    def __or__(self, other: Coverage) -> Coverage:
+        return Coverage(self.static or other.static, self.lines | other.lines)
+
+
 @dataclass
 class Patch:
     """Everything mending changed on one function, to undo it."""
@@ -34,7 +56,7 @@ class Patch:
     function: types.FunctionType
     original_code: types.CodeType
     mended_source: str
-    lines: Lines
+    coverage: Coverage
     set_wrapped: bool  # whether ``__wrapped__`` was set (a wrapper keeps its own)
     injected: tuple[str, ...]  # names bound in ``function.__globals__``
 
@@ -85,7 +107,7 @@ def _release_globals(namespace: dict[str, Any], names: Iterable[str]) -> None:
         _INJECTED.pop(id(namespace), None)
 
 
-def apply(function: types.FunctionType, code: types.CodeType, source: str, lines: Lines,
+def apply(function: types.FunctionType, code: types.CodeType, source: str, coverage: Coverage,
           bindings: dict[str, Any]) -> None:
     """Run ``code`` as ``function`` from now on."""
     injected = _bind_globals(function.__globals__, bindings)
@@ -94,7 +116,7 @@ def apply(function: types.FunctionType, code: types.CodeType, source: str, lines
     if set_wrapped:
         function.__wrapped__ = original_copy(function, original)
     function.__code__ = code
-    PATCHES[function] = Patch(function, original, source, lines, set_wrapped, injected)
+    PATCHES[function] = Patch(function, original, source, coverage, set_wrapped, injected)
 
 
 def restore(function: types.FunctionType) -> None:

@@ -293,3 +293,48 @@ def test_a_library_base_class_method_is_mended_in_the_first_process(isolated_cac
     assert counter.graphs == 1
     assert "ModuleUtilsMixin.get_extended_attention_mask" in mended
     assert first_difference(expected, actual) is None
+
+
+NEURON = """
+import torch
+from torch import nn
+
+
+class Neuron(nn.Module):
+    def __init__(self, mechanism):
+        super().__init__()
+        self.register_buffer("mechanism", torch.as_tensor(mechanism))
+        self.init_hidden = False
+
+    def forward(self, x, mem=None):
+        if self.init_hidden and mem is not None:
+            raise TypeError("`mem` should not be passed while `init_hidden=True`")
+        mem = 0.9 * (x if mem is None else mem + x)
+        spike = (mem > 1).float()
+        if self.mechanism == 0:
+            mem = mem - spike
+        elif self.mechanism == 1:
+            mem = mem - spike * mem
+        return spike, mem
+"""
+
+
+@pytest.mark.parametrize("mechanism", [0, 1, 2])
+def test_a_diagnosed_site_in_a_function_mended_statically_is_mended_too(tmp_path, isolated_cache, mechanism):
+    """snntorch's ``Leaky.forward``: its guard is mended statically, and its
+    ``if self.mechanism == 0`` (a buffer: only the diagnosis shows it is a
+    tensor) was then dropped, because a function mended statically counted
+    as mended at every line.  Both are mended now: one graph."""
+    module = load_module(textwrap.dedent(NEURON), tmp_path, "neuron")
+    neuron, x = module.Neuron(mechanism), torch.linspace(0, 3, 6)
+    expected = neuron(x)
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    try:
+        actual = gm_compile(neuron, backend=counter, diagnose=True)(x)
+        mended = graphmend.patch.PATCHES[module.Neuron.forward].mended_source
+    finally:
+        graphmend.unmend(neuron)
+    assert counter.graphs == 1
+    assert "deferred_check" in mended and "_gm_cond_" in mended
+    assert all(torch.equal(a, b) for a, b in zip(expected, actual))

@@ -355,6 +355,32 @@ def test_lines_limit_the_rewrite_to_reported_statements(tmp_path, fake_rules):
     assert module.two(0) == ("graphmend.runtime", "graphmend.runtime")
 
 
+def test_diagnosed_lines_add_to_static_matching():
+    """``also_static``: the rules act on what they match statically and on
+    the diagnosed lines besides (an ``if`` on a buffer is a tensor test only
+    a diagnosis shows); neither alone finds both."""
+    source = textwrap.dedent("""
+        import torch
+
+
+        def forward(self, x):
+            if (x < 0).any():
+                raise ValueError("negative")
+            if self.mode == 0:
+                x = x * 2
+            return x
+        """)
+    buffer_test = source.splitlines().index("    if self.mode == 0:") + 1
+
+    def sites(**options):
+        return sorted((s.rule, s.lineno) for s in pipeline.transform_source(source, **options).sites)
+
+    guard = [("trap", buffer_test - 2)]
+    assert sites() == guard
+    assert sites(lines=frozenset({buffer_test})) == [("where", buffer_test)]
+    assert sites(lines=frozenset({buffer_test}), also_static=True) == [*guard, ("where", buffer_test)]
+
+
 async def _coroutine():
     return 1
 

@@ -19,6 +19,7 @@ from graphmend.analysis.scan import candidate_units
 from graphmend.analysis.source import parse_text
 from graphmend.pipeline import transform_skeleton
 from graphmend.rules.options import RULE_NAMES, RuleOptions
+from graphmend.swap import Coverage
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -138,7 +139,7 @@ def _plan(tmp_path, monkeypatch):
     finally:
         sys.path.remove(str(tmp_path))
         sys.modules.pop("sidecar_model", None)
-    return patch._plan_file(module.f.__code__.co_filename, [(module.f, None)], RULE_NAMES)
+    return patch._plan_file(module.f.__code__.co_filename, [(module.f, Coverage(static=True))], RULE_NAMES)
 
 
 def test_a_helper_answer_is_used(tmp_path, monkeypatch):

@@ -187,15 +187,14 @@ def _calls_bool(value: ast.AST) -> bool:
 
 
 def candidate_units(parsed: ParsedFile, effect_helpers: frozenset[str] = frozenset(),
-                    lines: Iterable[int] | None = None) -> list[Unit]:
+                    lines: Iterable[int] | None = None, also_static: bool = False) -> list[Unit]:
     """The units of ``parsed`` that the rules must see: those holding a def
-    that might hold a site (with ``lines``: a def around one of them)."""
+    that might hold a site (with ``lines``: a def around one of them, and
+    with ``also_static`` those that might hold a site besides)."""
     defs = list(parsed.defs.values())
-    if lines is not None:
-        wanted = set(lines)
-        chosen = [d for d in defs if any(d.lineno <= line <= d.end_lineno for line in wanted)]
-    else:
-        chosen = [d for d in defs if might_hold_site(d, effect_helpers)]
+    wanted = set(lines or ())
+    chosen = [d for d in defs if any(d.lineno <= line <= d.end_lineno for line in wanted)
+              or (lines is None or also_static) and might_hold_site(d, effect_helpers)]
     return list({unit.start: unit for unit in map(parsed.unit_of, chosen)}.values())
 
 

@@ -78,8 +78,14 @@ class Context:
 
     def wanted(self, node: cst.CSTNode, rule: str) -> bool:
         """Whether ``rule`` may act on ``node`` (selected, and on a wanted line)."""
+        options = self.options
+        return self.enabled(rule) and (options.lines is None or options.also_static or self.diagnosed(node))
+
+    def diagnosed(self, node: cst.CSTNode) -> bool:
+        """Whether ``node`` starts on a line a diagnosis reported: a break
+        there shows what static matching cannot (that a test is a tensor)."""
         lines = self.options.lines
-        return self.enabled(rule) and (lines is None or self.line(node) in lines)
+        return lines is not None and self.line(node) in lines
 
     def record(self, node: cst.CSTNode, rule: str, what: str) -> None:
         self.sites.append(Site(rule, self.line(node), what))

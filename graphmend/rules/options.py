@@ -39,11 +39,15 @@ class RuleOptions:
     ``rules`` are the rule families that may act; ``lines`` restricts them
     to statements that start on one of these lines of the source (the sites
     a diagnosis reported; ``None``: each rule finds sites by its own static
-    matching);
+    matching); with ``also_static``, the rules act on those lines and on
+    what they match statically besides (a function mended statically, then
+    at the sites a diagnosis of it reported: static matching does not find
+    every site a diagnosis does);
     ``effect_helpers`` are qualified names of functions whose only effect
     is a print, a log record or a warning.
     """
 
     rules: frozenset[str] = frozenset(RULE_NAMES)
     lines: frozenset[int] | None = None
+    also_static: bool = False
     effect_helpers: frozenset[str] = frozenset()

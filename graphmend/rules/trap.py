@@ -185,7 +185,7 @@ def convert_assert(ctx: Context, original: cst.Assert, updated: cst.Assert) -> c
     if kind is Tensorness.STATIC:
         return updated
     behind_a_rewrite = any(ctx.line(facts.function) <= site.lineno < ctx.line(original) for site in ctx.sites)
-    wanted = ctx.wanted(original, "trap") and (kind is Tensorness.TENSOR or ctx.options.lines is not None)
+    wanted = ctx.wanted(original, "trap") and (kind is Tensorness.TENSOR or ctx.diagnosed(original))
     if not (wanted or behind_a_rewrite):
         return updated
     try:

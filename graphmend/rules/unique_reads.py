@@ -103,7 +103,7 @@ def lower_unique_reads(ctx: Context, facts: FunctionFacts) -> cst.FunctionDef | 
             replacements.update(_rewrite(ctx, facts, path))
         except Declined as reason:
             # Statically, only a binding some test reads is worth a word.
-            if ctx.options.lines is not None or _tested(facts, assign.targets[0].target.value):
+            if ctx.diagnosed(assign) or _tested(facts, assign.targets[0].target.value):
                 ctx.skip(assign, "trap", str(reason))
             continue
         ctx.record(assign, "trap", "torch.unique read only by tests -> the tensor itself under torch.compile")

@@ -35,7 +35,7 @@ from graphmend.rules.where.if_statement import worth_trying
 
 def convert_ifexp(ctx: Context, original: cst.IfExp, updated: cst.IfExp) -> cst.BaseExpression:
     facts = ctx.facts
-    if not (facts and ctx.wanted(original, "where") and worth_trying(ctx, original.test)):
+    if not (facts and ctx.wanted(original, "where") and worth_trying(ctx, original, original.test)):
         return updated
     try:
         statement = next(a for a in reversed(ctx.ancestors)

@@ -54,25 +54,27 @@ from graphmend.rules.where.arms import (
 )
 
 
-def worth_trying(ctx: Context, test: cst.BaseExpression) -> bool:
-    """Diagnosed lines are always tried; otherwise a test that looks like a tensor."""
+def worth_trying(ctx: Context, node: cst.CSTNode, test: cst.BaseExpression) -> bool:
+    """Diagnosed lines (and the ifs inside a diagnosed ``if``) are always
+    tried; otherwise a test that looks like a tensor."""
     kind = test_kind(ctx.facts, test)
     if kind is Tensorness.STATIC:
         return False
-    return ctx.options.lines is not None or kind is Tensorness.TENSOR
+    return (kind is Tensorness.TENSOR or ctx.diagnosed(node)
+            or isinstance(node, cst.If) and _inside_a_diagnosed_if(ctx, node))
 
 
 def is_site(ctx: Context, original: cst.If, updated: cst.If) -> bool:
-    if ctx.facts is None or not (ctx.wanted(original, "where") or _inside_a_wanted_if(ctx, original)):
+    if ctx.facts is None or not (ctx.wanted(original, "where") or _inside_a_diagnosed_if(ctx, original)):
         return False
     if is_dispatch(updated.test) or is_runtime_call(updated.test, "deferred_check") or (
         isinstance(original.test, cst.Name) and original.test.value.startswith(GENERATED_PREFIX)
     ):
         return False  # graphmend's own dispatch, or a guard [Trap] rewrote
-    return worth_trying(ctx, original.test)
+    return worth_trying(ctx, original, original.test)
 
 
-def _inside_a_wanted_if(ctx: Context, original: cst.If) -> bool:
+def _inside_a_diagnosed_if(ctx: Context, original: cst.If) -> bool:
     """Whether ``original`` is an ``elif`` of, or nested in an arm of, an
     ``if`` on a diagnosed line of the same function.  Dynamo breaks at the
     outer test first, so a diagnosis names what is inside only on the path
@@ -83,7 +85,7 @@ def _inside_a_wanted_if(ctx: Context, original: cst.If) -> bool:
     for ancestor in reversed(ctx.ancestors):
         if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
             return False
-        if isinstance(ancestor, cst.If) and ancestor is not original and ctx.wanted(ancestor, "where"):
+        if isinstance(ancestor, cst.If) and ancestor is not original and ctx.diagnosed(ancestor):
             return True
     return False
 

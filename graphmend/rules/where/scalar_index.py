@@ -58,14 +58,14 @@ _UNARY = (cst.Minus, cst.Plus, cst.BitInvert)
 
 def convert_scalar_index(ctx: Context, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
     facts = ctx.facts
-    if facts is None or ctx.options.lines is None or not ctx.enabled("where"):
+    if facts is None or not ctx.enabled("where"):
         return updated
     if isinstance(ctx.ancestors[-2], (cst.AssignTarget, cst.AugAssign, cst.Del)):
         return updated  # a store, not a read
     candidates = [element for element in original.slice if _may_be_scalar(facts, element)]
     if not candidates or _in_a_thunk(ctx):
         return updated
-    if not (ctx.wanted(original, "where") or _indexes_like_a_diagnosed_read(ctx, facts, candidates)):
+    if not (ctx.diagnosed(original) or _indexes_like_a_diagnosed_read(ctx, facts, candidates)):
         return updated
     try:
         if any(isinstance(element.slice, cst.Index) and element.slice.star for element in original.slice):
@@ -99,7 +99,7 @@ def _indexes_like_a_diagnosed_read(ctx: Context, facts, candidates: list[cst.Sub
     a break hides the next ones (``prev = c[..., i, :]`` after ``t[i]``)."""
     names = set().union(*(name_uses(element.slice.value).loads_names() for element in candidates))
     for node in walk_own(facts.function.body):
-        if isinstance(node, cst.Subscript) and ctx.wanted(node, "where"):
+        if isinstance(node, cst.Subscript) and ctx.diagnosed(node):
             diagnosed = (e for e in node.slice if _may_be_scalar(facts, e))
             if any(names & name_uses(e.slice.value).loads_names() for e in diagnosed):
                 return True

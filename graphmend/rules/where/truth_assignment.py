@@ -38,7 +38,7 @@ def convert_truth_assignment(ctx: Context, original: cst.Assign, updated: cst.As
         and isinstance(original.targets[0].target, cst.Name)
         and m.matches(original.value, _CALLS_BOOL)
         and ctx.wanted(original, "where")
-        and worth_trying(ctx, original.value)
+        and worth_trying(ctx, original, original.value)
     ):
         return updated
     name = original.targets[0].target.value

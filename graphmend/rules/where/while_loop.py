@@ -38,7 +38,7 @@ from graphmend.rules.where.if_statement import worth_trying
 
 def convert_while(ctx: Context, original: cst.While, updated: cst.While):
     facts = ctx.facts
-    if facts is None or not ctx.wanted(original, "where") or not worth_trying(ctx, original.test):
+    if facts is None or not ctx.wanted(original, "where") or not worth_trying(ctx, original, original.test):
         return updated
     try:
         return replacing(updated, _mend_while(ctx, original, updated))
