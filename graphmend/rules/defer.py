@@ -74,6 +74,9 @@ Safety
     * Loggers are found again by identity among the loggers
       ``logging.getLogger`` made (every library's are); a ``Logger``
       constructed directly is not found when replayed (``LookupError``).
+      loguru's own ``logger`` is found again by name, and its record
+      names the user's frame (``opt(depth=...)``); a loguru logger that
+      ``bind()``, ``opt()`` or ``patch()`` made is called as written.
     * torch 2.13 drops replayable calls made inside inlined functions;
       :mod:`graphmend.compat` fixes that for rewritten code.
     * Inside a tensor arm that [Where] rewrites, the call is *gated*
