@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The GPU measurements of README's "On a GPU" section, in one call on a lent
+# GPU machine (the team's device tool; its image has Python 3.12, torch
+# 2.11+cu130 and transformers 5.x, no package registry).  Carried wheels
+# replace what the corpus needs in another version (transformers 4.52.4, the
+# paper's) or lacks (libcst); fetch them here first:
+#
+#   echo /.whl/ >> .git/info/exclude
+#   python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 \
+#       --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux2014_x86_64 \
+#       -d .whl libcst==1.9.0 transformers==4.52.4 tokenizers==0.21.4 huggingface_hub==0.36.2 loguru==0.7.3
+#
+# and run `bash tools/gpu_bench.sh` there with `.whl` carried.  Each step has
+# its own time limit and writes its results as it goes, so a step cut short
+# keeps the rows it finished.
+#   1. graphmend bench on CUDA: graphs, breaks and identical outputs per row,
+#      and CUDA-graph launches per forward under mode="reduce-overhead"
+#      (SPEC section 5); CLAP, which nothing mends, is the control.
+#   2. graphmend bench --cold on CUDA: first call and warm latency (batch 1 and
+#      16x), torch.compile vs graphmend.compile, fresh processes interleaved,
+#      with the control arm (torch.compile again) and a second process.
+set -u
+OUT=${OUT:-gpu-results}
+mkdir -p "$OUT/corpus" "$OUT/cold"
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
+export PYTHONPATH="$PWD:/tmp/site" PYTHONUNBUFFERED=1
+{
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv
+    python3 -c "import sys, torch, transformers, libcst; print(sys.version.split()[0], torch.__version__, transformers.__version__, libcst.__version__, torch.cuda.get_device_name())"
+    nproc
+} 2>&1 | tee "$OUT/environment.txt"
+
+CORPUS_ROWS=${CORPUS_ROWS:-biogpt t5 clap}
+COLD_ROWS=${COLD_ROWS:-biogpt}
+start=$(date +%s)
+timeout "${CORPUS_LIMIT:-200}" python3 -m graphmend bench --device "${DEVICE:-cuda}" --backend eager \
+    --rows $CORPUS_ROWS --out "$OUT/corpus" 2>&1 | grep -v '^\s*$' | tail -25
+echo "corpus step: $(( $(date +%s) - start )) s"
+start=$(date +%s)
+timeout "${COLD_LIMIT:-300}" python3 -m graphmend bench --cold --device "${DEVICE:-cuda}" --rows $COLD_ROWS \
+    --control "${COLD_ROWS%% *}" --repetitions "${REPETITIONS:-2}" --warm-processes "${WARM_PROCESSES:-0}" \
+    --threads 4 --large-batch 16 --out "$OUT/cold" 2>&1 | grep -v '^\s*$' | tail -25
+echo "cold step: $(( $(date +%s) - start )) s"
+cat "$OUT/corpus/results.md" "$OUT/cold/timing.md" 2>/dev/null
