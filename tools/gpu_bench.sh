@@ -26,7 +26,7 @@ python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upg
 export PYTHONPATH="$PWD:/tmp/site" PYTHONUNBUFFERED=1
 {
     nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv
-    python3 -c "import sys, torch, transformers, libcst; print(sys.version.split()[0], torch.__version__, transformers.__version__, libcst.__version__, torch.cuda.get_device_name())"
+    python3 -c "import sys, importlib.metadata as m, torch, transformers; print(sys.version.split()[0], torch.__version__, transformers.__version__, m.version('libcst'), torch.cuda.get_device_name())"
     nproc
 } 2>&1 | tee "$OUT/environment.txt"
 
