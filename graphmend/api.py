@@ -1,22 +1,30 @@
 """``graphmend.compile``: a drop-in for ``torch.compile`` that mends first.
 
-The first call mends statically, with no extra trace: the model's
-``forward`` and the functions it reaches in its own modules (and the
-helpers its decorators hold), every site the rules can prove safe, reached
-by that input or not.  It adds the sites a persistent record
-(:mod:`graphmend.records`) kept from earlier processes, then compiles with
-the user's keyword arguments and makes the call.  Mending costs a cheap
-``ast`` scan and, the first time a source is seen, the rules on the
-functions that hold sites; the rewritten sources are cached, so a second
-process pays neither.  The user's backend sees only the final graphs.
+The first call mends statically, with no extra trace: every function a
+call of the object reaches (:mod:`graphmend.reach`: the model's
+``forward``, the helpers its code names in any module or library, the
+model a step function or a lambda holds or is given), every site the rules
+can prove safe, reached by that input or not.  It adds the sites a
+persistent record (:mod:`graphmend.records`) kept from earlier processes,
+then compiles with the user's keyword arguments and makes the call.
+Mending costs a cheap walk over live objects, an ``ast`` scan and, the
+first time a source is seen, the rules on the functions that hold sites;
+the rewritten sources are cached, so a second process pays for the walk
+alone.  The user's backend sees only the final graphs.
 
-That first compiled call is watched (Dynamo's own break records, not
-another trace): a fixable break it meets in code the static mending did
-not reach -- a base class's method in a library module, a line the rules
-only try when a diagnosis points at it -- is written to the record, so the
-next process mends it too.  ``diagnose=True`` keeps the earlier behaviour:
-one diagnosis trace with the real arguments before mending, so even those
-sites are mended in the first process, for the price of that trace.
+The first calls are watched (Dynamo's own break records, not another
+trace).  A fixable break one meets in code the static mending did not
+mend -- a line the rules only try when a break points at it, such as an
+``if`` on a buffer -- is mended in this process at once, and the code
+Dynamo compiled for that call is forgotten, so the *next* call compiles
+the mended code.  The call that met the break cannot get it: its graphs
+have run by the time the break is known, and running the call again would
+repeat what it did (a training step's update, a printed line).  A site so
+mended that the next call no longer meets is written to the record, which
+spares the next process that round; a site the rules decline is never
+recorded.  ``diagnose=True`` runs one diagnosis trace with the real
+arguments before mending instead, so that even the first call compiles
+those sites, for the price of that trace.
 
 The extra runs that ``diagnose=True`` and ``verify=True`` make must leave
 nothing behind for the real call: they get copies of the arguments, run in
@@ -40,6 +48,7 @@ import io
 import logging
 import random
 import threading
+import weakref
 import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -50,9 +59,9 @@ import torch.utils._pytree as pytree
 from graphmend.compare import first_difference
 from graphmend import records
 from graphmend.diagnosis import BreakRecorder, call, diagnose_calls, short_path
-from graphmend.discover import foreign_module, model_functions
 from graphmend.errors import GraphmendError, VerificationError
-from graphmend.patch import mend, mend_sites, mended_functions, unmend
+from graphmend import compat
+from graphmend.patch import mend, mend_sites, mended_functions, reachable, unmend, unmend_functions
 
 logger = logging.getLogger("graphmend")
 
@@ -165,8 +174,15 @@ def _diagnose(obj: Any, *args: Any, **kwargs: Any) -> Any:
     return diagnose_calls(obj, [call(*args, **kwargs)], statistics=False, ask_rules=False)
 
 
+#: How many calls after the first are watched for breaks to mend: each
+#: round mends only sites no earlier round tried, so it ends.
+_WATCHED_ROUNDS = 3
+
+
 class _FirstCall:
-    """Mend and compile on the first call; then call the result."""
+    """Mend and compile on the first call; watch the first calls for
+    fixable breaks that mending did not reach, mend them in this process
+    and let Dynamo compile the mended code on the next call."""
 
     def __init__(
         self,
@@ -185,26 +201,26 @@ class _FirstCall:
         self.compile_kwargs = compile_kwargs
         self.compiled: Callable[..., Any] | None = None
         self._lock = threading.Lock()
+        self._rounds_left = _WATCHED_ROUNDS
+        self._tried: set[tuple[str, int]] = set()  # sites mended after a watched call
+        self._unconfirmed: set[tuple[str, int]] = set()  # ... and not yet seen gone
+        self._watched_codes: weakref.WeakSet[Any] = weakref.WeakSet()  # what Dynamo compiled for them
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self.compiled is None:
+        if self.compiled is None or self._rounds_left:
             with self._lock:
                 if self.compiled is None:
                     self._prepare(args, kwargs)
-                    return self._first(args, kwargs)
+                if self._rounds_left:
+                    return self._watched(args, kwargs)
         return self.compiled(*args, **kwargs)
 
     def _prepare(self, args: tuple, kwargs: dict) -> None:
         state = _SavedState(self.obj) if self.verify or self.diagnose else None
         expected = _quietly(state, self.obj, *args, **kwargs) if self.verify else None
-        modules = self.modules
-        if modules is None and not isinstance(self.obj, torch.nn.Module):
-            # A function's own module, where Dynamo inlines what it calls; never
-            # torch's or the standard library's (``graphmend.compile(torch.relu)``).
-            own = getattr(self.obj, "__module__", None)
-            modules = own if isinstance(own, str) and not foreign_module(own) else ()
-        mend(self.obj, modules=modules, rules=self.rules, only_modules=self.modules is not None,
-             while_waiting=self._import_backend)
+        self.arguments = (*args, *kwargs.values())
+        mend(self.obj, modules=self.modules, rules=self.rules, only_modules=self.modules is not None,
+             args=self.arguments, while_waiting=self._import_backend)
         mended = mended_functions(self.obj)
         self.record = records.key(self.obj, args, kwargs)
         sites = records.load(self.record)
@@ -212,8 +228,7 @@ class _FirstCall:
             report = _quietly(state, _diagnose, self.obj, *args, **kwargs)
             sites += [(b.filename, b.lineno) for b in report.breaks if b.fixable]
         if sites:
-            mended += mend_sites(sites, _candidates(self.obj), modules=self.modules, rules=self.rules,
-                                 anchor=self.obj)
+            mended += self._mend_sites(sites)
         logger.debug("graphmend: mended %s", sorted({f.__qualname__ for f in mended}))
         if self.verify and mended:
             actual = _quietly(state, self.obj, *args, **kwargs)
@@ -226,30 +241,74 @@ class _FirstCall:
                 )
         self.compiled = torch.compile(self.obj, **self.compile_kwargs)
 
+    def _mend_sites(self, sites: Iterable[tuple[str, int]]) -> list[Any]:
+        return mend_sites(sites, _candidates(self.obj, self.arguments), modules=self.modules, rules=self.rules,
+                          anchor=self.obj)
+
     def _import_backend(self) -> None:
         """What the first compile imports anyway, done while the rules run in
         a helper process: inductor's compiler (2 s in a fresh process)."""
         if self.compile_kwargs.get("backend", "inductor") == "inductor":
             importlib.import_module("torch._inductor.compile_fx")
 
-    def _first(self, args: tuple, kwargs: dict) -> Any:
-        """The first compiled call, watched: fixable breaks it meets are
-        recorded for the next process."""
+    def _watched(self, args: tuple, kwargs: dict) -> Any:
+        """A compiled call, watched (Dynamo's own break records, no extra
+        trace).  Fixable breaks it meets that no round tried yet are mended
+        now, and the code Dynamo compiled for this call is forgotten, so the
+        next call compiles the mended code: the call that met a break has
+        already run its graphs, and running it again would repeat its
+        effects (a training step's update).  Sites a round mended that the
+        next call no longer meets go to the record, which spares the next
+        process this round."""
+        self._rounds_left -= 1
+        codes_before = {id(code) for code in compat.compiled_codes()}
         with BreakRecorder() as recorder:
             result = self.compiled(*args, **kwargs)
-        fixable = [(b.filename, b.lineno) for b in recorder.report(ask_rules=False).breaks if b.fixable]
-        if fixable:
-            records.store(self.record, fixable)
-            logger.info(
-                "graphmend: %d fixable break site(s) remain (%s); they are mended from the next "
-                "process on (or pass diagnose=True)",
-                len(fixable), ", ".join(f"{short_path(f)}:{line}" for f, line in fixable[:5]),
-            )
+        # Dynamo's tracker lists a code once, however often it is reset.
+        self._watched_codes.update(code for code in compat.compiled_codes() if id(code) not in codes_before)
+        met = {(b.filename, b.lineno) for b in recorder.report(ask_rules=False).breaks if b.fixable}
+        gone = self._unconfirmed - met
+        if gone:
+            records.store(self.record, gone)
+        self._unconfirmed -= gone
+        new = met - self._tried
+        if not new:
+            self._rounds_left = 0
+            return result
+        self._tried |= new
+        self._mend_met(sorted(new), args, kwargs)
         return result
 
+    def _mend_met(self, sites: list[tuple[str, int]], args: tuple, kwargs: dict) -> None:
+        state = _SavedState(self.obj) if self.verify else None
+        before = _quietly(state, self.obj, *args, **kwargs) if self.verify else None
+        previously = set(mended_functions(self.obj))
+        patched = [f for f in self._mend_sites(sites) if f not in previously]
+        if not patched:
+            self._rounds_left = 0
+            return
+        if self.verify:
+            difference = first_difference(before, _quietly(state, self.obj, *args, **kwargs))
+            if difference is not None:
+                unmend_functions(patched)
+                raise VerificationError(
+                    f"the mended code's output differs from the original's: {difference} "
+                    f"(mended after a call: {', '.join(sorted(f.__qualname__ for f in patched))}); "
+                    "that mending was undone"
+                )
+        self._unconfirmed |= set(sites)
+        for code in self._watched_codes:
+            compat.reset_code(code)
+        logger.info(
+            "graphmend: the first call met %d fixable break site(s) the static mending did not reach (%s); "
+            "mended, the next call compiles them", len(sites),
+            ", ".join(f"{short_path(f)}:{line}" for f, line in sites[:5]),
+        )
 
-def _candidates(obj: Any) -> list[Any]:
-    return model_functions(obj) if isinstance(obj, torch.nn.Module) else [obj]
+
+def _candidates(obj: Any, args: Iterable[Any] = ()) -> list[Any]:
+    """Where a reported site's live function is looked for first."""
+    return reachable(obj, args)
 
 
 class MendedModule(torch.nn.Module):
@@ -279,7 +338,7 @@ class MendedModule(torch.nn.Module):
 
 
 def compile(
-    obj: Any,
+    obj: Any = None,
     *,
     modules: str | Iterable[str] | None = None,
     rules: Iterable[str] | None = None,
@@ -289,17 +348,28 @@ def compile(
 ) -> Any:
     """``torch.compile(obj, **torch_compile_kwargs)``, after mending.
 
-    ``modules`` names the modules whose functions are mended (module name
-    prefixes, e.g. ``"transformers.models.t5"``; by default the module that
-    defines a model's class); ``rules`` selects rules by name.  With
-    ``diagnose=True`` the first call first runs one diagnosis trace and
-    mends every fixable site it reports, wherever it lives (see the module
-    docstring).  With ``verify=True`` the first call also runs the original
-    and the mended code eagerly and raises :class:`VerificationError`
-    (undoing the mending) if their outputs differ in any bit; eager against
-    eager, so the comparison judges the rewrite, not the backend's numerics.
-    Compiling what ``graphmend.compile`` returned compiles its original again.
+    Like ``torch.compile``, a decorator too: ``@graphmend.compile`` or
+    ``@graphmend.compile(backend=...)``, on a function or a method.
+
+    Everything a call of ``obj`` reaches is mended, however ``obj`` is
+    handed over (a module, a bound method, a function, a lambda, a
+    ``functools.partial``, a training step; see :mod:`graphmend.reach`);
+    ``modules`` limits mending to the functions defined in the named
+    modules (module name prefixes, e.g. ``"transformers.models.t5"``);
+    ``rules`` selects rules by name.  The first calls are watched: a fixable
+    break one meets is mended at once and compiled by the next call (see
+    the module docstring).  With ``diagnose=True`` the first call first runs
+    one diagnosis trace and mends every fixable site it reports, so that
+    call already compiles them.  With ``verify=True`` the first call also
+    runs the original and the mended code eagerly and raises
+    :class:`VerificationError` (undoing the mending) if their outputs differ
+    in any bit; eager against eager, so the comparison judges the rewrite,
+    not the backend's numerics.  Compiling what ``graphmend.compile``
+    returned compiles its original again.
     """
+    if obj is None:
+        return functools.partial(compile, modules=modules, rules=rules, verify=verify, diagnose=diagnose,
+                                 **torch_compile_kwargs)
     obj = getattr(obj, "_graphmend_original", obj)  # compiling a compiled one again
     if not callable(obj):
         raise GraphmendError(f"compile() needs a function or an nn.Module, not {type(obj).__name__}")

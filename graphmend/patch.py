@@ -39,6 +39,7 @@ from graphmend.analysis.scan import might_hold_site
 from graphmend.analysis.source import ParsedFile, Skeleton, Unit, collector_paused, first_line, line_map, parse_file
 from graphmend.conventions import RUNTIME_ALIAS
 from graphmend.errors import GraphmendError, SourceError
+from graphmend.reach import reach
 from graphmend.resolve import Unmendable, check_rebuildable, describe, resolve, resolve_quietly
 from graphmend.rules.options import RuleOptions, built_in, select_rules
 from graphmend.scope import compile_in_scope, fingerprint, mended_code, move_to_file_lines
@@ -291,42 +292,64 @@ def _mend_functions(requests: Iterable[tuple[types.FunctionType, Lines]], rules:
 
 
 def mend(obj: Any, *, modules: str | Iterable[str] | None = None, rules: Iterable[str] | None = None,
-         only_modules: bool = False, while_waiting: Callable[[], Any] | None = None) -> Any:
+         only_modules: bool = False, args: Iterable[Any] = (),
+         while_waiting: Callable[[], Any] | None = None) -> Any:
     """Rewrite ``obj`` in memory, in place, so Dynamo meets fewer graph breaks.
 
     A function comes back as itself, its code mended and ``__wrapped__`` set
     to a copy running the original code.  An ``nn.Module`` comes back as
-    itself with ``forward`` and the functions it reaches in ``modules`` mended
-    (see this module's docstring).  Anything that cannot be mended comes back
-    unchanged, the reason logged at debug level on the ``graphmend`` logger.
-    ``rules`` selects rules by name (default: all).  With ``only_modules``,
-    ``obj``'s own function is mended only if it lies in ``modules`` too.
-    ``while_waiting`` is work the caller needs done anyway, called while a
-    helper process rewrites (:mod:`graphmend.sidecar`; ``graphmend.compile``
-    imports its backend there).  Raises :class:`GraphmendError` only for an ``obj`` that is not callable.
+    itself with ``forward`` mended too.  By default every function a call
+    of ``obj`` reaches is mended (:mod:`graphmend.reach`: through globals,
+    closures, attributes, submodules, base classes and wrappers, across
+    modules and libraries; ``args``, the call's arguments, may hold more,
+    such as the model a step function is given); ``modules`` (module-name
+    prefixes) limits mending to the functions defined there.  Anything that
+    cannot be mended comes back unchanged, the reason logged at debug level
+    on the ``graphmend`` logger.  ``rules`` selects rules by name (default:
+    all).  With ``only_modules``, ``obj``'s own function is mended only if
+    it lies in ``modules`` too.  ``while_waiting`` is work the caller needs
+    done anyway, called while a helper process rewrites
+    (:mod:`graphmend.sidecar`; ``graphmend.compile`` imports its backend
+    there).  Raises :class:`GraphmendError` only for an ``obj`` that is not
+    callable.
     """
     if not callable(obj) and not isinstance(obj, (staticmethod, classmethod)):
         raise GraphmendError(f"mend() needs a function or an nn.Module, not {type(obj).__name__}")
     with LOCK:
-        if isinstance(obj, torch.nn.Module):
-            prefixes = discover.prefixes(modules, type(obj).__module__)
-            candidates = discover.called_by_name(discover.model_functions(obj, prefixes), discover.forward_roots(obj))
-            if modules is None:  # a forward calls its library's base-class methods through self
-                prefixes = [*prefixes, *discover.library_base_modules(obj)]
+        if modules is None:
+            functions = reachable(obj, args)
+            if not functions:
+                try:
+                    resolve(obj)
+                    _skip(obj, "it reaches no Python function outside torch, graphmend and the standard library")
+                except Unmendable as why:
+                    _skip(obj, str(why))
         else:
-            prefixes = [] if modules is None else discover.prefixes(modules, "")
-            candidates = discover.functions_in_modules(prefixes) if prefixes else []
-        try:
-            own = [resolve(obj)]  # a module's forward, or the function itself
-        except Unmendable as why:
-            _skip(obj, str(why))
-            own = []
-        if only_modules:
-            own = [f for f in own if discover.matches(discover.module_name(f), prefixes)]
-        reached = discover.reached_in(candidates, prefixes)
-        requests = [(function, None) for function in dict.fromkeys(own + reached)]
+            prefixes = discover.prefixes(modules, "")
+            if isinstance(obj, torch.nn.Module):
+                candidates = discover.called_by_name(discover.model_functions(obj, prefixes),
+                                                     discover.forward_roots(obj))
+            else:
+                candidates = discover.functions_in_modules(prefixes)
+            try:
+                own = [resolve(obj)]  # a module's forward, or the function itself
+            except Unmendable as why:
+                _skip(obj, str(why))
+                own = []
+            if only_modules:
+                own = [f for f in own if discover.matches(discover.module_name(f), prefixes)]
+            functions = own + discover.reached_in(candidates, prefixes)
+        requests = [(function, None) for function in dict.fromkeys(functions)]
         _remember(obj, _mend_functions(requests, rules, while_waiting))
     return obj
+
+
+def reachable(obj: Any, args: Iterable[Any] = ()) -> list[types.FunctionType]:
+    """The functions a call ``obj(*args)`` reaches (:func:`graphmend.reach.reach`)."""
+    found = reach(obj, args)
+    logger.debug("graphmend: %s reaches %d function(s) (%d objects visited, %.3f s%s)", describe(obj),
+                 len(found.functions), found.visited, found.seconds, ", truncated" if found.truncated else "")
+    return found.functions
 
 
 def mended_functions(obj: Any) -> list[types.FunctionType]:
@@ -395,6 +418,14 @@ def unmend(obj: Any) -> Any:
             if mended in PATCHES:
                 swap.restore(mended)
     return obj
+
+
+def unmend_functions(functions: Iterable[types.FunctionType]) -> None:
+    """Undo the mending of these functions alone."""
+    with LOCK:
+        for function in functions:
+            if function in PATCHES:
+                swap.restore(function)
 
 
 def mended_source(obj: Any) -> str:

@@ -53,7 +53,7 @@ def chain(obj: Any) -> list[types.FunctionType]:
     """The Python functions behind ``obj``, outermost wrapper first; mending
     ``obj`` changes the last one."""
     if isinstance(obj, functools.partial):
-        raise Unmendable("a functools.partial; mend its .func instead")
+        raise Unmendable("a functools.partial: only the Python function it holds can be mended")
     if isinstance(obj, (types.MethodType, staticmethod, classmethod)):
         return chain(obj.__func__)
     if isinstance(obj, types.FunctionType):
