@@ -15,7 +15,8 @@ objects hold:
   for it (the ``forward`` and the methods of every submodule's classes
   that a forward names, and the module-level functions of their modules),
   and the callables its submodules hold as attributes;
-* a class (one the code builds, say a solver): the methods of the classes
+* a class (one the code builds, say a solver; not an ``nn.Module``
+  class, whose instances are reached as modules): the methods of the classes
   in its MRO that a reached function names (``solver.integrate(...)``
   reaches ``integrate``), and the special methods Python calls by itself
   (``__init__``, ``__call__``, ``__getitem__``...);
@@ -24,7 +25,10 @@ objects hold:
   activations): its items.
 
 Only Python code outside torch, graphmend and the standard library is
-collected, and the walk stops after :data:`LIMIT` objects.  What the rules
+collected, and, as TorchFix does, only from files that mention torch
+(``packaging.version``, which a library's version checks reach, tests no
+tensor), except the file of the object handed over.  The walk stops after
+:data:`LIMIT` objects.  What the rules
 then read of each function is decided by the cheap ``ast`` scan
 (:func:`graphmend.analysis.scan.might_hold_site`), so reaching a function
 that holds no site costs a parse of its file, once.
@@ -33,6 +37,7 @@ that holds no site costs a parse of its file, once.
 from __future__ import annotations
 
 import functools
+import linecache
 import time
 import types
 from collections import deque
@@ -77,6 +82,11 @@ def _code_names(code: types.CodeType) -> set[str]:
     return names
 
 
+@functools.lru_cache(maxsize=4096)
+def _mentions_torch(filename: str) -> bool:
+    return any("torch" in line for line in linecache.getlines(filename))
+
+
 def _module_prefixes(module: torch.nn.Module) -> list[str]:
     """The Python modules that define a class of ``module`` or of one of its
     submodules (base classes included), never torch's or graphmend's."""
@@ -104,6 +114,7 @@ class _Walk:
         # hub downloads) is not what a forward runs.
         self.mentioned: set[str] = set()
         self.parked: dict[str, list[Any]] = {}
+        self.own_file: str | None = None  # the first function's: the object's own
 
     def push(self, value: Any) -> None:
         if value is None or isinstance(value, (str, bytes, int, float, bool, torch.Tensor)):
@@ -166,7 +177,10 @@ class _Walk:
     def function(self, function: types.FunctionType) -> None:
         if discover.foreign_module(discover.module_name(function)):
             return
-        self.result.functions.append(function)
+        if self.own_file is None:
+            self.own_file = function.__code__.co_filename
+        if function.__code__.co_filename == self.own_file or _mentions_torch(function.__code__.co_filename):
+            self.result.functions.append(function)
         self.push(getattr(function, "__wrapped__", None))
         for cell in function.__closure__ or ():
             try:
@@ -202,6 +216,8 @@ class _Walk:
                     self.push(value)
 
     def cls(self, cls: type) -> None:
+        if issubclass(cls, torch.nn.Module):
+            return  # its instances are what runs, and they are reached as modules
         for base in cls.__mro__:
             if base is object or _foreign_type(base):
                 continue
