@@ -1,0 +1,201 @@
+"""The product's figure: ``graphmend.compile`` with default options, in a
+fresh first process, as a user meets it.
+
+Every corpus table leads with this column; the diagnosis path (diagnose,
+mend what it reports, diagnose) is a column beside it.  Each measurement
+runs in a process of its own with an empty graphmend cache (no record, no
+cached source), hands the model over in one *calling style* and calls the
+compiled callable three times:
+
+* ``module``: the module itself; ``forward``: its bound ``forward``;
+* ``step``: a step function that calls the module, ``lambda``: a lambda
+  that does;
+* ``train``: a training step: forward, a loss, ``loss.backward()`` inside
+  the compiled function (``backward()`` is a break of Dynamo's own).
+
+It reports the graphs and breaks each call compiled (the first call keeps
+a break that only it can show; the next call compiles what was mended in
+the same process), the categories of the breaks left, whether the output
+of the first call, and in training every parameter's gradient, is
+bit-identical to the eager original's.
+
+    python -m graphmend.bench_default --rows t5 bart --styles module step train
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from typing import Any
+
+# Run as ``python -m``, this module is ``__main__``; its children import it by name.
+_MODULE = __spec__.name if __spec__ is not None else __name__
+STYLES = ("module", "forward", "step", "lambda", "train")
+#: The paper corpus rows whose breaks are logging or control flow (LC/DC).
+LC_DC_ROWS = ("t5", "bart", "marian", "blenderbot", "whisper", "biogpt", "pegasus_causal", "layoutlmv3",
+              "phi3_longrope")
+
+
+def _first_tensor(out: Any) -> Any:
+    import torch
+
+    if isinstance(out, torch.Tensor):
+        return out
+    if isinstance(out, (tuple, list)):
+        return _first_tensor(out[0])
+    return _first_tensor(next(v for v in out.values() if v is not None))
+
+
+def handed_over(model: Any, style: str) -> Callable[..., Any]:
+    """What a user hands to ``graphmend.compile`` in ``style``."""
+
+    def step(*args: Any, **kwargs: Any) -> Any:
+        return _first_tensor(model(*args, **kwargs))
+
+    def train_step(*args: Any, **kwargs: Any) -> Any:
+        loss = _first_tensor(model(*args, **kwargs)).float().pow(2).mean()
+        loss.backward()
+        return loss.detach()
+
+    return {
+        "module": model,
+        "forward": getattr(model, "forward", model),
+        "step": step,
+        "lambda": lambda *args, **kwargs: _first_tensor(model(*args, **kwargs)),
+        "train": train_step,
+    }[style]
+
+
+def _breaks(report: Any) -> dict[str, Any]:
+    categories: dict[str, int] = {}
+    for b in report.breaks:
+        categories[b.category] = categories.get(b.category, 0) + b.count
+    # As torch._dynamo.explain counts: graphs - 1 (backward() inside a step
+    # ends a graph with no break reason that names user code).
+    return {"graphs": report.graph_count, "breaks": max(report.graph_count - 1, 0), "categories": categories}
+
+
+def measure(call: Callable[..., Any], args: tuple, kwargs: dict, *, training: bool, calls: int = 3,
+            backend: str = "eager", compile: Callable[..., Any] | None = None) -> dict[str, Any]:
+    """``graphmend.compile(call, backend=backend)`` (or ``compile``) called
+    ``calls`` times: what each call compiled, and the last call that
+    compiled anything (the graphs the process settles on)."""
+    import torch
+
+    import graphmend
+    from graphmend.diagnosis import BreakRecorder
+
+    compiled = (compile or graphmend.compile)(call, backend=backend)
+    per_call, outputs = [], []
+    with torch.set_grad_enabled(training):
+        for _ in range(calls):
+            with BreakRecorder() as recorder:
+                outputs.append(compiled(*args, **kwargs))
+            per_call.append(_breaks(recorder.report(ask_rules=False)))
+    settled = next((c for c in reversed(per_call) if c["graphs"]), per_call[0])
+    return {"calls": per_call, "first": per_call[0], "settled": settled, "output": outputs[0]}
+
+
+def style_row(row_name: str, style: str, compile_with: str = "graphmend") -> dict[str, Any]:
+    """One paper-corpus row in one calling style, in this (fresh) process."""
+    import torch
+
+    from graphmend import corpus
+    from graphmend.compare import first_difference
+
+    row = corpus.ROWS[row_name]
+    model, args, kwargs = row.build()
+    reference = copy.deepcopy(model)
+    training = style == "train"
+    with torch.set_grad_enabled(training):
+        expected = handed_over(reference, style)(*args, **kwargs)
+    result = measure(handed_over(model, style), args, kwargs, training=training,
+                     compile=torch.compile if compile_with == "torch" else None)
+    output = result.pop("output")
+    result.update(row=row_name, style=style, arm=compile_with,
+                  identical=first_difference(expected, output) is None)
+    if training:
+        # Three calls accumulate three steps' gradients on each side.
+        with torch.enable_grad():
+            for _ in range(len(result["calls"]) - 1):
+                handed_over(reference, style)(*args, **kwargs)
+        expected_grads = dict(reference.named_parameters())
+        result["gradients_identical"] = all(
+            (p.grad is None) == (expected_grads[n].grad is None)
+            and (p.grad is None or torch.equal(p.grad, expected_grads[n].grad))
+            for n, p in model.named_parameters()
+        )
+    return result
+
+
+def in_fresh_process(row_name: str, style: str, compile_with: str = "graphmend", timeout: float = 1200) -> dict:
+    """:func:`style_row` in a new Python process with an empty graphmend cache."""
+    with tempfile.TemporaryDirectory() as cache, tempfile.NamedTemporaryFile("r", suffix=".json") as out:
+        env = dict(os.environ, GRAPHMEND_CACHE_DIR=cache, PYTHONWARNINGS="ignore")
+        command = [sys.executable, "-m", _MODULE, "--child", row_name, style, compile_with, out.name]
+        try:
+            proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return {"row": row_name, "style": style, "arm": compile_with, "error": f"timed out after {timeout} s"}
+        if proc.returncode != 0:
+            return {"row": row_name, "style": style, "arm": compile_with,
+                    "error": (proc.stderr.strip().splitlines() or ["exit %d" % proc.returncode])[-1]}
+        return json.loads(open(out.name).read())
+
+
+def markdown(results: Sequence[dict]) -> str:
+    """The calling-style table: per row and style, graphs on the first call
+    and where the first process settles, identical outputs (and gradients)."""
+    styles = [s for s in STYLES if any(r["style"] == s for r in results)]
+    lines = ["| row | " + " | ".join(styles) + " |", "|---|" + "---|" * len(styles)]
+    for row in dict.fromkeys(r["row"] for r in results):
+        cells = []
+        for style in styles:
+            r = next((r for r in results if r["row"] == row and r["style"] == style and r["arm"] == "graphmend"), None)
+            if r is None:
+                cells.append("")
+            elif "error" in r:
+                cells.append(f"error: {r['error'][:60]}")
+            else:
+                same = r["identical"] and r.get("gradients_identical", True) is not False
+                cells.append(f"{r['first']['graphs']} → {r['settled']['graphs']}{'' if same else ' DIFFERS'}")
+        lines.append(f"| {row} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=f"python -m {_MODULE}", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rows", nargs="+", default=list(LC_DC_ROWS))
+    parser.add_argument("--styles", nargs="+", default=list(STYLES), choices=STYLES)
+    parser.add_argument("--torch-arm", action="store_true", help="also torch.compile of the training step")
+    parser.add_argument("--out", default="bench-results/calling-styles.json")
+    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
+    options = parser.parse_args(argv)
+    if options.child:
+        row_name, style, compile_with, out = options.child
+        with open(out, "w") as handle:
+            json.dump(style_row(row_name, style, compile_with), handle)
+        return 0
+    results = []
+    for row_name in options.rows:
+        for style in options.styles:
+            results.append(in_fresh_process(row_name, style))
+            print(json.dumps(results[-1]), flush=True)
+        if options.torch_arm and "train" in options.styles:
+            results.append(in_fresh_process(row_name, "train", "torch"))
+            print(json.dumps(results[-1]), flush=True)
+    os.makedirs(os.path.dirname(options.out) or ".", exist_ok=True)
+    with open(options.out, "w") as handle:
+        json.dump(results, handle, indent=1)
+    print(markdown(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
