@@ -67,10 +67,6 @@ def _defs_by_name(tree: ast.Module) -> dict[str, list[ast.AST]]:
     return defs
 
 
-def _overlap(a: ast.AST, b: ast.AST) -> bool:
-    return first_line(a) <= b.end_lineno and first_line(b) <= a.end_lineno
-
-
 def _runtime_bindings(code_text: str) -> dict[str, Any]:
     """What rewritten code needs bound in its globals: the runtime."""
     if RUNTIME_ALIAS not in code_text:
@@ -210,8 +206,10 @@ def _finish_file(plan: _FilePlan, mended_text: str | SourceError) -> list[types.
             after = mended_lines[first_line(node) - 1 : node.end_lineno]
             if before == after:
                 raise Unmendable("no rewrite applies to it")
-            if any(_overlap(other, target) for _, other, _, _ in targets if other is not target):
-                node = copy.deepcopy(node)  # one target nested in another: both move lines
+            # Moved to file lines in place, so each target gets its own copy:
+            # one target may be nested in another, and closures made by one
+            # factory (a wrapper each subclass gets) share one def.
+            node = copy.deepcopy(node)
             move_to_file_lines(node, line_map(before, after, first_line(target)), first_line(node))
             bindings = _runtime_bindings("".join(after))
             code = mended_code(function, node, unit.scope_class, set(plan.parsed.imported) | set(bindings))

@@ -319,3 +319,66 @@ def test_a_site_the_rules_decline_is_neither_mended_nor_recorded(tmp_path):
         assert neuron.history == [1, 1, 1]
     finally:
         graphmend.unmend(neuron.keeps)
+
+
+SHARED_WRAPPER = """
+import functools
+
+import torch
+from torch import nn
+
+
+class Layer(nn.Module):
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        forward = cls.forward
+
+        @functools.wraps(forward)
+        def checked_forward(self, x):
+            if x.sum() > 0:
+                x = x * 2
+            return forward(self, x)
+
+        cls.forward = checked_forward
+
+
+class First(Layer):
+    def forward(self, x):
+        return x + 1
+
+
+class Second(Layer):
+    def forward(self, x):
+        return x - 1
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.first, self.second = First(), Second()
+
+    def forward(self, x):
+        return self.second(self.first(x))
+"""
+
+
+def test_closures_one_factory_made_share_a_def_and_are_each_mended(tmp_path, caplog):
+    """transformers 5's ``GradientCheckpointingLayer`` wraps each subclass's
+    ``forward`` in a closure made by one def: two live functions, one
+    source.  Mending both moved one shared tree to file lines twice (an
+    IndexError, the file left unmended)."""
+    module = load_module(textwrap.dedent(SHARED_WRAPPER), tmp_path, "shared")
+    model, x = module.Model(), torch.ones(3)
+    expected = model(x)
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    try:
+        with caplog.at_level("WARNING", logger="graphmend"):
+            actual = graphmend.compile(model, backend=counter)(x)
+        assert not [r for r in caplog.records if "failed" in r.getMessage()]
+        assert torch.equal(actual, expected)
+        assert counter.graphs == 1
+        assert "_graphmend.where" in patch.PATCHES[vars(module.First)["forward"]].mended_source
+        assert "_graphmend.where" in patch.PATCHES[vars(module.Second)["forward"]].mended_source
+    finally:
+        graphmend.unmend(model)
