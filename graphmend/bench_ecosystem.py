@@ -195,6 +195,40 @@ def _diagnose(fn: Any, args: tuple, kwargs: dict, training: bool) -> Any:
         return graphmend.diagnose(fn, *args, **kwargs)
 
 
+def _default_path(row: Any, training: bool, original: dict[str, Any]) -> dict[str, Any]:
+    """``graphmend.compile(fn, backend="eager")`` called three times: the
+    first call's graphs, breaks and result (compared with the eager
+    original's), and the graphs the process settles on (the last call that
+    compiled anything: the call after an in-process mending)."""
+    import torch
+
+    import graphmend
+    from graphmend.diagnosis import BreakRecorder
+
+    fn, args, kwargs = row.build(training)
+    saved = os.environ.get("GRAPHMEND_CACHE_DIR")
+    with tempfile.TemporaryDirectory() as cache:
+        os.environ["GRAPHMEND_CACHE_DIR"] = cache
+        try:
+            compiled = graphmend.compile(fn, backend="eager")
+            reports, first = [], None
+            for _ in range(3):
+                with BreakRecorder() as recorder:
+                    outcome = _run(row, training, fn, args, kwargs, compiled)
+                first = first or outcome
+                reports.append(recorder.report(ask_rules=False))
+        finally:
+            graphmend.unmend(fn)
+            torch._dynamo.reset()
+            if saved is None:
+                os.environ.pop("GRAPHMEND_CACHE_DIR", None)
+            else:
+                os.environ["GRAPHMEND_CACHE_DIR"] = saved
+    settled = next((r for r in reversed(reports) if r.graph_count), reports[0])
+    return {"first": _report_dict(reports[0]), "settled": _report_dict(settled),
+            "graphs_per_call": [r.graph_count for r in reports], **_compare(original, first)}
+
+
 def worker(name: str, mode: str, explain: bool) -> dict[str, Any]:
     import torch
 
@@ -223,6 +257,13 @@ def worker(name: str, mode: str, explain: bool) -> dict[str, Any]:
         errors["original_eager"] = _error(exc)
         result["traceback"] = traceback.format_exc()[-3000:]
         return result
+
+    # 1a. the product: graphmend.compile with default options, the first
+    #     compile of this process, an empty cache; three calls
+    try:
+        result["default"] = _default_path(row, training, original)
+    except Exception as exc:
+        errors["default"] = _error(exc)
 
     # 1b. the original under torch.compile: the control for step 6
     try:
@@ -409,15 +450,17 @@ def markdown(results: list[dict[str, Any]], environment: dict[str, str]) -> str:
         lines += [
             f"## {mode}",
             "",
-            "| row | library | graphs | breaks | events | sites | ops captured | remaining (category:events) | eager identical | eager grads | compiled identical | compiled grads | errors / warnings |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+            "| row | library | graphmend.compile, first process: breaks (1st call → settled), identical | "
+            "diagnosis path: graphs | breaks | events | sites | ops captured | remaining (category:events) | eager identical | eager grads | compiled identical | compiled grads | errors / warnings |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
-        totals = {"b0": 0, "b1": 0, "e0": 0, "e1": 0}
+        totals = {"b0": 0, "b1": 0, "e0": 0, "e1": 0, "d": 0}
         for r in rows:
-            before, after = r.get("before"), r.get("after")
+            before, after, default = r.get("before"), r.get("after"), r.get("default")
             if before and after:
                 totals["b0"] += before["break_count"]
                 totals["b1"] += after["break_count"]
+                totals["d"] += default["settled"]["break_count"] if default else after["break_count"]
                 totals["e0"] += before["events"]
                 totals["e1"] += after["events"]
             eager = r.get("eager") or {}
@@ -427,6 +470,7 @@ def markdown(results: list[dict[str, Any]], environment: dict[str, str]) -> str:
                 errors = (errors + "; " if errors else "") + lost
             lines.append(
                 f"| {r['row']} | {r.get('library', '?')} {r.get('version', '')} "
+                f"| {_default_cell(before, default)} "
                 f"| {_num(before, 'graph_count')} → {_num(after, 'graph_count')} "
                 f"| {_num(before, 'break_count')} → {_num(after, 'break_count')} "
                 f"| {_num(before, 'events')} → {_num(after, 'events')} "
@@ -439,8 +483,8 @@ def markdown(results: list[dict[str, Any]], environment: dict[str, str]) -> str:
             )
         lines += [
             "",
-            f"Totals ({mode}, {len(rows)} rows): breaks {totals['b0']} → {totals['b1']}, "
-            f"events {totals['e0']} → {totals['e1']}.",
+            f"Totals ({mode}, {len(rows)} rows): breaks {totals['b0']} → {totals['d']} (graphmend.compile, "
+            f"first process) / {totals['b1']} (diagnosis path), events {totals['e0']} → {totals['e1']}.",
             "",
         ]
     lines += ["## Remaining break sites after mending", ""]
@@ -458,6 +502,14 @@ def markdown(results: list[dict[str, Any]], environment: dict[str, str]) -> str:
             )
         lines.append("")
     return "\n".join(lines) + "\n"
+
+
+def _default_cell(before: dict[str, Any] | None, default: dict[str, Any] | None) -> str:
+    if not default:
+        return "-"
+    same = default.get("identical") and default.get("grads_identical") is not False
+    return (f"{_num(before, 'break_count')} → {default['first']['break_count']} → "
+            f"{default['settled']['break_count']}, {'yes' if same else 'DIFFERS'}")
 
 
 def environment() -> dict[str, str]:
