@@ -414,9 +414,9 @@ def _yes(value: Any) -> str:
     return {True: "yes", False: "**NO**", None: "-"}.get(value, str(value))
 
 
-def _compiled_yes(result: dict[str, Any], key: str) -> str:
-    """The mended code's compiled comparison, beside the original's own."""
-    mended = (result.get("compiled") or {}).get(key)
+def _compiled_yes(result: dict[str, Any], key: str, arm: str = "compiled") -> str:
+    """A compiled arm's comparison, beside the original's own under torch.compile."""
+    mended = (result.get(arm) or {}).get(key)
     original = (result.get("compiled_original") or {}).get(key)
     if mended is False and original is False:
         return "no, as the original compiled"
@@ -470,7 +470,7 @@ def markdown(results: list[dict[str, Any]], environment: dict[str, str]) -> str:
                 errors = (errors + "; " if errors else "") + lost
             lines.append(
                 f"| {r['row']} | {r.get('library', '?')} {r.get('version', '')} "
-                f"| {_default_cell(before, default)} "
+                f"| {_default_cell(r)} "
                 f"| {_num(before, 'graph_count')} → {_num(after, 'graph_count')} "
                 f"| {_num(before, 'break_count')} → {_num(after, 'break_count')} "
                 f"| {_num(before, 'events')} → {_num(after, 'events')} "
@@ -504,12 +504,13 @@ def markdown(results: list[dict[str, Any]], environment: dict[str, str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _default_cell(before: dict[str, Any] | None, default: dict[str, Any] | None) -> str:
+def _default_cell(result: dict[str, Any]) -> str:
+    before, default = result.get("before"), result.get("default")
     if not default:
         return "-"
-    same = default.get("identical") and default.get("grads_identical") is not False
     return (f"{_num(before, 'break_count')} → {default['first']['break_count']} → "
-            f"{default['settled']['break_count']}, {'yes' if same else 'DIFFERS'}")
+            f"{default['settled']['break_count']}; {_compiled_yes(result, 'identical', 'default')}, "
+            f"grads {_compiled_yes(result, 'grads_identical', 'default')}")
 
 
 def environment() -> dict[str, str]:
