@@ -36,7 +36,7 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 import graphmend.patch
-from graphmend import corpus
+from benchmarks import corpus
 from graphmend.compare import first_difference
 
 torch._dynamo.config.optimize_ddp = False

@@ -4,7 +4,7 @@ T5 from transformers 4.52.4 (small config, random weights, nothing
 downloaded) breaks ``torch.compile`` on a ``logger.warning_once`` call.  The
 demo prints the diagnosis, mends the model, diagnoses it again and checks
 that the outputs are bit-identical.  Then it times ``torch.compile`` and
-``graphmend.compile`` as a user meets them (:mod:`graphmend.timing`): each
+``graphmend.compile`` as a user meets them (:mod:`benchmarks.timing`): each
 arm in fresh processes with empty caches, interleaved, cold (the first call,
 compilation included) and warm (median of later calls), medians with their
 spread.
@@ -23,12 +23,12 @@ from rich.console import Console
 from rich.table import Table
 
 import graphmend
-from graphmend import corpus, timing
+from benchmarks import corpus, timing
 from graphmend.compare import first_difference
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m graphmend.demo", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.demo", description=__doc__)
     parser.add_argument("--row", default="t5", choices=sorted(corpus.ROWS), help="corpus row")
     parser.add_argument("--repetitions", type=int, default=3, help="fresh processes per arm")
     parser.add_argument("--repeats", type=int, default=20, help="warm calls per process")
