@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU measurements of README's "On a GPU" section, in one call on a lent
+# The GPU measurements (benchmarks/results/corpus-gpu-h200.csv and the docs' Benchmarks page), in one call on a lent
 # GPU machine (the team's device tool; its image has Python 3.12, torch
 # 2.11+cu130 and transformers 5.x, no package registry).  Carried wheels
 # replace what the corpus needs in another version (transformers 4.52.4, the
