@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test fuzz compat bench bench-smoke bench-ecosystem clean
+.PHONY: demo test docs fuzz compat bench bench-smoke bench-ecosystem clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,17 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+# The docs site into site/, warnings as errors (mkdocs.yml: strict). Pages
+# are generated from the code by tools/mkdocs_hooks.py; nothing is fetched
+# from the web at build time (theme.font is off).
+DOCS_STAMP := $(VENV)/.docs-installed
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev,docs]'
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict --quiet
 
 # Differential fuzzing at scale: GRAPHMEND_FUZZ_PROGRAMS programs (default
 # 10000) on every core, then a summary; see tests/fuzz/__main__.py.
@@ -51,4 +62,4 @@ bench-ecosystem: $(STAMP)
 	$(BIN)/python -m benchmarks --corpus ecosystem --out bench-results/ecosystem
 
 clean:
-	rm -rf $(VENV) bench-results
+	rm -rf $(VENV) bench-results site
