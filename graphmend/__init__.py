@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import importlib
 
+#: The one version (pyproject.toml reads it from here); the cache and the
+#: records key on it.
 __version__ = "0.2.0"
 
 #: public name -> the module that defines it

@@ -13,7 +13,6 @@ from rich.console import Console
 
 _FORMATS = ("table", "json")
 
-
 def _split_trailing_format(rest: list[str]) -> tuple[list[str], str | None]:
     """Take a final ``--format table|json`` off the script's arguments, so
     ``graphmend diagnose s.py a b --format json`` works as the README shows."""
@@ -22,7 +21,6 @@ def _split_trailing_format(rest: list[str]) -> tuple[list[str], str | None]:
     if rest and rest[-1].startswith("--format=") and rest[-1].split("=", 1)[1] in _FORMATS:
         return rest[:-1], rest[-1].split("=", 1)[1]
     return rest, None
-
 
 def run_script(path: str, argv: list[str]) -> int:
     """Run ``path`` as ``__main__`` with ``argv``; return its exit status."""
@@ -46,7 +44,6 @@ def run_script(path: str, argv: list[str]) -> int:
         if sys.path and sys.path[0] != saved_path0:
             sys.path.pop(0)
 
-
 def _cmd_diagnose(args: argparse.Namespace) -> int:
     from graphmend.diagnosis import BreakRecorder
 
@@ -64,7 +61,6 @@ def _cmd_diagnose(args: argparse.Namespace) -> int:
     else:
         report.show(Console())
     return status
-
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from graphmend.errors import GraphmendError
@@ -86,7 +82,6 @@ def _cmd_run(args: argparse.Namespace) -> int:
     finally:
         if finder is not None:
             uninstall(finder)
-
 
 def _cmd_fix(args: argparse.Namespace) -> int:
     import json
@@ -127,57 +122,6 @@ def _cmd_fix(args: argparse.Namespace) -> int:
     if args.mode in ("check", "diff") and run.changed:
         return 1
     return 0
-
-
-def _cmd_bench(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from graphmend import bench, corpus
-
-    if args.speed:
-        from graphmend import bench_speed
-
-        print(bench_speed.write(bench_speed.run(), Path(args.out)))
-        return 0
-    if args.corpus == "ecosystem":
-        from graphmend import bench_ecosystem
-
-        return bench_ecosystem.main([*(["--rows", *args.rows] if args.rows else []), "--out", args.out])
-    rows = args.rows or [name for name, row in corpus.ROWS.items()]
-    unknown = sorted(set(rows) - set(corpus.ROWS))
-    if unknown:
-        print(f"graphmend: unknown row(s) {unknown}; known: {sorted(corpus.ROWS)}", file=sys.stderr)
-        return 2
-    if args.device == "cuda" and not __import__("torch").cuda.is_available():
-        print("graphmend: --device cuda but no CUDA device is available", file=sys.stderr)
-        return 2
-    out = Path(args.out)
-    if args.cold:
-        return _bench_cold(args, rows, out)
-    results = bench.run(rows, backend=args.backend, device=args.device, out=out)
-    print((out / "results.md").read_text())
-    print(f"wrote {out / 'results.json'}, {out / 'results.md'}, {out / 'breaks.png'}")
-    return 1 if any(r.error or r.identical is False for r in results) else 0
-
-
-def _bench_cold(args: argparse.Namespace, rows: list[str], out) -> int:
-    from rich.console import Console
-
-    from graphmend import bench, timing
-
-    console = Console(stderr=True)
-    arms = ["torch", "graphmend", "control", "graphmend_second", *(timing.SWITCHES if args.switches else ())]
-    control_row = args.control or rows[0]
-    results = timing.run(
-        rows, arms, repetitions=args.repetitions, backend=args.backend, device=args.device, warm=args.repeats,
-        threads=args.threads, out=out, environment=bench.environment(args.device, args.backend),
-        control_row=control_row, warm_processes=args.warm_processes, large_batch=args.large_batch,
-        progress=lambda text: console.log(text),
-    )
-    print((out / "timing.md").read_text())
-    print(f"wrote {out / 'timing.json'}, {out / 'timing.md'}")
-    return 1 if any(r.error for r in results) else 0
-
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -256,54 +200,12 @@ def build_parser() -> argparse.ArgumentParser:
     fix.add_argument("-v", "--verbose", action="store_true", help="also list the sites each rule left alone, and why")
     fix.set_defaults(handler=_cmd_fix)
 
-    bench = commands.add_parser(
-        "bench",
-        help="run the model corpus, original vs mended, side by side",
-        description=(
-            "Build each corpus row (transformers models from small configs with random "
-            "weights), diagnose, mend and compile it, and measure both arms in one run: "
-            "graphs and breaks, identical outputs, recompiles, time to mend, cold and warm "
-            "latency. Writes results.json, results.md and breaks.png to --out."
-        ),
-        epilog="Exit status: 1 if a row failed or its outputs differ, else 0.",
-    )
-    bench.add_argument("--corpus", choices=("transformers", "ecosystem"), default="transformers",
-                       help="the paper's transformers corpus (default), or the ecosystem corpus: ten other "
-                            "PyTorch libraries, inference and training (needs the 'ecosystem' extra)")
-    bench.add_argument("--speed", action="store_true", help="time graphmend itself: fix --check against a bare "
-                       "LibCST parse, fix over every transformers modeling file, mend from a diagnosis "
-                       "(writes speed.json and speed.md)")
-    bench.add_argument("--rows", nargs="+", metavar="ROW", help="rows to run (default: all)")
-    bench.add_argument("--backend", default="inductor", choices=("inductor", "eager", "aot_eager"), help="torch.compile backend (default inductor)")
-    bench.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="device (default cpu)")
-    bench.add_argument("--repeats", type=int, default=100, help="with --cold: warm calls per process, median reported (default 100)")
-    bench.add_argument(
-        "--cold", action="store_true",
-        help="time the first call and warm calls of torch.compile and graphmend.compile, each arm in "
-             "fresh processes with empty caches, interleaved (writes timing.json and timing.md)",
-    )
-    bench.add_argument("--repetitions", type=int, default=3, help="with --cold: fresh processes per arm (default 3)")
-    bench.add_argument("--warm-processes", type=int, default=4,
-                       help="with --cold: more processes per arm that warm latency is taken from, loading "
-                            "the kernels the cold ones compiled (default 4; 0: from the cold processes)")
-    bench.add_argument("--large-batch", type=int, default=0, metavar="N",
-                       help="with --cold: also warm latency with the inputs repeated N times along the batch "
-                            "dimension (default: off)")
-    bench.add_argument("--threads", type=int, default=1, help="with --cold: torch threads per process (default 1)")
-    bench.add_argument("--control", metavar="ROW", help="with --cold: the row that also runs the control and "
-                       "second-process arms (default: the first row)")
-    bench.add_argument("--switches", action="store_true", help="with --cold: also Dynamo's own switches on the "
-                       "original code (nested_graph_breaks, capture_scalar_outputs, the logging switches)")
-    bench.add_argument("--out", default="bench-results", help="output folder (default bench-results)")
-    bench.set_defaults(handler=_cmd_bench)
     return parser
-
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     return args.handler(args)
-
 
 if __name__ == "__main__":
     sys.exit(main())

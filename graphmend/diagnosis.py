@@ -187,7 +187,10 @@ class Report:
         return json.dumps(self.to_dict(), **kwargs)
 
     def table(self, title: str | None = None) -> Table:
-        table = Table(title=title or self.summary(), show_lines=True)
+        title = title or self.summary()
+        # At least as wide as its title (rich caps it at the console's width):
+        # a report with few or no rows would otherwise wrap its summary line.
+        table = Table(title=title, show_lines=True, min_width=len(title))
         for column in ("cat", "site", "statement", "n", "fix", "reason / hint"):
             table.add_column(column, overflow="fold")
         for b in self.breaks:

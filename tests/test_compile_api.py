@@ -271,7 +271,7 @@ def test_a_library_base_class_method_is_mended_in_the_first_process(isolated_cac
     """LayoutLMv3's break is in transformers' ``ModuleUtilsMixin.get_extended_attention_mask``
     (``modeling_utils``, not the model's module), which its forward calls through
     ``self``: the first process mends it, with no record and no diagnosis."""
-    from graphmend import corpus
+    from benchmarks import corpus
     from graphmend.compare import first_difference
 
     row = corpus.ROWS["layoutlmv3"]

@@ -1,4 +1,4 @@
-"""The corpus rows break as often, and where, graphmend.corpus records.
+"""The corpus rows break as often, and where, benchmarks.corpus records.
 
 Each measurement builds a fresh row, compiles it with a backend that only
 counts graphs, and reads the break reasons Dynamo appended to
@@ -20,7 +20,7 @@ import torch._dynamo
 import transformers
 from torch._dynamo import output_graph
 
-from graphmend import corpus
+from benchmarks import corpus
 from graphmend.compare import first_difference
 
 RUN_SLOW = os.environ.get("GRAPHMEND_SLOW") == "1"

@@ -36,7 +36,7 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 import graphmend.patch
-from graphmend import corpus
+from benchmarks import corpus
 from graphmend.compare import first_difference
 
 torch._dynamo.config.optimize_ddp = False
@@ -96,7 +96,11 @@ def _free_port() -> int:
 def test_mended_corpus_model_trains_identically_under_ddp(tmp_path):
     worker = tmp_path / "ddp_worker.py"
     worker.write_text(WORKER)
-    env = dict(os.environ, OMP_NUM_THREADS="1", GRAPHMEND_CACHE_DIR=str(tmp_path / "cache"))
+    from benchmarks import child_pythonpath
+
+    # The worker runs from tmp_path: the repository root goes on its path for `benchmarks`.
+    env = dict(os.environ, OMP_NUM_THREADS="1", GRAPHMEND_CACHE_DIR=str(tmp_path / "cache"),
+               PYTHONPATH=child_pythonpath())
     result = subprocess.run(
         [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
          "--master_addr", "127.0.0.1", "--master_port", str(_free_port()), str(worker)],

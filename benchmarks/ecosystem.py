@@ -1,6 +1,6 @@
 """The ecosystem corpus: real PyTorch-ecosystem code (not transformers) that breaks.
 
-A second benchmark beside :mod:`graphmend.corpus`.  Each :class:`Row` calls a
+A second benchmark beside :mod:`benchmarks.corpus`.  Each :class:`Row` calls a
 third-party library's *own* function or ``nn.Module`` the way a user would
 (tiny configs, seeded random weights and inputs, nothing downloaded) down a
 code path on which ``torch.compile`` (torch 2.13) reports at least one graph
@@ -18,9 +18,8 @@ break in at least one of the two modes:
 
 The libraries are imported only inside ``build()``; their versions are pinned
 in ``constraints-ecosystem.txt`` (``pip install -c constraints-ecosystem.txt
-'.[ecosystem]'``).  ``graphmend bench --corpus ecosystem`` measures every row in both
-modes and ``../notes/ecosystem-report.md`` (in the team's notes) explains
-every site.
+'.[ecosystem]'``).  ``python -m benchmarks --corpus ecosystem`` measures every row in both
+modes.
 """
 
 from __future__ import annotations

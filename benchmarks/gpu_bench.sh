@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU measurements of README's "On a GPU" section, in one call on a lent
+# The GPU measurements (benchmarks/results/corpus-gpu-h200.csv and the docs' Benchmarks page), in one call on a lent
 # GPU machine (the team's device tool; its image has Python 3.12, torch
 # 2.11+cu130 and transformers 5.x, no package registry).  Carried wheels
 # replace what the corpus needs in another version (transformers 4.52.4, the
@@ -10,14 +10,14 @@
 #       --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux2014_x86_64 \
 #       -d .whl libcst==1.9.0 transformers==4.52.4 tokenizers==0.21.4 huggingface_hub==0.36.2 loguru==0.7.3
 #
-# and run `bash tools/gpu_bench.sh` there with `.whl` carried (about 8 minutes
+# and run `bash benchmarks/gpu_bench.sh` there with `.whl` carried (about 8 minutes
 # on an H200: corpus step 90 s, cold step 380 s).  Each step has
 # its own time limit and writes its results as it goes, so a step cut short
 # keeps the rows it finished.
-#   1. graphmend bench on CUDA: graphs, breaks and identical outputs per row,
+#   1. python -m benchmarks on CUDA: graphs, breaks and identical outputs per row,
 #      and CUDA-graph launches per forward under mode="reduce-overhead"
 #      (SPEC section 5); CLAP, which nothing mends, is the control.
-#   2. graphmend bench --cold on CUDA: first call and warm latency (batch 1 and
+#   2. python -m benchmarks --cold on CUDA: first call and warm latency (batch 1 and
 #      16x), torch.compile vs graphmend.compile, fresh processes interleaved,
 #      with the control arm (torch.compile again) and a second process.
 set -u
@@ -34,11 +34,11 @@ export PYTHONPATH="$PWD:/tmp/site" PYTHONUNBUFFERED=1
 CORPUS_ROWS=${CORPUS_ROWS:-biogpt t5 clap}
 COLD_ROWS=${COLD_ROWS:-biogpt}
 start=$(date +%s)
-timeout "${CORPUS_LIMIT:-200}" python3 -m graphmend bench --device "${DEVICE:-cuda}" --backend eager \
+timeout "${CORPUS_LIMIT:-200}" python3 -m benchmarks --device "${DEVICE:-cuda}" --backend eager \
     --rows $CORPUS_ROWS --out "$OUT/corpus" 2>&1 | grep -v '^\s*$' | tail -25
 echo "corpus step: $(( $(date +%s) - start )) s"
 start=$(date +%s)
-timeout "${COLD_LIMIT:-400}" python3 -m graphmend bench --cold --device "${DEVICE:-cuda}" --rows $COLD_ROWS \
+timeout "${COLD_LIMIT:-400}" python3 -m benchmarks --cold --device "${DEVICE:-cuda}" --rows $COLD_ROWS \
     --control "${COLD_ROWS%% *}" --repetitions "${REPETITIONS:-3}" --warm-processes "${WARM_PROCESSES:-0}" \
     --threads 4 --large-batch 16 --out "$OUT/cold" 2>&1 | grep -v '^\s*$' | tail -25
 echo "cold step: $(( $(date +%s) - start )) s"

@@ -1,4 +1,4 @@
-"""``graphmend bench --speed``: how long graphmend itself takes.
+"""``python -m benchmarks --speed``: how long graphmend itself takes.
 
 Three measurements, each as a user meets it (whole fresh processes, empty
 graphmend cache), repeated and interleaved where there is a comparison:
@@ -24,7 +24,7 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from graphmend.timing import Spread
+from benchmarks.timing import Spread
 
 
 def _transformers_models() -> Path:
@@ -42,7 +42,7 @@ def _wall(command: list[str], env: dict[str, str]) -> float:
 
 _MEND_FROM_DIAGNOSIS = """
 import json, sys, time, torch, graphmend
-from graphmend import corpus
+from benchmarks import corpus
 from graphmend.api import mend_report
 row = corpus.ROWS["t5"]
 model = row.model()

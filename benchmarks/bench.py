@@ -1,4 +1,4 @@
-"""``graphmend bench``: the corpus (SPEC section 5), original vs mended.
+"""``python -m benchmarks``: the corpus (SPEC section 5), original vs mended.
 
 Per row: graphs and breaks before and after with the categories of what
 remains, capture statistics, bit-identical output (eager, where the
@@ -8,8 +8,8 @@ the CUDA-graph launches per forward under ``mode="reduce-overhead"``.
 Results go to ``results.json``, ``results.md`` and ``breaks.png``.
 
 Latency is not measured here: in one process the second arm reuses what the
-first one compiled and imported.  ``graphmend bench --cold``
-(:mod:`graphmend.timing`) times both arms in fresh processes.
+first one compiled and imported.  ``python -m benchmarks --cold``
+(:mod:`benchmarks.timing`) times both arms in fresh processes.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import Any
 import torch
 
 import graphmend
-from graphmend import corpus
+from benchmarks import corpus
 from graphmend.compare import first_difference
 from graphmend.diagnosis import BreakRecorder, Report
 from graphmend.api import mend_report

@@ -1,14 +1,14 @@
 """``make compat``: graphmend on every torch version, as a matrix.
 
-    python tools/compat_matrix.py matrix [--venvs DIR...] [--fuzz N] [--out compat-results.md]
-    python tools/compat_matrix.py rows [--rows t5,phi3_longrope] [--json FILE]
+    python -m benchmarks.compat_matrix matrix [--venvs DIR...] [--fuzz N] [--out compat-results.md]
+    python -m benchmarks.compat_matrix rows [--rows t5,phi3_longrope] [--json FILE]
 
 ``matrix`` runs, one venv after another (``.compat/torch-*`` by default,
 each with graphmend installed editable), this file's ``rows`` and a fuzz
 sample (``PYTHONPATH=tests python -m fuzz --programs N``), and writes a
 markdown matrix (``--out``) plus the raw results beside it (``.json``).
 
-``rows`` runs every corpus row (``graphmend.corpus.ROWS``) in the current
+``rows`` runs every corpus row (``benchmarks.corpus.ROWS``) in the current
 interpreter: ``diagnose`` the original, ``mend`` it (only the row's
 modules), ``diagnose`` again, then compare the mended model under
 ``torch.compile(backend="eager")`` with the original run eagerly, bit for
@@ -39,7 +39,7 @@ def run_row(name: str) -> dict:
     import torch
 
     import graphmend
-    from graphmend import corpus
+    from benchmarks import corpus
     from graphmend.compare import first_difference
     from graphmend.patch import unmend
 
@@ -92,7 +92,8 @@ def run_row(name: str) -> dict:
 def rows_main(args: argparse.Namespace) -> int:
     import torch
 
-    from graphmend import compat, corpus
+    from graphmend import compat
+    from benchmarks import corpus
 
     names = args.rows.split(",") if args.rows else list(corpus.ROWS)
     out = {"torch": torch.__version__, "python": sys.version.split()[0], "rows": []}
@@ -159,7 +160,7 @@ def matrix_main(args: argparse.Namespace) -> int:
         print(f"== {venv}: torch {entry['torch']}, Python {entry['python']}", flush=True)
         raw = Path(args.out).with_suffix(f".{entry['torch']}-py{entry['python']}.rows.json")
         started = time.time()
-        command = [python, str(Path(__file__).resolve()), "rows", "--json", str(raw)]
+        command = [python, "-m", "benchmarks.compat_matrix", "rows", "--json", str(raw)]
         if args.rows:
             command += ["--rows", args.rows]
         proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=args.row_timeout,

@@ -4,31 +4,38 @@ T5 from transformers 4.52.4 (small config, random weights, nothing
 downloaded) breaks ``torch.compile`` on a ``logger.warning_once`` call.  The
 demo prints the diagnosis, mends the model, diagnoses it again and checks
 that the outputs are bit-identical.  Then it times ``torch.compile`` and
-``graphmend.compile`` as a user meets them (:mod:`graphmend.timing`): each
+``graphmend.compile`` as a user meets them (:mod:`benchmarks.timing`): each
 arm in fresh processes with empty caches, interleaved, cold (the first call,
 compilation included) and warm (median of later calls), medians with their
 spread.
+
+What it prints is graphmend's and the demo's own: the one line transformers
+would add in the middle (T5's deprecation notice, the very ``warning_once``
+call the demo is about) is silenced where it comes from, transformers'
+logging verbosity, in this process only; graphmend's warnings are not
+filtered.  The timed processes keep their messages and compare them with
+eager's.
 """
 
 from __future__ import annotations
 
 import argparse
 import tempfile
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
 import torch
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 import graphmend
-from graphmend import corpus, timing
+from benchmarks import corpus, timing
 from graphmend.compare import first_difference
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m graphmend.demo", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.demo", description=__doc__)
     parser.add_argument("--row", default="t5", choices=sorted(corpus.ROWS), help="corpus row")
     parser.add_argument("--repetitions", type=int, default=3, help="fresh processes per arm")
     parser.add_argument("--repeats", type=int, default=20, help="warm calls per process")
@@ -36,7 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     console = Console(width=max(Console().width, 110))
-    warnings.filterwarnings("ignore")
+    _quiet_transformers()
     row = corpus.ROWS[args.row]
     model, call_args, call_kwargs = row.build()
     console.rule(f"[bold]graphmend demo: {row.title}")
@@ -60,12 +67,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     eager_difference = first_difference(expected, mended_eager)
 
     console.rule(f"3. torch.compile vs graphmend.compile (backend={args.backend!r}), fresh processes")
-    with tempfile.TemporaryDirectory() as out:
+    arms = ["torch", "graphmend"]
+    # One step per fresh process: the eager reference, then each arm per repetition.
+    steps = 1 + args.repetitions * len(arms)
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn())
+    # A bar on a terminal; one line per process in a log (make demo > file).
+    bar = Progress(*columns, console=console, transient=True, disable=not console.is_terminal)
+    with tempfile.TemporaryDirectory() as out, bar as progress:
+        task = progress.add_task("starting", total=steps)
+
+        def advance(text: str) -> None:
+            # Called as each process starts: the ones before it are done.
+            done = progress.tasks[0].description != "starting"
+            progress.update(task, description=f"timing {text}", advance=1 if done else 0)
+            if not console.is_terminal:
+                console.log(f"timing {text}")
+
         (timed,) = timing.run(
-            [row.name], ["torch", "graphmend"], repetitions=args.repetitions, backend=args.backend,
+            [row.name], arms, repetitions=args.repetitions, backend=args.backend,
             device="cpu", warm=args.repeats, threads=1, out=Path(out), environment={}, control_row=None,
-            progress=lambda text: console.log(text),
+            progress=advance,
         )
+        progress.update(task, completed=steps)
     if timed.error:
         console.print(f"[red]timing failed: {timed.error}")
         return 1
@@ -93,8 +117,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     console.print(table)
     console.print(
-        f"medians over {args.repetitions} fresh processes per arm \\[min-max], empty inductor and graphmend "
-        "caches, arms interleaved, 1 thread"
+        f"medians \\[min-max] over {args.repetitions} fresh processes per arm, empty inductor and graphmend "
+        "caches, interleaved, 1 thread"
     )
     console.print(
         "eager output, mended vs original: "
@@ -110,6 +134,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         + ("[green]the same[/]" if timed.same_messages.get("graphmend") else "[red]different[/]")
     )
     return 0 if eager_difference is None and after.graph_count <= before.graph_count else 1
+
+
+def _quiet_transformers() -> None:
+    """transformers' own notices (T5's "Passing a tuple of `past_key_values`
+    is deprecated") at their source: its logging verbosity, errors only."""
+    try:
+        from transformers.utils import logging as transformers_logging
+    except ImportError:
+        return
+    transformers_logging.set_verbosity_error()
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ The first call is what a user feels most, and it is the easiest number to
 get wrong: a second arm in the same process reuses the first arm's inductor
 kernels, imports and warmed allocator, and one run on a shared machine is
 noise.  So here every measurement is a fresh Python process
-(``python -m graphmend.timing --worker``) with its own empty inductor cache
+(``python -m benchmarks.timing --worker``) with its own empty inductor cache
 (``TORCHINDUCTOR_CACHE_DIR``) and graphmend cache (``GRAPHMEND_CACHE_DIR``),
 threads pinned; the arms of a row run interleaved, their order alternating
 from one repetition to the next; each figure is the median over the
@@ -46,6 +46,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+from benchmarks import child_pythonpath
 
 #: Control ratios outside this band mark a run as noisy.
 CONTROL_TOLERANCE = 0.05
@@ -181,7 +183,7 @@ def worker(row_name: str, arm: str, *, backend: str, device: str, warm: int, thr
     import torch
     import torch._dynamo.utils
 
-    from graphmend import corpus
+    from benchmarks import corpus
 
     torch.set_num_threads(threads)
     warnings.filterwarnings("default")
@@ -221,7 +223,7 @@ def worker(row_name: str, arm: str, *, backend: str, device: str, warm: int, thr
         graphs, break_events = counters["stats"]["unique_graphs"], sum(counters["graph_break"].values())
         warm_large = None
         if large_batch > 1 and arm != "eager":
-            from graphmend.bench import batched
+            from benchmarks.bench import batched
 
             warm_large = warm_ms(*batched((args, kwargs), large_batch))
     torch.save(torch.utils._pytree.tree_map(
@@ -351,10 +353,11 @@ def _run_worker(row: str, arm: str, *, backend: str, device: str, warm: int, thr
             # whose cost depends on the machine's load, to both arms.
             "TORCHINDUCTOR_COMPILE_THREADS": "1",
             "PYTHONWARNINGS": "default",
+            "PYTHONPATH": child_pythonpath(),
         }
         result_path = Path(own) / "result.json"
         output = scratch / f"{row}-{arm}-{time.monotonic_ns()}.pt"
-        command = [sys.executable, "-m", "graphmend.timing", "--worker", row, arm, "--backend", backend,
+        command = [sys.executable, "-m", "benchmarks.timing", "--worker", row, arm, "--backend", backend,
                    "--device", device, "--warm", str(warm), "--threads", str(threads),
                    "--result", str(result_path), "--output", str(output), "--large-batch", str(large_batch)]
         completed = subprocess.run(command, env=env, capture_output=True, text=True)
@@ -378,7 +381,7 @@ def measure_row(row: str, arms: Sequence[str], *, repetitions: int, backend: str
                 progress: Callable[[str], None] = lambda _: None) -> RowTiming:
     """Every arm of one row, ``repetitions`` times, interleaved; then
     ``warm_processes`` more processes per arm, interleaved, for warm latency."""
-    from graphmend import corpus
+    from benchmarks import corpus
 
     timing = RowTiming(row, corpus.ROWS[row].title, {arm: ArmResult(arm) for arm in arms})
     run = lambda arm, cache=None, inductor_cache=None: _run_worker(  # noqa: E731
@@ -578,7 +581,7 @@ def run(rows: Sequence[str], arms: Sequence[str], *, repetitions: int, backend: 
                                            warm_processes=warm_processes, large_batch=large_batch,
                                            progress=progress))
             except Exception as error:  # one failing row must not hide the others
-                from graphmend import corpus
+                from benchmarks import corpus
 
                 results.append(RowTiming(row, corpus.ROWS[row].title, {}, error=f"{type(error).__name__}: {error}"))
             data = {"environment": environment, "repetitions": repetitions, "warm": warm,
@@ -591,7 +594,7 @@ def run(rows: Sequence[str], arms: Sequence[str], *, repetitions: int, backend: 
 
 
 def _worker_main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m graphmend.timing")
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.timing")
     parser.add_argument("--worker", nargs=2, metavar=("ROW", "ARM"), required=True)
     parser.add_argument("--backend", default="inductor")
     parser.add_argument("--device", default="cpu")

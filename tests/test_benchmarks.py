@@ -1,0 +1,82 @@
+"""The benchmarks package, cheaply: it imports, its command parses, and its
+bookkeeping (spreads, verdicts, gradient names) is right.  Nothing is timed
+here; ``make bench-smoke`` runs the harness end to end."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def test_the_tool_has_no_bench_command():
+    from graphmend.cli import build_parser
+
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["bench"])
+
+
+def test_benchmarks_command_parses_the_old_bench_options():
+    from benchmarks.__main__ import build_parser
+
+    args = build_parser().parse_args(["--cold", "--rows", "biogpt", "--backend", "eager", "--repetitions", "1"])
+    assert args.cold and args.rows == ["biogpt"] and args.backend == "eager" and args.corpus == "transformers"
+
+
+def test_workers_find_the_benchmarks_package_from_anywhere():
+    import os
+
+    from benchmarks import ROOT, child_pythonpath
+
+    assert (ROOT / "benchmarks" / "timing.py").is_file()
+    assert child_pythonpath().split(os.pathsep)[0] == str(ROOT)
+
+
+def test_spread_verdicts():
+    from benchmarks.timing import Spread, verdict
+
+    assert verdict(Spread(0.9, 0.85, 0.95)) == "faster"
+    assert verdict(Spread(1.1, 1.05, 1.2)) == "slower"
+    assert verdict(Spread(0.97, 0.9, 1.04)) == "even (spread crosses 1.00)"
+    assert verdict(Spread(0.9, 0.9, 0.9)) == "one run: no spread to judge by"
+    assert Spread.of([3.0, 1.0, 2.0]) == Spread(2.0, 1.0, 3.0)
+
+
+def test_warm_latency_comes_from_the_processes_that_loaded_their_kernels():
+    from benchmarks.timing import ArmResult, RowTiming, Sample
+
+    def sample(cold_s, warm_ms):
+        return Sample(cold_s=cold_s, warm_ms=warm_ms, graphs=1, break_events=0, messages=[], output="")
+
+    # Cold processes only: both measures from them.
+    alone = ArmResult("torch", samples=[sample(10.0, 1.0), sample(11.0, 0.5)])
+    assert alone.warm().median == 0.75 and alone.cold().median == 10.5
+    # With warm-only processes, warm comes from them alone; cold never does.
+    torch_arm = ArmResult("torch", samples=[sample(10.0, 1.2)], warm_only=[sample(2.0, 0.6), sample(2.0, 0.6)])
+    ours = ArmResult("graphmend", samples=[sample(9.0, 0.5)], warm_only=[sample(2.0, 0.5), sample(2.0, 0.54)])
+    assert torch_arm.warm().median == 0.6 and torch_arm.cold().median == 10.0
+    row = RowTiming("biogpt", "BioGPT", {"torch": torch_arm, "graphmend": ours})
+    assert row.ratios("graphmend", "cold_s") == [0.9]
+    assert [round(r, 2) for r in row.ratios("graphmend", "warm_ms")] == [0.83, 0.9]
+
+
+def test_ecosystem_worker_names_compiled_gradients_as_the_eager_ones():
+    """A row that calls a module with parameters, or a bound method: the
+    compiled arm names its gradients through the callable it compiled
+    (``torch.compile`` names them ``_orig_mod.*``, and a compiled bound
+    method has no ``__self__``), so eager and compiled gradients compare."""
+    import torch
+
+    from benchmarks.bench_ecosystem import _compare, _run
+    from benchmarks.ecosystem import Row
+
+    def make(training):
+        return torch.nn.Linear(3, 2), (torch.ones(4, 3),), {}
+
+    for callable_of in (lambda m: m, lambda m: m.forward):
+        row = Row("linear", "torch", torch.__version__, "Linear", (), lambda t: (callable_of(make(t)[0]), *make(t)[1:]))
+        fn, args, kwargs = row.build(True)
+        eager = _run(row, True, fn, args, kwargs)
+        fn2, args2, kwargs2 = row.build(True)
+        compiled = _run(row, True, fn2, args2, kwargs2, torch.compile(fn2, backend="eager"))
+        assert set(eager["grads"]) >= {"self.weight", "args[0]"} or set(eager["grads"]) >= {"fn.weight", "args[0]"}
+        comparison = _compare(eager, compiled)
+        assert comparison["identical"] and comparison["grads_identical"], comparison
