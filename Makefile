@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test docs fuzz compat bench bench-smoke bench-ecosystem clean
+.PHONY: demo test docs fuzz compat bench bench-styles bench-smoke bench-ecosystem clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,12 @@ compat: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks --out bench-results
 	$(BIN)/python -m benchmarks --cold --switches --out bench-results
+
+# graphmend.compile with default options, in a fresh first process per
+# corpus row (the LC/DC rows) and calling style: module, bound forward, step
+# function, lambda, training step (benchmarks/bench_default.py).
+bench-styles: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_default --torch-arm --out bench-results/calling-styles.json
 
 # The benchmark harness end to end on one small row, eager backend (about a
 # minute; not part of `make test`, which keeps a cheap smoke test).

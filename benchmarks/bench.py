@@ -32,7 +32,7 @@ from benchmarks import corpus
 from graphmend.compare import first_difference
 from graphmend.diagnosis import BreakRecorder, Report
 from graphmend.api import mend_report
-from graphmend.bench_default import in_fresh_process
+from benchmarks.bench_default import in_fresh_process
 from graphmend.patch import unmend
 
 
@@ -61,7 +61,7 @@ class RowResult:
     mend_cached_ms: float | None = None
     functions_mended: int = 0
     # graphmend.compile with default options in a fresh first process
-    # (graphmend.bench_default): graphs on its first call, and where the
+    # (benchmarks.bench_default): graphs on its first call, and where the
     # process settles once what that call met is mended.
     default_first_graphs: int | None = None
     default_graphs: int | None = None

@@ -21,7 +21,7 @@ bit-identical to the eager original's; where a training step's gradients
 are not, they are compared with ``torch.compile`` of the original step (a
 tied embedding's gradient is summed in another order by any compile).
 
-    python -m graphmend.bench_default --rows t5 bart --styles module step train
+    python -m benchmarks.bench_default --rows t5 bart --styles module step train
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def style_row(row_name: str, style: str, compile_with: str = "graphmend") -> dic
     import torch
 
     import graphmend
-    from graphmend import corpus
+    from benchmarks import corpus
     from graphmend.compare import first_difference
 
     row = corpus.ROWS[row_name]
