@@ -37,7 +37,7 @@ from rich.table import Table
 from graphmend import compat
 from graphmend.analysis import scan
 from graphmend.analysis.source import DEFS, ParsedFile, innermost, parse_file, statement_at
-from graphmend.conventions import GENERATED_PREFIX
+from graphmend.conventions import GENERATED_PREFIX, RUNTIME_MODULE
 from graphmend.errors import GraphmendError
 
 CATEGORIES = ("DC", "IO", "GUARD", "SCALAR", "DS", "OTHER")
@@ -591,7 +591,7 @@ class BreakRecorder:
                 hint=hint,
                 rewritten=rewritten,
             )
-        off = compat.rules_off()
+        off = compat.rules_off(importlib.import_module(RUNTIME_MODULE))
         for b in sites.values():
             if b.rule in off:
                 b.fixable, b.hint = False, f"[{b.rule}] is disabled: {off[b.rule]}"

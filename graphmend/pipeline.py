@@ -241,9 +241,9 @@ def disabled_rules() -> dict[str, str]:
     imports checks the torch it meets (and warns)."""
     if "torch" not in sys.modules:
         return {}
-    from graphmend import compat
+    from graphmend import compat, runtime
 
-    return compat.rules_off()
+    return compat.rules_off(runtime)
 
 
 def transform_skeleton(skeleton: Skeleton, options: RuleOptions, filename: str = "<string>") -> SkeletonResult:
