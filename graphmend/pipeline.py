@@ -48,7 +48,7 @@ from graphmend.analysis.bindings import iter_children, path_to
 from graphmend.analysis.facts import FunctionFacts, Metadata
 from graphmend.analysis.scan import candidate_units
 from graphmend.analysis.source import Skeleton, parse_text
-from graphmend.conventions import RUNTIME_ALIAS
+from graphmend.conventions import RUNTIME_ALIAS, RUNTIME_MODULE
 from graphmend.errors import SourceError
 from graphmend.rules import defer, trap, unique_reads, where
 from graphmend.rules.base import RULE_NAMES, Context, Converter, RuleOptions, Site, Skip
@@ -359,6 +359,7 @@ def add_runtime_import(code: str, filename: str = "<string>") -> str:
     # around the new import as it would in the whole file.
     head = "".join(lines[:head_end] + rest[:leading]) + "pass\n"
     context = CodemodContext(filename=filename)
-    AddImportsVisitor.add_needed_import(context, "graphmend", "runtime", asname=RUNTIME_ALIAS)
+    package, _, module = RUNTIME_MODULE.rpartition(".")
+    AddImportsVisitor.add_needed_import(context, package, module, asname=RUNTIME_ALIAS)
     new_head = AddImportsVisitor(context).transform_module(cst.parse_module(head)).code
     return new_head.removesuffix("pass\n") + "".join(rest[leading:])
