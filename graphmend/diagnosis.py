@@ -1,4 +1,5 @@
-"""One Dynamo trace -> a Report of every graph break (SPEC section 2).
+"""One Dynamo trace -> a Report of every graph break, each in one category
+(DC, IO, GUARD, SCALAR, DS, OTHER: see :func:`classify`).
 
 Dynamo appends a ``GraphCompileReason`` to
 ``torch._dynamo.output_graph.graph_break_reasons`` for every graph break,
@@ -311,7 +312,10 @@ def _is_io_call(statement: ast.stmt | None) -> bool:
 
 
 def classify(reason: str, filename: str, lineno: int) -> str:
-    """SPEC section 2's category of a break, from Dynamo's reason and the source."""
+    """The category of a break, from Dynamo's reason and the source: DC
+    (data-dependent control flow), IO (print, logging, warnings), GUARD (a
+    tensor test whose body only raises), SCALAR (``.item()``, ``int(t)``...),
+    DS (data-dependent output shape) or OTHER."""
     category = _base_category(reason)
     statement = statement_at(filename, lineno)
     if category == "OTHER" and _is_io_call(statement):
