@@ -210,7 +210,7 @@ _READERS: dict[str, Callable[[Any], Any]] = {
 
 #: The readers that take a one-element tensor.  This and the next mirror
 #: ``analysis.api``'s reader sets: rewritten code runs with this module and
-#: torch alone, so it does not import the analysis.
+#: torch alone, so it does not import the analysis (a test checks they agree).
 _ONE_ELEMENT = frozenset({"float", "int", "bool", "item"})
 
 
