@@ -61,7 +61,8 @@ def test_the_scan_keeps_every_site_of_a_fixture(path: Path) -> None:
     _assert_scan_keeps_every_site(path.read_text(encoding="utf-8"))
 
 
-@settings(derandomize=True, max_examples=int(os.environ.get("GRAPHMEND_SCAN_EXAMPLES", "8")), deadline=None, database=None,
+@settings(derandomize=True, max_examples=int(os.environ.get("GRAPHMEND_SCAN_EXAMPLES", "8")), deadline=None,
+          database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(batch=st.lists(programs(), min_size=1, max_size=4))
 def test_the_scan_keeps_every_site_of_the_fuzzers_programs(batch) -> None:

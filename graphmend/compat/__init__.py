@@ -60,7 +60,8 @@ from graphmend.compat.counters import (compiled_codes, graph_break_reasons, grap
                                        has_compiled_entries, isolated_code_state, profiling_backend, reset_code)
 from graphmend.compat.installation import install, installed, rules_off
 from graphmend.compat.patches import is_rewritten
-from graphmend.compat.probing import PROBES, Probe, _state, disabled_rules, probes  # noqa: F401 -- _state: tests reset it
+# _state is imported for the tests that reset it.
+from graphmend.compat.probing import PROBES, Probe, _state, disabled_rules, probes  # noqa: F401
 from graphmend.compat.registry import graph_break_entry, graph_break_id, graph_break_registry
 from graphmend.compat.selftest import SELF_TEST_RULES, self_test
 from graphmend.compat.tracing import (attribute_stores_pending, effects_pending, find_logger, graph_break, is_logger,
