@@ -1,4 +1,5 @@
-"""One Dynamo trace -> a Report of every graph break (SPEC section 2).
+"""One Dynamo trace -> a Report of every graph break, each in one category
+(DC, IO, GUARD, SCALAR, DS, OTHER: see :func:`classify`).
 
 Dynamo appends a ``GraphCompileReason`` to
 ``torch._dynamo.output_graph.graph_break_reasons`` for every graph break,
@@ -37,7 +38,7 @@ from rich.table import Table
 from graphmend import compat
 from graphmend.analysis import scan
 from graphmend.analysis.source import DEFS, ParsedFile, innermost, parse_file, statement_at
-from graphmend.conventions import GENERATED_PREFIX
+from graphmend.conventions import GENERATED_PREFIX, RUNTIME_MODULE
 from graphmend.errors import GraphmendError
 
 CATEGORIES = ("DC", "IO", "GUARD", "SCALAR", "DS", "OTHER")
@@ -314,7 +315,10 @@ def _is_io_call(statement: ast.stmt | None) -> bool:
 
 
 def classify(reason: str, filename: str, lineno: int) -> str:
-    """SPEC section 2's category of a break, from Dynamo's reason and the source."""
+    """The category of a break, from Dynamo's reason and the source: DC
+    (data-dependent control flow), IO (print, logging, warnings), GUARD (a
+    tensor test whose body only raises), SCALAR (``.item()``, ``int(t)``...),
+    DS (data-dependent output shape) or OTHER."""
     category = _base_category(reason)
     statement = statement_at(filename, lineno)
     if category == "OTHER" and _is_io_call(statement):
@@ -594,7 +598,7 @@ class BreakRecorder:
                 hint=hint,
                 rewritten=rewritten,
             )
-        off = compat.rules_off()
+        off = compat.rules_off(importlib.import_module(RUNTIME_MODULE))
         for b in sites.values():
             if b.rule in off:
                 b.fixable, b.hint = False, f"[{b.rule}] is disabled: {off[b.rule]}"

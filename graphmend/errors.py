@@ -17,3 +17,7 @@ class SourceError(GraphmendError):
 
 class VerificationError(GraphmendError):
     """``graphmend.compile(..., verify=True)`` saw the mended output differ."""
+
+
+class Unmendable(Exception):
+    """Why one function is left alone (logged, never raised to users)."""

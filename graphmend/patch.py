@@ -37,7 +37,7 @@ import torch
 from graphmend import cache, compat, discover, swap
 from graphmend.analysis.scan import might_hold_site
 from graphmend.analysis.source import ParsedFile, Skeleton, Unit, collector_paused, first_line, line_map, parse_file
-from graphmend.conventions import RUNTIME_ALIAS
+from graphmend.conventions import RUNTIME_ALIAS, RUNTIME_MODULE
 from graphmend.errors import GraphmendError, SourceError
 from graphmend.reach import reach
 from graphmend.resolve import Unmendable, check_rebuildable, describe, resolve, resolve_quietly
@@ -71,7 +71,13 @@ def _runtime_bindings(code_text: str) -> dict[str, Any]:
     """What rewritten code needs bound in its globals: the runtime."""
     if RUNTIME_ALIAS not in code_text:
         return {}
-    return {RUNTIME_ALIAS: importlib.import_module("graphmend.runtime")}
+    return {RUNTIME_ALIAS: _runtime()}
+
+
+def _runtime() -> types.ModuleType:
+    """The runtime, imported on first use (its import installs compat and
+    runs the self-test, which a helper process overlaps)."""
+    return importlib.import_module(RUNTIME_MODULE)
 
 
 def _source_of(filename: str, globals_: dict[str, Any]) -> ParsedFile | None:
@@ -150,7 +156,7 @@ def _rewrite_plans(plans: list[_FilePlan], sidecar: Sidecar | None,
     if sidecar is not None:
         tickets = {index: sidecar.submit(plan.skeleton, plan.options, plan.filename)
                    for index, plan in enumerate(plans) if cached[index] is None}
-    off = set(compat.rules_off())
+    off = set(compat.rules_off(_runtime()))
     if tickets and while_waiting is not None:
         while_waiting()
     texts: list[str | SourceError] = []

@@ -5,8 +5,9 @@ The order lives only here:
 1. A cheap ``ast`` scan (:mod:`graphmend.analysis.scan`) picks the
    functions that might hold a site; only they, inside a skeleton of their
    file (:mod:`graphmend.analysis.source`), ever reach libcst.
-2. LibCST's metadata (positions, scopes, qualified names) is resolved once
-   per skeleton.
+2. LibCST's byte-span positions are resolved once per skeleton
+   (:class:`graphmend.analysis.facts.Metadata`); names are resolved from
+   the file's ``ast`` and each function's bindings.
 3. Two lowerings rewrite whole functions first, as AutoGraph's do: a
    ``torch.unique`` that only tests and messages read becomes the tensor
    itself under torch.compile, its message reads the call again
@@ -15,11 +16,15 @@ The order lives only here:
    functions where a tensor ``if`` returns
    (:mod:`graphmend.rules.where.returns`): the ``if`` converter then sees
    arms that return on every path.
-4. One bottom-up pass runs every converter.  Inner code is rewritten
+4. One bottom-up pass runs every converter of :data:`CONVERTERS` (a
+   :class:`graphmend.rules.base.Registry`; tests and plug-ins register
+   theirs there).  Inner code is rewritten
    before the code around it, so each rule applies inside the others'
    results: a ``print`` in a tensor arm is already a deferred call when
    its ``if`` is predicated (which gates it), a guard there already a
-   deferred check.  On one node the converters are tried in rule order:
+   deferred check.  On one node the converters are tried in registry order,
+   and the first that changes it wins; the engine records the reason of a
+   converter that declines (:class:`graphmend.rules.base.Declined`):
 
    * ``if``: [Trap] for a guard (``if T: raise``), else [Where];
    * ``assert``: [Trap];
@@ -48,10 +53,10 @@ from graphmend.analysis.bindings import iter_children, path_to
 from graphmend.analysis.facts import FunctionFacts, Metadata
 from graphmend.analysis.scan import candidate_units
 from graphmend.analysis.source import Skeleton, parse_text
-from graphmend.conventions import RUNTIME_ALIAS
+from graphmend.conventions import RUNTIME_ALIAS, RUNTIME_MODULE
 from graphmend.errors import SourceError
 from graphmend.rules import defer, trap, unique_reads, where
-from graphmend.rules.base import RULE_NAMES, Context, Converter, RuleOptions, Site, Skip
+from graphmend.rules.base import Context, Converter, Declined, Registry, RuleOptions, Site, Skip
 from graphmend.rules.options import built_in
 from graphmend.rules.options import select_rules as _select_from
 
@@ -85,28 +90,37 @@ class SkeletonResult:
 
 def select_rules(names: Iterable[str] | None) -> tuple[str, ...]:
     """The rule names selected (all when ``None``), in rule order."""
-    return _select_from(names, RULE_NAMES)
+    return _select_from(names, CONVERTERS.rule_names())
 
 
-def _if_statement(ctx: Context, original: cst.If, updated: cst.If):
-    """A guard is [Trap]'s alone; any other ``if`` is [Where]'s."""
-    if trap.is_guard(original) and ctx.enabled("trap"):
-        return trap.convert_guard(ctx, original, updated)
-    return where.convert_if(ctx, original, updated)
+def _not_a_guard_for_trap(ctx: Context, original: cst.If) -> bool:
+    """A guard (``if T: raise``) is [Trap]'s alone while [Trap] is on."""
+    return not (trap.is_guard(original) and ctx.enabled("trap"))
 
 
-#: The converters, by the node type they leave, in the order they are
-#: tried; each returns the replacement, or ``updated`` to pass the node on.
-CONVERTERS: dict[type[cst.CSTNode], tuple[Converter, ...]] = {
-    cst.If: (_if_statement,),
-    cst.Assert: (trap.convert_assert,),
-    cst.IfExp: (where.convert_ifexp,),
-    cst.While: (where.convert_while,),
-    cst.Expr: (defer.convert_effect_call,),
-    cst.Call: (where.convert_static_tolist, where.convert_builtin_pow),
-    cst.Subscript: (where.convert_scalar_index,),
-    cst.Assign: (where.convert_truth_assignment, where.convert_masked_store),
-}
+#: The converters, in the order they are tried on one node (the first that
+#: changes it wins); see the module docstring.
+CONVERTERS = Registry([
+    Converter("trap.guard", "trap", cst.If, trap.convert_guard, applies=lambda ctx, node: trap.is_guard(node)),
+    Converter("where.if_statement", "where", cst.If, where.convert_if, applies=_not_a_guard_for_trap),
+    Converter("trap.assert_statement", "trap", cst.Assert, trap.convert_assert),
+    Converter("where.conditional_expression", "where", cst.IfExp, where.convert_ifexp),
+    Converter("where.while_loop", "where", cst.While, where.convert_while),
+    Converter("defer.effect_call", "defer", cst.Expr, defer.convert_effect_call),
+    Converter("where.static_values", "where", cst.Call, where.convert_static_tolist),
+    Converter("where.builtin_operators", "where", cst.Call, where.convert_builtin_pow),
+    Converter("where.scalar_index", "where", cst.Subscript, where.convert_scalar_index),
+    Converter("where.truth_assignment", "where", cst.Assign, where.convert_truth_assignment),
+    Converter("where.masked_store", "where", cst.Assign, where.convert_masked_store),
+])
+
+
+def __getattr__(name: str):
+    # ``RULE_NAMES`` follows the registry: a plug-in's rule is among them,
+    # a rule turned off is not.
+    if name == "RULE_NAMES":
+        return CONVERTERS.rule_names()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class _Engine(cst.CSTTransformer):
@@ -130,10 +144,17 @@ class _Engine(cst.CSTTransformer):
         if isinstance(original_node, cst.FunctionDef):
             self.ctx.facts_stack.pop()
         result = updated_node
-        for converter in CONVERTERS.get(type(original_node), ()):
+        for converter in CONVERTERS.for_node(type(original_node)):
+            if not (self.ctx.enabled(converter.rule) and converter.applies(self.ctx, original_node)):
+                continue
             self.ctx.ancestors.append(original_node)
+            mark = self.ctx.mark()
             try:
-                result = converter(self.ctx, original_node, updated_node)
+                result = converter.build(self.ctx, original_node, updated_node)
+            except Declined as reason:
+                self.ctx.rollback(mark)
+                self.ctx.skip(original_node, converter.rule, str(reason))
+                result = updated_node
             finally:
                 self.ctx.ancestors.pop()
             if result is not updated_node:
@@ -241,16 +262,17 @@ def disabled_rules() -> dict[str, str]:
     imports checks the torch it meets (and warns)."""
     if "torch" not in sys.modules:
         return {}
-    from graphmend import compat
+    from graphmend import compat, runtime
 
-    return compat.rules_off()
+    return compat.rules_off(runtime)
 
 
 def transform_skeleton(skeleton: Skeleton, options: RuleOptions, filename: str = "<string>") -> SkeletonResult:
     """Apply the rules to ``skeleton`` (lines, sites and skips in source lines).
     A rule that is off on this torch (:func:`disabled_rules`) does not apply,
-    so no message or check is rewritten into a form that would drop it."""
-    off = options.rules & set(disabled_rules())
+    so no message or check is rewritten into a form that would drop it; nor
+    does one turned off in the registry (:meth:`Registry.disable`)."""
+    off = options.rules & (set(disabled_rules()) | CONVERTERS.off)
     if off:
         options = dataclasses.replace(options, rules=options.rules - off)
     code, ctx, undone = _rewrite(skeleton, options, filename, lower=True)
@@ -359,6 +381,7 @@ def add_runtime_import(code: str, filename: str = "<string>") -> str:
     # around the new import as it would in the whole file.
     head = "".join(lines[:head_end] + rest[:leading]) + "pass\n"
     context = CodemodContext(filename=filename)
-    AddImportsVisitor.add_needed_import(context, "graphmend", "runtime", asname=RUNTIME_ALIAS)
+    package, _, module = RUNTIME_MODULE.rpartition(".")
+    AddImportsVisitor.add_needed_import(context, package, module, asname=RUNTIME_ALIAS)
     new_head = AddImportsVisitor(context).transform_module(cst.parse_module(head)).code
     return new_head.removesuffix("pass\n") + "".join(rest[leading:])

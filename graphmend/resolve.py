@@ -18,16 +18,15 @@ from typing import Any
 
 import torch
 
+from graphmend.errors import Unmendable
+from graphmend.swap import PATCHES
+
 _UNREBUILDABLE_FLAGS = {
     inspect.CO_GENERATOR: "a generator",
     inspect.CO_COROUTINE: "a coroutine",
     inspect.CO_ASYNC_GENERATOR: "an async generator",
     inspect.CO_ITERABLE_COROUTINE: "an iterable coroutine",
 }
-
-
-class Unmendable(Exception):
-    """Why one function is left alone (logged, never raised to users)."""
 
 
 def describe(obj: Any) -> str:
@@ -38,8 +37,6 @@ def describe(obj: Any) -> str:
 def wrapper_chain(function: types.FunctionType) -> list[types.FunctionType]:
     """``function`` and the functions it wraps (``__wrapped__``), outermost
     first; graphmend's own copy of a mended function's original is not one."""
-    from graphmend.swap import PATCHES
-
     chain = [function]
     while not (function in PATCHES and PATCHES[function].set_wrapped):
         function = getattr(function, "__wrapped__", None)

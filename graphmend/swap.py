@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from graphmend.resolve import Unmendable
+from graphmend.errors import Unmendable
 
 Lines = frozenset[int] | None
 

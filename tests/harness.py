@@ -161,10 +161,21 @@ def check_equivalent(
     rules: list[str] | None = None,
     graphs: int | None = 1,
     lines: frozenset[int] | None = None,
+    rewritten: bool = True,
 ) -> TransformResult:
     """Original and mended ``function`` agree eagerly and compiled on every
-    argument set, and the mended one compiles to ``graphs`` graphs."""
+    argument set, and the mended one compiles to ``graphs`` graphs.
+
+    The rules must have done what the test is about, or the comparison
+    would pass with the original compared to itself: with ``rewritten``,
+    one of ``rules`` (any rule when None) rewrote a site; without, one of
+    them declined a site and said why."""
     original, mended, result = mend_source(source, directory, rules=rules, lines=lines)
+    named = (lambda rule: True) if rules is None else (lambda rule: rule in rules)
+    if rewritten:
+        assert any(named(site.rule) for site in result.sites), f"nothing rewritten; skips: {result.skips}"
+    else:
+        assert any(named(skip.rule) for skip in result.skips), f"nothing declined; sites: {result.sites}"
     for args in arg_sets:
         expected = capture(getattr(original, function), *_clone(args))
         assert_same_outcome(expected, capture(getattr(mended, function), *_clone(args)), "eager")

@@ -16,7 +16,8 @@ import pytest
 import torch
 
 import graphmend
-from graphmend import compat
+from graphmend import compat, runtime
+from graphmend.compat import probing
 from graphmend.cli import main as cli_main
 from graphmend.pipeline import transform_source
 from harness import load_module
@@ -52,7 +53,7 @@ def fresh_compat(monkeypatch):
     compat._state.update(installed=False, probes=(), self_test=None)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        compat.install()
+        compat.install(runtime)
 
 
 def _failing(name: str, rules: tuple[str, ...]):
@@ -64,7 +65,7 @@ def _failing(name: str, rules: tuple[str, ...]):
 def _install_and_catch() -> list[warnings.WarningMessage]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        compat.install()
+        compat.install(runtime)
     return [w for w in caught if "graphmend" in str(w.message)]
 
 
@@ -78,10 +79,10 @@ def _rules_in(code: str) -> set[str]:
 
 
 def test_every_probe_passes_and_the_self_test_passes_here() -> None:
-    compat.install()
+    compat.install(runtime)
     assert all(probe.ok for probe in compat.probes()), compat.probes()
     assert compat.disabled_rules() == {}
-    assert compat.self_test() == {}
+    assert compat.self_test(runtime) == {}
 
 
 @pytest.mark.parametrize("index", range(len(compat.PROBES)))
@@ -90,7 +91,7 @@ def test_a_failing_probe_turns_its_rules_off_with_one_warning(index: int, fresh_
     assert real.rules, real  # every probe guards some rule
     probes = list(compat.PROBES)
     probes[index] = _failing(real.name, real.rules)
-    monkeypatch.setattr(compat, "PROBES", tuple(probes))
+    monkeypatch.setattr(probing, "PROBES", tuple(probes))
 
     caught = _install_and_catch()
     assert len(caught) == 1
@@ -113,21 +114,19 @@ def test_a_failing_probe_turns_its_rules_off_with_one_warning(index: int, fresh_
 def test_a_failing_self_test_turns_its_rules_off_and_diagnose_says_why(fresh_compat, monkeypatch, tmp_path) -> None:
     # A replay of deferred checks that never raises (as if Dynamo dropped
     # it): the self-test's check fails, so trap is off and defer stays on.
-    from graphmend import runtime
-
-    original = runtime._replay_check
+    original = runtime.trap._replay_check
 
     @torch.compiler.disable
     def never_raises(gate, test, exception, module, called, *tokens):
         return None
 
-    monkeypatch.setattr(runtime, "_replay_check", never_raises)
+    monkeypatch.setattr(runtime.trap, "_replay_check", never_raises)
     torch._dynamo.config.reorderable_logging_functions.add(never_raises)
     try:
         caught = _install_and_catch()
     finally:
         torch._dynamo.config.reorderable_logging_functions.discard(never_raises)
-        monkeypatch.setattr(runtime, "_replay_check", original)
+        monkeypatch.setattr(runtime.trap, "_replay_check", original)
     assert len(caught) == 1
     message = str(caught[0].message)
     assert torch.__version__ in message and "[trap]" in message and "[defer]" not in message
@@ -156,10 +155,10 @@ def test_the_self_test_is_cheap_and_leaves_no_trace() -> None:
     from torch._dynamo import output_graph
     from torch._dynamo.utils import counters
 
-    compat.install()
+    compat.install(runtime)
     graphs, breaks = counters["stats"]["unique_graphs"], len(output_graph.graph_break_reasons)
     started = time.perf_counter()
-    assert compat.self_test() == {}
+    assert compat.self_test(runtime) == {}
     assert time.perf_counter() - started < 2.0  # about 0.1 s warm on this machine's CPU
     assert counters["stats"]["unique_graphs"] == graphs
     assert len(output_graph.graph_break_reasons) == breaks

@@ -1,4 +1,5 @@
-"""SPEC 3.4-3.6: the rules inside each other, on programs that mix them.
+"""The rules inside each other (nested ifs, early returns, effects and guards
+in tensor arms, training, message arguments), on programs that mix them.
 
 Each program runs three ways on inputs that take every branch -- the
 original eagerly (the reference), the mended code eagerly and under

@@ -135,7 +135,7 @@ def test_diagnose_of_a_non_callable_is_a_clear_error(value):
 
 def test_diagnose_of_a_builtin_reports_without_crashing():
     report = graphmend.diagnose(torch.relu, torch.ones(2))
-    assert report.break_count >= 0
+    assert report.break_count == 0 and report.breaks == []
 
 
 def test_generator_and_coroutine_functions_compile_unchanged():
@@ -174,7 +174,8 @@ def test_cli_directory_and_missing_script(tmp_path):
 def test_fix_of_a_directory_with_a_symlinked_file_loop(tmp_path):
     (tmp_path / "a.py").symlink_to(tmp_path / "b.py")
     (tmp_path / "b.py").symlink_to(tmp_path / "a.py")
-    assert main(["fix", "--check", str(tmp_path)]) in (0, 2)
+    # Each link is reported as unreadable (exit 2), and the walk ends.
+    assert main(["fix", "--check", str(tmp_path)]) == 2
 
 
 def test_unmend_of_something_never_mended_is_harmless():

@@ -28,7 +28,8 @@ import graphmend
 from graphmend import pipeline
 from graphmend.patch import mend, mend_sites, show, unmend
 from graphmend.conventions import RUNTIME_ALIAS
-from graphmend.rules.base import Context
+from graphmend.rules.base import Context, Converter
+from graphmend.rules.options import RULE_NAMES
 from harness import load_module
 
 
@@ -72,13 +73,16 @@ def isolated_cache(tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def fake_rules(monkeypatch):
-    converters = dict(pipeline.CONVERTERS)
-    converters[cst.Call] = (mark_call,)
-    converters[cst.SimpleStatementLine] = (mark_line,)
-    converters[cst.If] = (fake_where, *converters[cst.If])
-    monkeypatch.setattr(pipeline, "CONVERTERS", converters)
-    monkeypatch.setattr(pipeline, "RULE_NAMES", (*pipeline.RULE_NAMES, "mark", "fakewhere"))
+def fake_rules():
+    """Two plug-in rules, registered before the built-in converters of their nodes."""
+    with pipeline.CONVERTERS.added(
+        Converter("mark.call", "mark", cst.Call, mark_call),
+        Converter("mark.line", "mark", cst.SimpleStatementLine, mark_line),
+        Converter("fakewhere.if_statement", "fakewhere", cst.If, fake_where),
+        first=True,
+    ):
+        assert pipeline.RULE_NAMES == (*RULE_NAMES, "mark", "fakewhere")
+        yield
 
 
 def load(source: str, tmp_path):

@@ -157,7 +157,7 @@ def test_a_failed_helper_is_answered_in_process(tmp_path, monkeypatch):
 
 def test_a_rule_compat_turns_off_discards_the_helper_answer(tmp_path, monkeypatch):
     plan = _plan(tmp_path, monkeypatch)
-    monkeypatch.setattr(compat, "disabled_rules", lambda: {"defer": "off for this test"})
+    monkeypatch.setattr(compat.installation, "disabled_rules", lambda: {"defer": "off for this test"})
     [text] = patch._rewrite_plans([plan], _FakeHelper(), None)
     without_defer = RuleOptions(rules=frozenset({"trap", "where"}), effect_helpers=plan.options.effect_helpers)
     assert text == transform_skeleton(plan.skeleton, without_defer, plan.filename).code

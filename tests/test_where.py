@@ -1094,7 +1094,7 @@ def test_merge_of_two_returned_tuples_is_one_graph(tmp_path):
 def test_masked_store_into_an_expanded_target_keeps_the_original_store() -> None:
     """An expanded tensor stores one element for several: the whole-tensor
     form would write each several times; a transposed one is dense."""
-    from graphmend.runtime import _masked_store_problem
+    from graphmend.runtime.stores import _masked_store_problem
 
     mask = torch.tensor([[True, False], [False, True]])
     values = torch.ones(2, 2)

@@ -1,9 +1,10 @@
 """Facts about one function, computed once and shared by every converter.
 
-:class:`Metadata` resolves LibCST's metadata providers once per parsed
-skeleton (positions, scopes, qualified names) and maps nodes that a
-rewrite copied back to the nodes they copy, so a copy answers like its
-original.  :class:`FunctionFacts` holds what the converters ask of a
+:class:`Metadata` resolves LibCST's byte-span positions once per parsed
+skeleton (names are resolved from the file's ``ast`` and the function's
+own bindings, not by LibCST's scope or qualified-name providers) and maps
+nodes that a rewrite copied back to the nodes they copy, so a copy
+answers like its original.  :class:`FunctionFacts` holds what the converters ask of a
 function -- its parameters and receiver, which names are surely bound
 before a statement and which may be read after it, which locals hold
 tensors, whether it updates tensors in place anywhere, whether a call is

@@ -29,6 +29,8 @@ import linecache
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+from graphmend.analysis.message_helpers import effect_helpers
+
 DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
@@ -134,8 +136,6 @@ class ParsedFile:
     @functools.cached_property
     def effect_helpers(self) -> frozenset[str]:
         """Module-level functions of the file whose only effect is a message."""
-        from graphmend.analysis.scan import effect_helpers
-
         return effect_helpers(self.tree)
 
     def def_of(self, code) -> ast.AST | None:

@@ -1,18 +1,25 @@
-"""What every converter shares: results, options, the context and builders.
+"""What every converter shares: the converter protocol and its registry,
+results, options, the context and builders.
 
 A converter rewrites one construct (an ``if`` statement, a conditional
-expression, an effect call, a guard...).  The engine
-(:mod:`graphmend.pipeline`) runs all of them in one bottom-up pass over a
-skeleton, handing each the *original* node (whose facts and metadata the
-converter reads) and the *updated* node (built from the rewritten children,
-which is what the converter builds on, as LibCST's ``leave_*`` convention
-has it).  A converter that cannot prove its preconditions raises
-:class:`Declined`; the engine records "skipped, because ..." as a result.
+expression, an effect call, a guard...) for one rule.  It declares what it
+matches (:class:`Converter`: its rule, the node type, a cheap applicability
+check) and a build step; the engine (:mod:`graphmend.pipeline`) runs all of
+them in one bottom-up pass over a skeleton, in the order of a
+:class:`Registry`, handing each the *original* node (whose facts and
+metadata the converter reads) and the *updated* node (built from the
+rewritten children, which is what the converter builds on, as LibCST's
+``leave_*`` convention has it).  A build step that cannot prove its
+preconditions raises :class:`Declined` with the reason, and the engine
+records "skipped, because ..." as a result (a converter that must word or
+place the skip itself, or try another form first, records it itself); a
+rewrite is recorded with :meth:`Context.record`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import contextlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -22,7 +29,7 @@ from graphmend.analysis.facts import FunctionFacts, Metadata
 from graphmend.conventions import GENERATED_PREFIX, RUNTIME_ALIAS
 from graphmend.rules.options import RULE_NAMES, RuleOptions
 
-__all__ = ["RULE_NAMES", "Context", "Converter", "Declined", "RuleOptions", "Site", "Skip"]
+__all__ = ["RULE_NAMES", "Context", "Converter", "Declined", "Registry", "RuleOptions", "Site", "Skip"]
 
 class Declined(Exception):
     """A site a rule leaves alone; ``str()`` is the reason it records."""
@@ -110,9 +117,107 @@ class Context:
         return self.origins.get(updated)
 
 
-#: A converter: (context, original node, updated node) -> the replacement
-#: (``updated`` itself when it leaves the node alone).
-Converter = Callable[[Context, cst.CSTNode, cst.CSTNode], "cst.CSTNode | cst.FlattenSentinel | cst.RemovalSentinel"]
+#: A build step: (context, original node, updated node) -> the replacement
+#: (``updated`` itself when it leaves the node alone); raises
+#: :class:`Declined` to leave it alone with a reason.
+Build = Callable[[Context, cst.CSTNode, cst.CSTNode], "cst.CSTNode | cst.FlattenSentinel | cst.RemovalSentinel"]
+
+
+def _always(ctx: Context, original: cst.CSTNode) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class Converter:
+    """One converter: what it matches, and how it rewrites.
+
+    ``name`` names the construct (``"where.if_statement"``); ``rule`` is the
+    rule it belongs to (the engine runs it only while that rule is
+    enabled, and records its declines under it); ``node`` is the libcst
+    node type it leaves; ``applies`` is a cheap check on the original node
+    (no facts) that must hold for ``build`` to be tried."""
+
+    name: str
+    rule: str
+    node: type[cst.CSTNode]
+    build: Build
+    applies: Callable[[Context, cst.CSTNode], bool] = _always
+
+
+class Registry:
+    """The converters, in the order the engine tries them on one node: the
+    first that changes the node wins.  Tests and plug-ins add converters
+    with :meth:`register` (or :meth:`added`, for a while) and turn a rule
+    off with :meth:`disabled`; nothing else changes the engine."""
+
+    def __init__(self, converters: Iterable[Converter] = ()) -> None:
+        self._converters: list[Converter] = []
+        self._off: set[str] = set()
+        for converter in converters:
+            self.register(converter)
+
+    def register(self, converter: Converter, *, first: bool = False) -> Converter:
+        """Add ``converter`` (tried before the others on its node type with ``first``)."""
+        if any(known.name == converter.name for known in self._converters):
+            raise ValueError(f"a converter named {converter.name!r} is registered already")
+        self._converters.insert(0 if first else len(self._converters), converter)
+        return converter
+
+    def unregister(self, name: str) -> Converter:
+        """Remove the converter named ``name`` and give it back."""
+        converter = next(known for known in self._converters if known.name == name)
+        self._converters.remove(converter)
+        return converter
+
+    @contextlib.contextmanager
+    def added(self, *converters: Converter, first: bool = False) -> Iterator[None]:
+        """``converters`` registered for the duration of a ``with`` block."""
+        for converter in reversed(converters) if first else converters:
+            self.register(converter, first=first)
+        try:
+            yield
+        finally:
+            for converter in converters:
+                self.unregister(converter.name)
+
+    def disable(self, rule: str) -> None:
+        """Turn ``rule`` off: its converters are not run and it is not among
+        :meth:`rule_names` (how the test suite checks that it goes red
+        without the rule)."""
+        self._off.add(rule)
+
+    def enable(self, rule: str) -> None:
+        self._off.discard(rule)
+
+    @contextlib.contextmanager
+    def disabled(self, rule: str) -> Iterator[None]:
+        """``rule`` off for the duration of a ``with`` block."""
+        was_off = rule in self._off
+        self.disable(rule)
+        try:
+            yield
+        finally:
+            if not was_off:
+                self.enable(rule)
+
+    @property
+    def off(self) -> frozenset[str]:
+        return frozenset(self._off)
+
+    def for_node(self, node_type: type[cst.CSTNode]) -> tuple[Converter, ...]:
+        """The converters of enabled rules for ``node_type``, in order."""
+        return tuple(c for c in self._converters if c.node is node_type and c.rule not in self._off)
+
+    def rule_names(self) -> tuple[str, ...]:
+        """The built-in rules, then those plug-ins brought, less those turned off."""
+        names = [*RULE_NAMES, *(c.rule for c in self._converters if c.rule not in RULE_NAMES)]
+        return tuple(name for name in dict.fromkeys(names) if name not in self._off)
+
+    def __iter__(self) -> Iterator[Converter]:
+        return iter(list(self._converters))
+
+    def __len__(self) -> int:
+        return len(self._converters)
 
 
 # -- builders ------------------------------------------------------------------------------

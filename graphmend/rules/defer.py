@@ -1,4 +1,6 @@
-"""[Defer] graph-epilogue side effects (SPEC 3.2).
+"""[Defer] graph-epilogue side effects: replayed after the graph with the same
+text, order, count, logger, level and warning category; in eager mode made
+where the original made them.
 
 What it does
     Rewrites ``print(...)``, ``<logger>.<debug|info|warning|warn|error|

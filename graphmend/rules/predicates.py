@@ -32,14 +32,11 @@ import libcst as cst
 import libcst.matchers as m
 
 from graphmend.analysis.facts import FunctionFacts
-from graphmend.analysis.tensorness import Tensorness
+from graphmend.analysis.tensorness import COMPARISON_OPERATORS, Tensorness
 from graphmend.rules.base import Declined, code, runtime_call, thunk
 
 #: Largest integer a float64 holds exactly (a literal compared in float64).
 _EXACT_FLOAT64_INT = 2**53
-
-#: Operators of a chained comparison that [Where] splits at its names.
-_ORDER_OPERATORS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
 
 #: Expressions that need parentheses as an operand of ``&``, ``|`` or ``~``.
 _LOOSE = (cst.Comparison, cst.BooleanOperation, cst.IfExp, cst.Lambda, cst.NamedExpr)
@@ -156,7 +153,7 @@ def _is_name_chain(expr: cst.BaseExpression) -> bool:
     return (
         isinstance(expr, cst.Comparison)
         and len(expr.comparisons) > 1
-        and all(isinstance(target.operator, _ORDER_OPERATORS) for target in expr.comparisons)
+        and all(isinstance(target.operator, COMPARISON_OPERATORS) for target in expr.comparisons)
         and all(isinstance(target.comparator, cst.Name) for target in expr.comparisons[:-1])
     )
 

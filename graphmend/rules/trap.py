@@ -1,4 +1,6 @@
-"""[Trap] validation-guard lowering (SPEC 3.3, 3.6).
+"""[Trap] validation-guard lowering: a tensor guard is checked after the graph
+and raises the same exception (type and message), after the messages that
+precede it in program order and before those that follow it.
 
 What it does
     Rewrites the test of ``if T: raise E(args)`` (an ``if`` whose body only

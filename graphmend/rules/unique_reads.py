@@ -1,4 +1,6 @@
-"""[Trap] ``torch.unique`` whose values only tests and messages read (SPEC 3.3, 3.6).
+"""[Trap] ``torch.unique`` whose values only tests and messages read: the
+tests answer as on the unique values, and a failing check's message shows
+them as the original did.
 
 What it does
     ``u = torch.unique(x)`` (or ``x.unique()``) whose every read is a test of its elements
@@ -64,9 +66,9 @@ from graphmend.analysis import api
 from graphmend.analysis.bindings import following, iter_children, name_uses, nested_scopes, statements
 from graphmend.analysis.effects import UNIQUE_DEFAULT_OPTIONS, call_impurity, in_place_hazard, message_impurity
 from graphmend.analysis.facts import FunctionFacts, Metadata
+from graphmend.analysis.tensorness import COMPARISON_OPERATORS
 from graphmend.rules.base import Context, Declined, code, keyword, runtime_call, thunk, tuple_of
 
-_COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
 _LOGICAL = (cst.BitAnd, cst.BitOr, cst.BitXor)
 #: Element-wise predicates that give the same answer for equal elements
 #: (not ``signbit``: ``torch.unique`` keeps one of ``0.0`` and ``-0.0``).
@@ -272,7 +274,7 @@ def _element_wise(facts: FunctionFacts, name: str, expr: cst.BaseExpression,
     if m.matches(expr, m.Name(name)):
         return {id(expr)}
     if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1 and \
-            isinstance(expr.comparisons[0].operator, _COMPARISONS):
+            isinstance(expr.comparisons[0].operator, COMPARISON_OPERATORS):
         sides = (expr.left, expr.comparisons[0].comparator)
         for side, other in (sides, sides[::-1]):
             found = _element_wise(facts, name, side, operands)

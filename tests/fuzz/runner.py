@@ -181,7 +181,7 @@ class Tally:
     declined: Counter = field(default_factory=Counter)
     runner_errors: Counter = field(default_factory=Counter)  # batches the runner itself failed on
     #: Compiled programs graphmend rewrote, where no rule declined a site and
-    #: no break left is of a category no rewrite removes (SPEC section 2):
+    #: no break left is of a category no rewrite removes (``Break.fixable`` false):
     #: every break they had is fixable.
     fixable: int = 0
     #: Of those, the ones whose mended form compiled to one graph on every row.

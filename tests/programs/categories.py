@@ -1,4 +1,4 @@
-"""One small program per break category (SPEC section 2), used by the
+"""One small program per break category (DC, IO, GUARD, SCALAR, DS, OTHER), used by the
 diagnosis tests.  Each function breaks exactly where its comment says."""
 
 import logging

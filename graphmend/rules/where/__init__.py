@@ -1,4 +1,6 @@
-"""[Where] predicated control flow (SPEC 3.1, 3.4, 3.5).
+"""[Where] predicated control flow: a tensor ``if`` computes both arms and
+merges what they bind, bit-identical to the arm taken, with gradients equal
+to eager's where autograd is on, or it keeps its break and says why.
 
 What it does
     Rewrites an ``if`` whose test is a tensor, and whose arms compute values,
@@ -107,7 +109,7 @@ Safety
       device and layout (so no promotion or broadcast can change a bit);
       otherwise it makes the original Python choice, ``bool()`` and its
       errors included.
-    * Training (SPEC 3.5): under autograd ``torch.where`` gives the arm not
+    * Training (gradients enabled): under autograd ``torch.where`` gives the arm not
       taken a zero gradient, which is exact only if it stays zero through
       that arm.  The rule marks a merge ``grad=True`` when every operation
       of both arms has a derivative that does not depend on the values

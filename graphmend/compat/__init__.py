@@ -1,0 +1,86 @@
+"""Every use of Dynamo's internals, each behind a probe.
+
+graphmend relies on a few things Dynamo does not promise.  Each lives here,
+with a probe that checks it is there and has the shape relied on; nothing
+else in graphmend touches ``torch._dynamo`` beyond its public API.
+
+* ``reorderable_logging_functions`` (a config, public since 2.x): the
+  runtime's replay functions are registered there.
+* Replays inside inlined functions: on some versions Dynamo records a
+  replayable call in the inlined frame's translator and never replays it.
+  :func:`_share_replays_with_inlined_calls` makes inlined *rewritten* code
+  (and the runtime's own functions) record into the caller's list.
+* Running a failing frame of rewritten code eagerly
+  (``ConvertFrame.__call__``): see :func:`_run_failing_mended_frames_eagerly`.
+* Frame exec strategies (``set_code_exec_strategy``): the runtime's
+  functions are never compiled as frames of their own.
+* Types of loggers and string formatters while tracing: torch 2.11's
+  ``LoggingLoggerVariable`` and ``StringFormatVariable`` have no
+  ``python_type``, so ``isinstance(logger, logging.Logger)`` and
+  ``isinstance(f"...", torch.Tensor)`` break the graph (GB0175).
+  :func:`_type_loggers_and_formatters` gives them torch 2.12's own
+  ``python_type``.  Dynamo's ``id()`` of a logger also breaks on 2.11, so
+  the runtime hands a logger to its replay by name there
+  (:func:`logger_key`), and iterating a module's ``__dict__`` breaks, so
+  ``store_buffer`` re-registers instead of proving the copy safe
+  (``TRACES_MODULE_DICT``).
+* The graph-break registry that ships in the wheel
+  (``torch/_dynamo/graph_break_registry.json``): :func:`graph_break_id`.
+* Automatic dynamic shapes' memory (``torch._dynamo.pgo``'s code state):
+  :func:`isolated_code_state` lets a diagnosis start from it as a fresh
+  process does, and leave it as it found it.
+* What a diagnosis counts (:func:`graph_break_reasons`,
+  :func:`graphs_compiled`, :func:`guard_failures`) and how it keeps its
+  compiled entries apart from the user's (:func:`compiled_codes`,
+  :func:`reset_code`, :func:`profiling_backend`), as ``torch._dynamo.explain``
+  reads them.
+
+:func:`install` applies what the probes allow, once, when the runtime is
+first imported (by the first mend or compile, or by rewritten code) --
+never at ``import graphmend`` or ``import graphmend.compat`` -- and leaves
+code that is not rewritten as Dynamo
+would run it.  :func:`self_test` then checks the result end to end.  A
+probe or a self-test that fails turns the rules that depend on it off with
+one warning naming the torch version (:func:`disabled_rules` says which and
+why), so a message or a check is never dropped silently.
+
+One module per concern: :mod:`.probing` (the probes, and which rules are
+off), :mod:`.patches`, :mod:`.selftest`, :mod:`.installation` (both, once
+per process), :mod:`.tracing` (what the runtime asks of Dynamo while
+traced), :mod:`.counters` (what a diagnosis reads) and :mod:`.registry`
+(graph-break ids).  compat imports nothing of graphmend but
+:mod:`graphmend.conventions`; the runtime hands itself to :func:`install`
+for the self-test.
+"""
+
+from __future__ import annotations
+
+from graphmend.compat import tracing
+from graphmend.compat.counters import (compiled_codes, graph_break_reasons, graphs_compiled, guard_failures,
+                                       has_compiled_entries, isolated_code_state, profiling_backend, reset_code)
+from graphmend.compat.installation import install, installed, rules_off
+from graphmend.compat.patches import is_rewritten
+# _state is imported for the tests that reset it.
+from graphmend.compat.probing import PROBES, Probe, _state, disabled_rules, probes  # noqa: F401
+from graphmend.compat.registry import graph_break_entry, graph_break_id, graph_break_registry
+from graphmend.compat.selftest import SELF_TEST_RULES, self_test
+from graphmend.compat.tracing import (attribute_stores_pending, effects_pending, find_logger, graph_break, is_logger,
+                                      logger_key, register_replay, skip_frames, stores_pending)
+
+__all__ = [
+    "PROBES", "Probe", "SELF_TEST_RULES", "attribute_stores_pending", "compiled_codes", "disabled_rules",
+    "effects_pending", "find_logger", "graph_break", "graph_break_entry", "graph_break_id", "graph_break_reasons",
+    "graph_break_registry", "graphs_compiled", "guard_failures", "has_compiled_entries", "install", "installed",
+    "is_logger", "is_rewritten", "isolated_code_state", "logger_key", "probes", "profiling_backend",
+    "register_replay", "reset_code", "rules_off", "self_test", "skip_frames", "stores_pending",
+]
+
+#: What :func:`install` found on this torch, read where it was set
+#: (:mod:`.tracing`), since install sets them after this module is imported.
+_FOUND = ("LOGGER_BY_NAME", "TRACES_MODULE_DICT")
+
+
+def __getattr__(name: str):
+    if name in _FOUND:
+        return getattr(tracing, name)
+    raise AttributeError(f"module 'graphmend.compat' has no attribute {name!r}")

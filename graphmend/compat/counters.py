@@ -1,0 +1,91 @@
+"""What a diagnosis reads: Dynamo's own counters and caches, as
+``torch._dynamo.explain`` reads them.  No public API gives a break's reason
+with its user stack, or resets one code object's compiled entries; and
+automatic dynamic shapes' memory (``torch._dynamo.pgo``'s code state) is
+isolated so that a diagnosis starts from it as a fresh process does."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import torch
+
+
+
+def graph_break_reasons() -> list[Any]:
+    """Every graph break Dynamo has recorded in this process, oldest first
+    (each with ``reason`` and ``user_stack``)."""
+    from torch._dynamo import output_graph
+
+    return output_graph.graph_break_reasons
+
+
+def graphs_compiled() -> int:
+    """How many graphs Dynamo has handed to any backend in this process."""
+    from torch._dynamo.utils import counters
+
+    return counters["stats"]["unique_graphs"]
+
+
+def guard_failures() -> dict[Any, list[str]]:
+    """Per code object, the guard failures that made Dynamo recompile it."""
+    from torch._dynamo.utils import guard_failures as failures
+
+    return failures
+
+
+def profiling_backend(gm: torch.fx.GraphModule, example_inputs: Any) -> Callable[..., Any]:
+    """A backend that runs the graph as plain FX code inside a ``TORCHDYNAMO``
+    profiler range."""
+    from torch._dynamo.profiler import fx_insert_profiling
+
+    return fx_insert_profiling(gm, example_inputs)
+
+
+def compiled_codes() -> list[Any]:
+    """The code objects Dynamo has been asked to compile and that still live."""
+    from torch._dynamo import convert_frame
+
+    return [code for ref in convert_frame.input_codes.seen if (code := ref()) is not None]
+
+
+def has_compiled_entries(code) -> bool:
+    from torch._dynamo.eval_frame import _debug_get_cache_entry_list
+
+    return bool(_debug_get_cache_entry_list(code))
+
+
+def reset_code(code) -> None:
+    """Forget ``code``'s compiled entries and Dynamo's decisions about it."""
+    from torch._dynamo.eval_frame import reset_code as reset
+
+    reset(code)
+
+
+@contextlib.contextmanager
+def isolated_code_state() -> Iterator[None]:
+    """Within: Dynamo's automatic-dynamic memory as a fresh process has it;
+    after: the memory as it was, untouched.
+
+    Dynamo remembers, per code (``torch._dynamo.pgo``'s code state), which
+    sizes a recompile saw change, and compiles that code with those sizes
+    dynamic from then on, even after its compiled entries are reset.  A
+    second diagnosis of code whose sizes change inside one call (a
+    recursion on fewer rows: entmax) thus counted fewer graphs than the
+    first, and a diagnosis after mending looked like a gain.  Where this
+    torch keeps no such state, nothing is done."""
+    try:
+        from torch._dynamo import pgo
+    except ImportError:
+        pgo = None
+    if pgo is None or not hasattr(pgo, "_CODE_STATE"):
+        yield
+        return
+    saved = pgo._CODE_STATE
+    pgo._CODE_STATE = None  # made anew on first use, as in a fresh process
+    try:
+        yield
+    finally:
+        pgo._CODE_STATE = saved

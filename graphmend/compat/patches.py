@@ -1,0 +1,179 @@
+"""The patches to Dynamo, applied by :func:`graphmend.compat.install` when
+their probe passes, each leaving code that is not rewritten as Dynamo
+would run it: replays inside inlined rewritten code, failing frames of
+rewritten code run eagerly, and the types of loggers and formatters
+while tracing (torch 2.11)."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+import threading
+
+
+from graphmend.compat.tracing import RUNTIME_FILES
+from graphmend.conventions import RUNTIME_ALIAS
+
+
+logger = logging.getLogger("graphmend")
+
+
+def is_rewritten(code) -> bool:
+    """Whether ``code`` calls graphmend's runtime (as rewritten code does)."""
+    return RUNTIME_ALIAS in code.co_names
+
+
+def _is_ours(code) -> bool:
+    """Whether ``code`` is rewritten code or one of the runtime's functions."""
+    return is_rewritten(code) or code.co_filename in RUNTIME_FILES
+
+
+class _Trace(threading.local):
+    #: Whether the frame Dynamo is converting on this thread, or a function
+    #: it inlined, is rewritten code.
+    mended = False
+
+
+_TRACE = _Trace()
+
+
+def _share_replays_with_inlined_calls() -> None:
+    """Make replayable calls inside inlined rewritten code count.
+
+    Dynamo records a replayable call in the ``debug_locals`` of the
+    translator tracing it, but (torch 2.13) only the outermost frame's list
+    is replayed: a call made in an inlined function (a helper, a
+    submodule's forward, the runtime's ``deferred_*`` functions themselves)
+    is silently dropped.  Sharing the parent's list keeps every call, in
+    program order.  Only rewritten code and the runtime share: other code's
+    registered functions behave as Dynamo makes them.  On a graph break
+    Dynamo restarts tracing with fresh translators, so nothing recorded by
+    an abandoned attempt survives.
+
+    Inside a higher-order op's subgraph (``checkpoint``, ``torch.cond``)
+    a replayed tensor would be a value of the subgraph, not of the graph;
+    such a call is a graph break instead, as ``print`` there is.
+    """
+    from torch._dynamo.symbolic_convert import InliningInstructionTranslator
+
+    original = InliningInstructionTranslator.__init__
+    if getattr(original, "_graphmend_shares_replays", False):
+        return
+
+    @functools.wraps(original)
+    def __init__(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        if is_rewritten(self.f_code):
+            _TRACE.mended = True
+        shared = self.parent.debug_locals
+        if isinstance(shared, _OthersReplays):
+            shared = shared.shared
+        if not _is_ours(self.f_code):
+            # Other code's own calls stay as Dynamo makes them (dropped when
+            # inlined), but rewritten code it calls in turn (a helper called
+            # through a function that is not rewritten) must still reach
+            # the list that is replayed.
+            if self.output.is_root_tracer() and shared is not None:
+                self.debug_locals = _OthersReplays(shared, self.debug_locals)
+            return
+        if self.output.is_root_tracer():
+            self.debug_locals = shared
+        else:
+            self.debug_locals = _ReplaysInSubgraph()
+
+    __init__._graphmend_shares_replays = True
+    InliningInstructionTranslator.__init__ = __init__
+
+
+def _type_loggers_and_formatters(untyped: list[type]) -> None:
+    """Give Dynamo's logger and string-formatter variables the
+    ``python_type`` torch 2.12 gives them (its own code), where they have
+    none (torch 2.11): then ``isinstance(logger, logging.Logger)`` (the
+    runtime's :func:`is_logger`) and the runtime's type tests on an
+    f-string's value trace instead of breaking the graph (GB0175).  On
+    2.11 this also lets such a test in code that is not rewritten trace,
+    as it does on 2.12 and later."""
+    from torch._dynamo.variables.misc import StringFormatVariable
+
+    for cls in untyped:
+        if cls is StringFormatVariable:
+            cls.python_type = lambda self: str
+        else:
+            cls.python_type = lambda self: type(self.value)
+        cls.python_type.graphmend_typed = True
+
+
+class _OthersReplays(list):
+    """``debug_locals`` of inlined code that is not rewritten: its own calls
+    go to its own list (as without graphmend), while ``shared`` is the
+    list that rewritten code it inlines records into."""
+
+    def __init__(self, shared: list, own: list) -> None:
+        super().__init__(own)
+        self.shared = shared
+
+
+class _ReplaysInSubgraph(list):
+    """``debug_locals`` of rewritten code traced in a higher-order op's subgraph."""
+
+    def append(self, call) -> None:
+        from torch._dynamo.exc import unimplemented
+
+        unimplemented(
+            gb_type="graphmend: deferred call inside a higher-order op",
+            context=str(call[0]),
+            explanation="A call replayed after the graph cannot take values of a subgraph.",
+            hints=["Move the print/log/warning/check out of the checkpointed or conditional code."],
+        )
+
+
+def _run_failing_mended_frames_eagerly() -> None:
+    """When Dynamo fails to trace rewritten code because the code itself
+    fails (a shape error met on fake tensors: ``TorchRuntimeError``; or the
+    user's own exception), run that frame eagerly instead of raising.
+
+    Tracing runs no code, so the frame starts from the top: eagerly the
+    deferred messages print, the deferred checks raise and the failing
+    statement raises its own error, in program order, as the original did
+    eagerly.  The frame is run eagerly this once and compiled again on its
+    next call; with ``fullgraph=True`` the error is raised, as asked.
+    Dynamo's own failures (unsupported code, backend errors) are left to
+    Dynamo, as is code that is not rewritten.
+    """
+    from torch._dynamo import convert_frame, exc
+    from torch._dynamo.types import ConvertFrameReturn, FrameAction, FrameExecStrategy
+
+    original = convert_frame.ConvertFrame.__call__
+    if getattr(original, "_graphmend_runs_failing_frames", False):
+        return
+    # ``skip_reason`` is a field from torch 2.13 on (a TypeError before).
+    extra = {}
+    if "skip_reason" in inspect.signature(ConvertFrameReturn).parameters:
+        extra["skip_reason"] = "graphmend: the rewritten code fails; it runs eagerly"
+
+    @functools.wraps(original)
+    def __call__(self, frame, cache_entry, hooks, frame_state, skip=0):
+        outer = _TRACE.mended
+        _TRACE.mended = is_rewritten(frame.f_code)
+        try:
+            return original(self, frame, cache_entry, hooks, frame_state, skip=skip + 1)
+        except Exception as error:
+            user_error = isinstance(error, exc.TorchRuntimeError) or not isinstance(error, exc.TorchDynamoException)
+            if not (user_error and _TRACE.mended) or self._inner_convert._box.error_on_graph_break:
+                raise
+            logger.debug(
+                "%s (%s:%d) fails while Dynamo traces it (%s: %s); running it eagerly",
+                frame.f_code.co_name, frame.f_code.co_filename, frame.f_code.co_firstlineno,
+                type(error).__name__, str(error).split("\n", 1)[0],
+            )
+            return ConvertFrameReturn(
+                frame_exec_strategy=FrameExecStrategy(FrameAction.SKIP, FrameAction.DEFAULT),
+                apply_to_code=False,
+                **extra,
+            )
+        finally:
+            _TRACE.mended = outer
+
+    __call__._graphmend_runs_failing_frames = True
+    convert_frame.ConvertFrame.__call__ = __call__

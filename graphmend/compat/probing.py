@@ -1,0 +1,129 @@
+"""The probes: does this torch have each Dynamo internal graphmend relies
+on, in the shape relied on?  Each :class:`Probe` names the rules that
+cannot work without it; :func:`disabled_rules` says which rules are off on
+this torch, and why (a failed probe or a failed self-test)."""
+
+from __future__ import annotations
+
+import inspect
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One internal: whether it is usable on this torch, and why not."""
+
+    name: str
+    ok: bool
+    reason: str = ""
+    #: The rules that cannot work without it.
+    rules: tuple[str, ...] = ()
+
+
+_LOCK = threading.RLock()
+
+
+_state: dict[str, Any] = {"installed": False, "probes": (), "self_test": None}
+
+
+def _probe_reorderable() -> Probe:
+    config = torch._dynamo.config
+    ok = isinstance(getattr(config, "reorderable_logging_functions", None), set)
+    return Probe("reorderable_logging_functions", ok,
+                 "" if ok else "torch._dynamo.config.reorderable_logging_functions is missing",
+                 ("defer", "trap"))
+
+
+def _probe_inlining() -> Probe:
+    try:
+        from torch._dynamo.symbolic_convert import InliningInstructionTranslator
+        params = inspect.signature(InliningInstructionTranslator.__init__).parameters
+    except (ImportError, AttributeError, ValueError) as error:
+        return Probe("inlined replays", False, f"InliningInstructionTranslator: {error}", ("defer", "trap"))
+    ok = "parent" in params
+    return Probe("inlined replays", ok, "" if ok else "InliningInstructionTranslator takes no parent",
+                 ("defer", "trap"))
+
+
+def _probe_convert_frame() -> Probe:
+    try:
+        from torch._dynamo import convert_frame, exc
+        from torch._dynamo.types import ConvertFrameReturn, FrameAction, FrameExecStrategy  # noqa: F401
+        params = list(inspect.signature(convert_frame.ConvertFrame.__call__).parameters)
+        exc.TorchRuntimeError  # noqa: B018
+    except (ImportError, AttributeError, ValueError) as error:
+        return Probe("eager fallback", False, str(error), ("defer", "trap", "where"))
+    ok = params[:5] == ["self", "frame", "cache_entry", "hooks", "frame_state"] and "skip" in params
+    return Probe("eager fallback", ok, "" if ok else f"ConvertFrame.__call__{tuple(params)}",
+                 ("defer", "trap", "where"))
+
+
+def _probe_exec_strategy() -> Probe:
+    try:
+        from torch._dynamo.eval_frame import set_code_exec_strategy  # noqa: F401
+        from torch._dynamo.types import FrameAction, FrameExecStrategy  # noqa: F401
+    except ImportError as error:
+        return Probe("frame exec strategy", False, str(error), ("defer", "trap", "where"))
+    return Probe("frame exec strategy", True, rules=("defer", "trap", "where"))
+
+
+def _untyped_variables() -> list[type]:
+    """Dynamo's variable classes for loggers and string formatters that
+    inherit ``VariableTracker.python_type`` (which raises): torch 2.11.
+    Those :func:`_type_loggers_and_formatters` typed count too, so that
+    installing again (a test's fresh start) sets the same flags."""
+    from torch._dynamo.variables.base import VariableTracker
+    from torch._dynamo.variables.misc import LoggingLoggerVariable, StringFormatVariable
+
+    return [cls for cls in (LoggingLoggerVariable, StringFormatVariable)
+            if getattr(cls, "python_type", None) is VariableTracker.python_type
+            or getattr(cls.python_type, "graphmend_typed", False)]
+
+
+def _probe_typed_variables() -> Probe:
+    try:
+        _untyped_variables()
+    except (ImportError, AttributeError) as error:
+        return Probe("logger and formatter types", False, f"torch._dynamo.variables: {error}", ("defer", "trap"))
+    return Probe("logger and formatter types", True, rules=("defer", "trap"))
+
+
+def _generic_id() -> bool:
+    """Whether Dynamo's ``id()`` takes any variable backed by a real object
+    (a logger included): torch 2.12 and later."""
+    from torch._dynamo.variables.base import VariableTracker
+
+    return hasattr(VariableTracker, "get_real_python_backed_value")
+
+
+PROBES: tuple[Callable[[], Probe], ...] = (
+    _probe_reorderable, _probe_inlining, _probe_convert_frame, _probe_exec_strategy, _probe_typed_variables,
+)
+
+
+def probes() -> tuple[Probe, ...]:
+    """The probes' results on this torch (run once)."""
+    with _LOCK:
+        if not _state["probes"]:
+            _state["probes"] = tuple(probe() for probe in PROBES)
+        return _state["probes"]
+
+
+def disabled_rules() -> dict[str, str]:
+    """Rule name -> why it is off on this torch (empty when all work)."""
+    off: dict[str, str] = {}
+    for probe in probes():
+        if not probe.ok:
+            for rule in probe.rules:
+                off.setdefault(rule, f"{probe.name}: {probe.reason} (torch {torch.__version__})")
+    result = _state["self_test"]
+    if result is not None:
+        for rule, reason in result.items():
+            off.setdefault(rule, reason)
+    return off

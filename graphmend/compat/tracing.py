@@ -1,0 +1,204 @@
+"""What the runtime asks of Dynamo while it is traced: registering replayed
+functions, skipping the runtime's frames, a graph break with a reason,
+whether stores or effects are pending in the frame traced so far, and
+loggers handed to a replay."""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import operator
+from collections.abc import Callable
+
+import torch
+from graphmend.compat.probing import _probe_exec_strategy, _probe_reorderable
+
+
+
+#: Set by :func:`graphmend.compat.install`: the runtime hands a logger to its replay by name
+#: (Dynamo's ``id()`` takes no logger: torch 2.11), not by ``id()``.
+LOGGER_BY_NAME = False
+
+
+#: Set by :func:`graphmend.compat.install`: Dynamo traces iterating an ``nn.Module``'s
+#: ``__dict__`` (not on torch 2.11).
+TRACES_MODULE_DICT = True
+
+
+def register_replay(function: Callable[..., None]) -> Callable[..., None]:
+    """``function`` wrapped so that Dynamo replays calls of it after the
+    graph; Dynamo passes only positional arguments.  ``torch.compiler.disable``
+    keeps Dynamo from compiling the replay itself when it runs."""
+    replayed = torch.compiler.disable(function)
+    if _probe_reorderable().ok:
+        torch._dynamo.config.reorderable_logging_functions.add(replayed)
+    return replayed
+
+
+#: The files of the functions handed to :func:`skip_frames`: the runtime's,
+#: whose replayable calls the patches treat as rewritten code's.
+RUNTIME_FILES: set[str] = set()
+
+
+def skip_frames(functions) -> None:
+    """Never compile these functions (the runtime's) as frames of their own
+    (inlining them into a traced caller is unaffected), and remember their
+    files in :data:`RUNTIME_FILES`."""
+    functions = list(functions)
+    RUNTIME_FILES.update(function.__code__.co_filename for function in functions)
+    if not _probe_exec_strategy().ok:
+        return
+    from torch._dynamo.eval_frame import set_code_exec_strategy
+    from torch._dynamo.types import FrameAction, FrameExecStrategy
+
+    for function in functions:
+        set_code_exec_strategy(function.__code__, FrameExecStrategy(FrameAction.SKIP, FrameAction.SKIP))
+
+
+_GRAPH_BREAK_TAKES_MSG = "msg" in inspect.signature(torch._dynamo.graph_break).parameters
+
+
+def graph_break(reason: str) -> None:
+    """End the graph here, with ``reason`` in Dynamo's break record (on
+    versions whose ``graph_break`` takes a message)."""
+    if _GRAPH_BREAK_TAKES_MSG:
+        torch._dynamo.graph_break(msg=reason)
+    else:
+        torch._dynamo.graph_break()
+
+
+@torch._dynamo.assume_constant_result
+def attribute_stores_pending() -> bool:
+    """Whether the frame Dynamo is tracing has, so far, stored into an
+    object's attribute or read its ``__dict__`` (a constant of the trace,
+    taken while tracing).
+
+    Dynamo 2.13 and 2.14 trace a ``torch.cond`` or ``torch.while_loop`` by
+    speculating its functions, then put back a copy of the side effects it
+    had recorded before.  An object's ``__dict__`` proxy (Dynamo's
+    ``SideEffectsProxyDict``, made by the first store, ``del``, ``vars()``
+    or ``__dict__`` read) keeps the side effects of the moment it was
+    made, so every attribute store through it after that point is lost
+    (``ns.a = x``, ``torch.cond(...)``, ``ns.v = y``: ``ns.v`` is never
+    set), a closure's cell excepted.  Without graphmend, ``torch.cond``
+    shows it too (fixed upstream by pytorch/pytorch#195954).  On a torch
+    whose internals differ, every frame counts as having stored (the
+    runtime then traces no higher-order op)."""
+    try:
+        from torch._dynamo.symbolic_convert import InstructionTranslator
+
+        side_effects = InstructionTranslator.current_tx().output.side_effects
+        # A closure's cells keep their stores (and the runtime's own closures make cells).
+        return any(
+            stores and type(owner).__name__ != "CellVariable"
+            for owner, stores in side_effects.store_attr_mutations.items()
+        ) or any(vars(variable).get("dict_vt") is not None for variable in side_effects.id_to_variable.values())
+    except Exception:  # noqa: BLE001 - another torch's internals: be safe
+        return True
+
+
+@torch._dynamo.assume_constant_result
+def effects_pending() -> bool:
+    """Whether the frame Dynamo is tracing has, so far, anything to do
+    after its graph (a constant of the trace, taken while tracing): a store
+    into an object, list or dict that existed before the frame, a closure
+    cell it did not make, a tensor hook, or a replayed call (graphmend's
+    deferred messages, effects and checks); or an update in place in the
+    graph (a compiler may write an input back only at the graph's end).
+    What the frame made itself (a new object, the cells of its own
+    closures) is unreachable once the graph raises, so it does not count.
+    On a torch whose internals differ, every frame counts as having
+    effects."""
+    try:
+        from torch._dynamo.symbolic_convert import InstructionTranslator
+
+        tx = InstructionTranslator.current_tx()
+        side_effects = tx.output.side_effects
+        return bool(
+            tx.debug_locals
+            or side_effects.tensor_hooks
+            or side_effects.save_for_backward
+            or any(_updates_in_place(node) for node in tx.output.graph.nodes)
+            or _stores_into_older_objects(side_effects)
+        )
+    except Exception:  # noqa: BLE001 - another torch's internals: be safe
+        return True
+
+
+@torch._dynamo.assume_constant_result
+def stores_pending() -> bool:
+    """Whether the frame Dynamo is tracing has, so far, stored into an
+    object, list, dict, global or closure cell that existed before the
+    frame (a constant of the trace, taken while tracing).  Dynamo applies
+    such stores after the graph's replayed calls, so a deferred check that
+    raises would lose them, where the original raised after they were made.
+    What the frame made itself is unreachable once the check raises.  On a
+    torch whose internals differ, every frame counts as having stored."""
+    try:
+        from torch._dynamo.symbolic_convert import InstructionTranslator
+
+        return _stores_into_older_objects(InstructionTranslator.current_tx().output.side_effects)
+    except Exception:  # noqa: BLE001 - another torch's internals: be safe
+        return True
+
+
+def _stores_into_older_objects(side_effects) -> bool:
+    from torch._dynamo.variables.base import AttributeMutationNew, ValueMutationNew
+
+    return any(
+        side_effects.is_modified(variable)
+        and not isinstance(variable.mutation_type, (AttributeMutationNew, ValueMutationNew))
+        for variable in side_effects.id_to_variable.values()
+    )
+
+
+def _updates_in_place(node) -> bool:
+    """Whether an FX node Dynamo recorded may update a tensor in place
+    (any tensor: which ones existed before the graph is not worth proving).
+    PyTorch's in-place naming is spelled here again, not taken from
+    ``graphmend.analysis.api``: the runtime imports torch alone."""
+    if node.op == "call_method":
+        return node.target.endswith("_") and not node.target.endswith("__")
+    if node.op != "call_function":
+        return False
+    schema = getattr(node.target, "_schema", None)
+    name = getattr(node.target, "__name__", "")
+    return (
+        node.target is operator.setitem
+        or "out" in node.kwargs
+        or node.kwargs.get("inplace") is True
+        or (name.endswith("_") and not name.endswith("__"))
+        or (schema is not None and schema.is_mutable)
+    )
+
+
+def is_logger(value: object) -> bool:
+    """``isinstance(value, logging.Logger)``, in a form Dynamo traces
+    (on torch 2.11 once :func:`_type_loggers_and_formatters` is installed)."""
+    return isinstance(value, logging.Logger)
+
+
+def logger_key(logger: logging.Logger):
+    """What the runtime hands to a replay to name ``logger``: its ``id()``
+    (a constant Dynamo guards by identity), or where Dynamo's ``id()`` takes
+    no logger (torch 2.11) its name, as a string formatter Dynamo formats
+    from the real logger when the call is replayed."""
+    if LOGGER_BY_NAME:
+        return f"{logger.name}"
+    return id(logger)
+
+
+def find_logger(key) -> logging.Logger:
+    """The registered logger :func:`logger_key` named."""
+    if type(key) is str:
+        found = logging.root if key == "root" else logging.Logger.manager.loggerDict.get(key)
+        if isinstance(found, logging.Logger):
+            return found
+    else:
+        # A replayed call's logger is alive (Dynamo's identity guard just
+        # held it), so its id names it; loggers made by getLogger are all
+        # registered.
+        for found in (logging.root, *logging.Logger.manager.loggerDict.values()):
+            if id(found) == key:
+                return found
+    raise LookupError("graphmend: a deferred log call's logger is not registered with logging.getLogger")

@@ -1,0 +1,77 @@
+"""[Where]: scalars read from tensors that stay 0-d tensors with the dtype
+Python's number would have (``.item()``, ``float(t)``, ``int(t)``), and
+``torch.arange(...).tolist()`` of Python ints as ``list(range(...))``."""
+
+from __future__ import annotations
+
+
+import torch
+
+
+
+def exact_item(tensor, like):
+    """``tensor.item()`` as a 0-dim tensor whose comparison with the number
+    ``like`` has the Python comparison's truth value, else ``tensor.item()``.
+
+    Python compares the item (a float is a double; an int is exact) with
+    ``like`` exactly.  Floating tensors widen to float64 exactly; integer and
+    bool tensors compared with an int widen to int64.  The rule only passes
+    literals that float64/int64 hold exactly.
+    """
+    if isinstance(tensor, torch.Tensor) and tensor.numel() == 1:
+        if tensor.is_floating_point():
+            return tensor.reshape(()).to(torch.float64)
+        if _is_int64_exact(tensor.dtype) and type(like) is int:
+            return tensor.reshape(()).to(torch.int64)
+    return tensor.item()
+
+
+def exact_float(tensor):
+    """``float(tensor)`` as a 0-dim float64 tensor (the same rounding of an
+    integer to a double), else ``float(tensor)``."""
+    if (
+        isinstance(tensor, torch.Tensor)
+        and tensor.numel() == 1
+        and (tensor.is_floating_point() or _is_int64_exact(tensor.dtype))
+    ):
+        return tensor.reshape(()).to(torch.float64)
+    return float(tensor)
+
+
+def exact_int(tensor, like):
+    """``int(tensor)`` as a 0-dim int64 tensor when ``tensor`` holds an
+    integer (or bool) and ``like`` is an int, else ``int(tensor)``.
+
+    A floating tensor is left to ``int()``: it truncates, and raises for nan
+    and inf, which a tensor comparison would not.
+    """
+    if (
+        isinstance(tensor, torch.Tensor)
+        and tensor.numel() == 1
+        and _is_int64_exact(tensor.dtype)
+        and type(like) is int
+    ):
+        return tensor.reshape(()).to(torch.int64)
+    return int(tensor)
+
+
+def _is_int64_exact(dtype: torch.dtype) -> bool:
+    return dtype in (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
+                     torch.uint16, torch.uint32)
+
+
+#: Below this magnitude ``torch.arange``'s length, computed in doubles, is exact.
+_EXACT_ARANGE_BOUND = 2**31
+
+
+def arange_list(*args):
+    """``torch.arange(*args).tolist()``, as ``list(range(*args))`` when every
+    argument is a Python int: the same ints, with no tensor data read back
+    (which would break the graph).  Anything else (floats, bools, tensors,
+    large values, a step whose sign does not lead from start to end, on
+    which torch.arange raises where range() is empty) runs the original."""
+    if all(type(arg) is int and -_EXACT_ARANGE_BOUND < arg < _EXACT_ARANGE_BOUND for arg in args):
+        start, end, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
+        if (step > 0 and end >= start) or (step < 0 and end <= start):
+            return list(range(*args))
+    return torch.arange(*args).tolist()

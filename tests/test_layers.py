@@ -1,0 +1,136 @@
+"""The package's layers, read from the imports in its source (every import,
+at module level or inside a function: an import moved into a function to
+dodge a cycle is still a cycle).
+
+* ``graphmend.analysis`` reads code: it imports no rule, no engine, no mend.
+* ``graphmend.rules`` rewrite: they import no mend (``patch``, ``discover``, ``reach``,
+  ``resolve``, ``scope``, ``swap``), no public API and no diagnosis.
+* ``graphmend.runtime`` is what rewritten code imports: nothing of graphmend
+  but ``conventions`` and ``compat`` (it needs torch alone).
+* ``graphmend.compat`` imports nothing of graphmend but ``conventions``.
+* No import cycle anywhere in the package.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "graphmend"
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module_name(path): path for path in PACKAGE.rglob("*.py")}
+
+
+def _imports(name: str) -> set[str]:
+    """The graphmend modules ``name`` imports (``from graphmend import x``
+    names module ``graphmend.x`` when there is one)."""
+    path = MODULES[name]
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base for alias in node.names]
+        else:
+            continue
+        for target in targets:
+            while target and target not in MODULES:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                found.add(target)
+    return found
+
+
+GRAPH = {name: _imports(name) for name in MODULES}
+
+
+def _within(name: str, *packages: str) -> bool:
+    return any(name == package or name.startswith(package + ".") for package in packages)
+
+
+#: layer -> the graphmend modules it may import (besides its own).
+ALLOWED = {
+    "graphmend.compat": ("graphmend.conventions",),
+    "graphmend.runtime": ("graphmend.conventions", "graphmend.compat"),
+}
+#: layer -> the graphmend modules it must not import.
+FORBIDDEN = {
+    "graphmend.analysis": ("graphmend.rules", "graphmend.pipeline", "graphmend.patch", "graphmend.api",
+                           "graphmend.diagnosis", "graphmend.discover", "graphmend.reach", "graphmend.runtime"),
+    "graphmend.rules": ("graphmend.patch", "graphmend.api", "graphmend.discover", "graphmend.reach", "graphmend.resolve",
+                        "graphmend.scope", "graphmend.swap", "graphmend.diagnosis", "graphmend.pipeline",
+                        "graphmend.runtime", "graphmend.cli"),
+}
+
+
+@pytest.mark.parametrize("layer", sorted(ALLOWED))
+def test_a_low_layer_imports_only_what_it_is_allowed(layer: str) -> None:
+    wrong = {(name, target) for name, targets in GRAPH.items() if _within(name, layer)
+             for target in targets if not _within(target, layer, *ALLOWED[layer])}
+    assert not wrong, sorted(wrong)
+
+
+@pytest.mark.parametrize("layer", sorted(FORBIDDEN))
+def test_a_layer_imports_nothing_above_it(layer: str) -> None:
+    wrong = {(name, target) for name, targets in GRAPH.items() if _within(name, layer)
+             for target in targets if _within(target, *FORBIDDEN[layer])}
+    assert not wrong, sorted(wrong)
+
+
+def _cycles() -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+
+    def visit(name: str) -> None:
+        index[name] = low[name] = len(index)
+        stack.append(name)
+        on_stack.add(name)
+        for target in sorted(GRAPH[name]):
+            if target not in index:
+                visit(target)
+                low[name] = min(low[name], low[target])
+            elif target in on_stack:
+                low[name] = min(low[name], index[target])
+        if low[name] == index[name]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == name:
+                    break
+            if len(component) > 1:
+                components.append(sorted(component))
+
+    for name in sorted(GRAPH):
+        if name not in index:
+            visit(name)
+    return components
+
+
+def test_no_import_cycle() -> None:
+    assert _cycles() == []
+
+
+def test_the_reader_sees_the_imports() -> None:
+    # The contract is only as good as the reader: a few imports it must see.
+    assert "graphmend.compat" in GRAPH["graphmend.runtime.defer"]
+    assert "graphmend.runtime" in GRAPH["graphmend.pipeline"]  # imported inside a function
+    assert "graphmend.analysis.scan" in GRAPH["graphmend.patch"]
