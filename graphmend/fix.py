@@ -2,7 +2,9 @@
 
 Nothing is executed.  Each file is read as bytes, decoded with the encoding
 Python itself would use (PEP 263), rewritten by the pipeline with every rule
-matching statically, and, with ``write``, replaced atomically: a temporary
+matching statically (with what it imports from its own project's other
+files: :mod:`graphmend.analysis.project`), and, with ``write``, replaced
+atomically: a temporary
 file in the same folder, the original's permissions, then ``os.replace``.
 A file that cannot be read or parsed is reported and left byte for byte
 untouched.  Files are independent: with more than one, they are shared
@@ -27,6 +29,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from graphmend.analysis.project import imported_effect_helpers
 from graphmend.analysis.source import collector_paused
 from graphmend.errors import SourceError
 from graphmend.pipeline import TransformResult, transform_source
@@ -132,7 +135,11 @@ def fix_file(path: str, *, rules: Iterable[str] | None, write: bool) -> FileResu
             _check_syntax(text, path)
             outcome.result = TransformResult(text, False, (), ())
             return outcome
-        outcome.result = transform_source(text, rules=rules, filename=path)
+        try:
+            helpers = imported_effect_helpers(path, ast.parse(text, path))
+        except SyntaxError as err:
+            raise SourceError(path, err.lineno or 1, err.msg) from None
+        outcome.result = transform_source(text, rules=rules, filename=path, effect_helpers=helpers)
         if write and outcome.changed:
             _replace_atomically(path, outcome.result.code.encode(encoding))
     except SourceError as err:
