@@ -581,25 +581,35 @@ def main(argv: list[str] | None = None) -> int:
             explain = name in options.explain and mode == "inference"
             result = _run_worker(name, mode, explain, options.timeout, log_dir)
             results.append(result)
+            _write(out, previous, results)  # a run stopped early keeps what it measured
             before, after = result.get("before"), result.get("after")
             eager = result.get("eager") or {}
+            default = (result.get("default") or {}).get("settled") or {}
             print(
-                f"{name:28} {mode:9} breaks {_num(before, 'break_count')} -> {_num(after, 'break_count')}"
+                f"{name:28} {mode:9} breaks {_num(before, 'break_count')} -> {default.get('break_count', '?')}"
+                f" (default) / {_num(after, 'break_count')} (diagnosis path)"
                 f" events {_num(before, 'events')} -> {_num(after, 'events')}"
                 f" identical {eager.get('identical')} grads {eager.get('grads_identical')}"
                 f" {result['wall_seconds']}s {list(result.get('errors', {}))}",
                 flush=True,
             )
+    _write(out, previous, results)
+    print(f"wrote {json_path} and {out / 'ecosystem-results.md'}")
+    return 0
+
+
+def _write(out: Path, previous: list[dict[str, Any]], results: list[dict[str, Any]]) -> None:
+    from benchmarks import ecosystem
+
     if previous:
         fresh = {(r["row"], r["mode"]) for r in results}
         merged = [r for r in previous if (r["row"], r["mode"]) not in fresh] + results
         order = {row.name: i for i, row in enumerate(ecosystem.ROWS)}
         results = sorted(merged, key=lambda r: (order.get(r["row"], 999), r["mode"] != "inference"))
     env = environment()
-    json_path.write_text(json.dumps({"environment": env, "results": results}, indent=1, default=str))
+    (out / "ecosystem-results.json").write_text(json.dumps({"environment": env, "results": results}, indent=1,
+                                                           default=str))
     (out / "ecosystem-results.md").write_text(markdown(results, env))
-    print(f"wrote {json_path} and {out / 'ecosystem-results.md'}")
-    return 0
 
 
 if __name__ == "__main__":
