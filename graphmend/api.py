@@ -218,7 +218,10 @@ class _FirstCall:
     def _prepare(self, args: tuple, kwargs: dict) -> None:
         state = _SavedState(self.obj) if self.verify or self.diagnose else None
         expected = _quietly(state, self.obj, *args, **kwargs) if self.verify else None
-        self.arguments = (*args, *kwargs.values())
+        # What the call reaches through its arguments (a model handed to a
+        # step function); kept for later rounds, so no tensor is held.
+        self.arguments = tuple(a for a in (*args, *kwargs.values()) if not isinstance(a, torch.Tensor) and (
+            isinstance(a, torch.nn.Module) or callable(a)))
         mend(self.obj, modules=self.modules, rules=self.rules, only_modules=self.modules is not None,
              args=self.arguments, while_waiting=self._import_backend)
         mended = mended_functions(self.obj)

@@ -241,7 +241,7 @@ def reach(obj: Any, args: Iterable[Any] = (), *, limit: int = LIMIT) -> Reach:
     walk = _Walk(limit)
     walk.push(obj)
     for arg in args:
-        if isinstance(arg, torch.nn.Module) or callable(arg):
+        if not isinstance(arg, torch.Tensor) and (isinstance(arg, torch.nn.Module) or callable(arg)):
             walk.push(arg)
     result = walk.run()
     result.seconds = time.perf_counter() - start
