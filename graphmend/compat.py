@@ -185,6 +185,9 @@ def disabled_rules() -> dict[str, str]:
     if result is not None:
         for rule, reason in result.items():
             off.setdefault(rule, reason)
+    from graphmend import capture  # [Capture]'s probe and self-test live with it
+
+    off.update(capture.disabled_rules())
     return off
 
 
