@@ -108,6 +108,9 @@ class Break:
     gb_type: str | None = None
     explanation: str | None = None
     hints: list[str] = field(default_factory=list)
+    #: DS / SCALAR: whether graphmend.compile's [Capture] holds the site in
+    #: the graph ("DS: captured") or why not (graphmend/capture_verdicts.py).
+    capture: str | None = None
 
     @property
     def location(self) -> str:
@@ -760,6 +763,10 @@ def diagnose_calls(
         report = recorder.report(ask_rules=ask_rules)
         if statistics:
             _measure(report, compiled, calls[0])
+    if ask_rules:  # [Capture]'s verdict per DS / SCALAR site: one more trace, only where such sites are
+        from graphmend import capture_verdicts
+
+        capture_verdicts.attach(report, fn, calls)
     return report
 
 
