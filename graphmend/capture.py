@@ -66,12 +66,16 @@ SWITCHES = ("capture_scalar_outputs", "capture_dynamic_output_shape_ops")
 
 _LOCK = threading.RLock()
 _state: dict[str, Any] = {"checked": False, "off": None, "patched": False}
-#: Code objects whose frame Dynamo could not compile with the switches on.
-_WITHOUT_CAPTURE: set[Any] = set()
+#: Code objects whose frame Dynamo could not compile with the switches on ->
+#: why, as "<Dynamo's reason> at file:line" (None where it recorded none).
+_WITHOUT_CAPTURE: dict[Any, str | None] = {}
+#: Frames compiled again without the switches, and compiled (a process total).
+retried_frames = 0
 
 
 class _Active(threading.local):
     on = False
+    error: BaseException | None = None
 
 
 _ACTIVE = _Active()
@@ -212,7 +216,7 @@ def _compile_failing_frames_without_capture() -> None:
     exact but loses the whole frame, not one site.  A frame that failed is
     seen by the frame counter: ``counters["frames"]["ok"]`` did not move.
     """
-    from torch._dynamo import convert_frame
+    from torch._dynamo import convert_frame, output_graph
     from torch._dynamo.utils import counters
 
     with _LOCK:
@@ -223,23 +227,60 @@ def _compile_failing_frames_without_capture() -> None:
 
     @functools.wraps(original)
     def __call__(self, frame, cache_entry, hooks, frame_state, skip=0):
+        global retried_frames
         code = frame.f_code
         if not _ACTIVE.on:
             return original(self, frame, cache_entry, hooks, frame_state, skip=skip + 1)
         if code in _WITHOUT_CAPTURE:
             with _switches_off():
                 return original(self, frame, cache_entry, hooks, frame_state, skip=skip + 1)
-        ok = counters["frames"]["ok"]
+        ok, reasons = counters["frames"]["ok"], len(output_graph.graph_break_reasons)
+        _ACTIVE.error = None
         result = original(self, frame, cache_entry, hooks, frame_state, skip=skip + 1)
-        if counters["frames"]["ok"] != ok or getattr(result, "guarded_code", None) is not None:
+        if counters["frames"]["ok"] != ok:
             return result
-        logger.debug("graphmend: %s (%s:%d) does not compile with [capture] on; compiling it without",
-                     code.co_name, code.co_filename, code.co_firstlineno)
-        _WITHOUT_CAPTURE.add(code)
+        # The failed attempt's break records describe a compile that was
+        # thrown away: drop them from the list.
+        failed = output_graph.graph_break_reasons[reasons:]
+        del output_graph.graph_break_reasons[reasons:]
+        _WITHOUT_CAPTURE[code] = _error_text(_ACTIVE.error) or (_why(failed[0]) if failed else None)
+        logger.debug("graphmend: %s (%s:%d) does not compile with [capture] on (%s); compiling it without",
+                     code.co_name, code.co_filename, code.co_firstlineno, _WITHOUT_CAPTURE[code])
         with _switches_off():
-            return original(self, frame, cache_entry, hooks, frame_state, skip=skip + 1)
+            ok = counters["frames"]["ok"]
+            result = original(self, frame, cache_entry, hooks, frame_state, skip=skip + 1)
+            retried_frames += counters["frames"]["ok"] != ok
+            return result
 
     convert_frame.ConvertFrame.__call__ = __call__
+    inner = convert_frame.ConvertFrameAssert.__call__
+
+    @functools.wraps(inner)
+    def inner_call(self, *args, **kwargs):
+        try:
+            return inner(self, *args, **kwargs)
+        except Exception as error:
+            if _ACTIVE.on:
+                _ACTIVE.error = error  # the reason a frame failed, read by the wrapper above
+            raise
+
+    convert_frame.ConvertFrameAssert.__call__ = inner_call
+
+
+def _why(record: Any) -> str:
+    text = record.reason.strip().splitlines()[0] if record.reason.strip() else "no reason given"
+    stack = getattr(record, "user_stack", None) or ()
+    return f"{text} at {stack[-1].filename}:{stack[-1].lineno}" if stack else text
+
+
+def _error_text(error: BaseException | None) -> str | None:
+    """``"<first line> at file:line"`` of a compile error (its innermost user frame)."""
+    if error is None:
+        return None
+    lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
+    text = lines[0] if lines else type(error).__name__
+    stack = getattr(error, "real_stack", None) or ()
+    return f"{text} at {stack[-1].filename}:{stack[-1].lineno}" if stack else text
 
 
 @contextlib.contextmanager
@@ -248,9 +289,9 @@ def _switches_off() -> Iterator[None]:
         yield
 
 
-def uncaptured_codes() -> list[Any]:
-    """Code objects compiled without capture because it failed there."""
-    return list(_WITHOUT_CAPTURE)
+def uncaptured_codes() -> dict[Any, str | None]:
+    """Code objects compiled without capture because it failed there -> why."""
+    return dict(_WITHOUT_CAPTURE)
 
 
 class Captured:

@@ -58,8 +58,9 @@ def attach(report: Any, fn: Callable[..., Any], calls: Iterable[Any]) -> None:
             return f"not captured: {_plain(same.reason)} at {same.location}"
         failed = [c for c in failed_codes if c.co_filename == site.filename and site.function in c.co_name]
         if failed:
-            return (f"not captured: Dynamo cannot compile {failed[0].co_name} with it captured; that frame "
-                    "is compiled without capture, and the break stays")
+            why = failed_codes[failed[0]]
+            return (f"not captured: Dynamo cannot compile {failed[0].co_name}() with the switches on"
+                    + (f" ({_plain(why)})" if why else "") + "; that frame is compiled without them")
         later = [b for b in new_breaks if owner.get((b.filename, b.lineno)) is site]
         if later:
             guard = min(later, key=lambda b: b.lineno)
@@ -82,7 +83,7 @@ def attach(report: Any, fn: Callable[..., Any], calls: Iterable[Any]) -> None:
 _GUARDS = (
     ("generic_jump SymNodeVariable", "Python branches on the captured value"),
     ("Could not extract specialized integer", "a Python int is needed (range(), a size list)"),
-    ("Could not guard on data-dependent", "a guard on an unbacked size"),
+    ("Could not guard on data-dependent", "a guard on an unbacked value"),
 )
 
 
@@ -102,7 +103,7 @@ def _set(sites: list[Any], verdict: Callable[[Any], str]) -> None:
             site.hint = f"{text}; with torch.compile: {site.hint}" if site.hint else text
 
 
-def _captured_trace(fn: Callable[..., Any], calls: list[Any]) -> tuple[Any, set[Any]]:
+def _captured_trace(fn: Callable[..., Any], calls: list[Any]) -> tuple[Any, dict[Any, str | None]]:
     from graphmend.diagnosis import BreakRecorder, _own_dynamo_caches, _silenced
 
     def private_backend(gm: torch.fx.GraphModule, example_inputs: Any) -> Callable[..., Any]:
@@ -114,4 +115,4 @@ def _captured_trace(fn: Callable[..., Any], calls: list[Any]) -> tuple[Any, set[
             for index, arguments in enumerate(calls):
                 recorder.checkpoint(index)
                 compiled(*arguments.args, **arguments.kwargs)
-    return recorder.report(ask_rules=False), set(capture.uncaptured_codes())
+    return recorder.report(ask_rules=False), capture.uncaptured_codes()
