@@ -25,15 +25,25 @@ Before / After
 
 Safety
     Exact: a captured value is the value eager computes, and a guard Dynamo
-    cannot decide on an unbacked value is a graph break of its own
-    ("generic_jump SymNodeVariable", "Could not extract specialized
-    integer"), never a guessed branch.  Where Dynamo cannot compile a frame
-    at all with the switches on (it would run the whole frame eagerly:
-    torch 2.13 fails the resume frame after ``for i in range(n)`` over an
-    unbacked ``n``), :func:`_compile_failing_frames_without_capture`
-    compiles that frame again with the switches off, and keeps them off for
-    that code object: the site keeps its break, as without graphmend.  The
-    frame has not run yet when it is compiled, so nothing runs twice.
+    cannot decide on an unbacked value is never a guessed branch.  Timid: a
+    site whose capture does not hold falls back to its own break, as
+    without graphmend.  :func:`_compile_failing_frames_without_capture`
+    compiles a frame again with the switches off, and keeps them off for
+    that code object, when with them on
+
+    * Dynamo cannot compile it at all (it would run the whole frame
+      eagerly: torch 2.13 fails the resume frame after ``for i in range(n)``
+      over an unbacked ``n``, and Longformer's encoder, whose loop over
+      layers meets ``if is_global_attn:`` on a captured bool); or
+    * a captured value meets a guard (``if n > 3:``: "generic_jump
+      SymNodeVariable"; ``range(n)``: "Could not extract specialized
+      integer"; "Could not guard on data-dependent expression"): the break
+      only moves, and moved into an inlined helper it can cost more graphs
+      than the original (CLAP: 4 graphs with the switches on, 3 without).
+
+    The frame has not run yet when it is compiled, so nothing runs twice;
+    the thrown-away attempt's graphs and break records are not counted
+    (its backend compile is paid, once per such frame).
 
     Not thread-local: Dynamo's config is one per process, so a
     ``torch.compile`` that *traces* in another thread while a graphmend
@@ -66,9 +76,8 @@ SWITCHES = ("capture_scalar_outputs", "capture_dynamic_output_shape_ops")
 
 _LOCK = threading.RLock()
 _state: dict[str, Any] = {"checked": False, "off": None, "patched": False}
-#: Code objects whose frame Dynamo could not compile with the switches on ->
-#: why, as "<Dynamo's reason> at file:line" (None where it recorded none).
-_WITHOUT_CAPTURE: dict[Any, str | None] = {}
+#: Code objects compiled without the switches -> why (Dynamo's reason, at file:line).
+_WITHOUT_CAPTURE: dict[Any, str] = {}
 #: Frames compiled again without the switches, and compiled (a process total).
 retried_frames = 0
 
@@ -235,15 +244,21 @@ def _compile_failing_frames_without_capture() -> None:
             with _switches_off():
                 return original(self, frame, cache_entry, hooks, frame_state, skip=skip + 1)
         ok, reasons = counters["frames"]["ok"], len(output_graph.graph_break_reasons)
+        graphs = counters["stats"]["unique_graphs"]
         _ACTIVE.error = None
         result = original(self, frame, cache_entry, hooks, frame_state, skip=skip + 1)
-        if counters["frames"]["ok"] != ok:
+        breaks = output_graph.graph_break_reasons[reasons:]
+        guards = [b for b in breaks if unbacked_guard(b.reason)]
+        if counters["frames"]["ok"] != ok and not guards:
             return result
-        # The failed attempt's break records describe a compile that was
-        # thrown away: drop them from the list.
-        failed = output_graph.graph_break_reasons[reasons:]
+        # Thrown away: the attempt's break records and graphs are not counted.
         del output_graph.graph_break_reasons[reasons:]
-        _WITHOUT_CAPTURE[code] = _error_text(_ACTIVE.error) or (_why(failed[0]) if failed else None)
+        counters["stats"]["unique_graphs"] = graphs
+        if counters["frames"]["ok"] != ok:  # compiled, but a captured value met a guard: the break moved
+            _WITHOUT_CAPTURE[code] = f"a captured value meets a guard: {_why(guards[0])}"
+        else:
+            error = _error_text(_ACTIVE.error) or (_why(breaks[0]) if breaks else "no reason given")
+            _WITHOUT_CAPTURE[code] = f"Dynamo cannot compile the frame with the switches on: {error}"
         logger.debug("graphmend: %s (%s:%d) does not compile with [capture] on (%s); compiling it without",
                      code.co_name, code.co_filename, code.co_firstlineno, _WITHOUT_CAPTURE[code])
         with _switches_off():
@@ -265,6 +280,20 @@ def _compile_failing_frames_without_capture() -> None:
             raise
 
     convert_frame.ConvertFrameAssert.__call__ = inner_call
+
+
+#: Dynamo's words for a guard it cannot decide on an unbacked value.
+UNBACKED_GUARDS = (
+    "generic_jump SymNodeVariable",
+    "Could not extract specialized integer",
+    "Could not guard on data-dependent",
+    "data-dependent expression",
+)
+
+
+def unbacked_guard(reason: str) -> bool:
+    """Whether a break reason is a guard on a captured (unbacked) value."""
+    return any(words in reason for words in UNBACKED_GUARDS)
 
 
 def _why(record: Any) -> str:
@@ -289,7 +318,7 @@ def _switches_off() -> Iterator[None]:
         yield
 
 
-def uncaptured_codes() -> dict[Any, str | None]:
+def uncaptured_codes() -> dict[Any, str]:
     """Code objects compiled without capture because it failed there -> why."""
     return dict(_WITHOUT_CAPTURE)
 

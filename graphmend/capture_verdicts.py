@@ -53,14 +53,16 @@ def attach(report: Any, fn: Callable[..., Any], calls: Iterable[Any]) -> None:
     after = {(b.filename, b.lineno): b for b in captured.breaks}
 
     def verdict(site: Any) -> str:
+        from graphmend.diagnosis import original_function_name
+
         same = after.get((site.filename, site.lineno))
         if same is not None:
+            mine = [(code, why) for code, why in failed_codes.items()
+                    if code.co_filename == site.filename and original_function_name(code.co_name) == site.function]
+            if mine:  # the frame whose guard is the first at or after the site
+                code, why = min(mine, key=lambda item: (_line(item[1]) < site.lineno, _line(item[1])))
+                return f"not captured: {_plain(why)}; {code.co_name}() is compiled without capture"
             return f"not captured: {_plain(same.reason)} at {same.location}"
-        failed = [c for c in failed_codes if c.co_filename == site.filename and site.function in c.co_name]
-        if failed:
-            why = failed_codes[failed[0]]
-            return (f"not captured: Dynamo cannot compile {failed[0].co_name}() with the switches on"
-                    + (f" ({_plain(why)})" if why else "") + "; that frame is compiled without them")
         later = [b for b in new_breaks if owner.get((b.filename, b.lineno)) is site]
         if later:
             guard = min(later, key=lambda b: b.lineno)
@@ -87,10 +89,18 @@ _GUARDS = (
 )
 
 
+def _line(why: str) -> int:
+    tail = why.rsplit(":", 1)[-1]
+    return int(tail) if tail.isdigit() else 0
+
+
 def _plain(reason: str) -> str:
+    """Dynamo's guard words, said plainly: the first line, up to the location."""
     for words, ours in _GUARDS:
         if words in reason:
-            return f"{ours} ({words})"
+            location = reason.rsplit(" at ", 1)[1] if " at " in reason else None
+            head = reason.split(":", 1)[0] + ": " if reason.startswith(("a captured", "Dynamo cannot")) else ""
+            return f"{head}{ours} ({words})" + (f" at {location}" if location else "")
     return reason
 
 
@@ -103,7 +113,7 @@ def _set(sites: list[Any], verdict: Callable[[Any], str]) -> None:
             site.hint = f"{text}; with torch.compile: {site.hint}" if site.hint else text
 
 
-def _captured_trace(fn: Callable[..., Any], calls: list[Any]) -> tuple[Any, dict[Any, str | None]]:
+def _captured_trace(fn: Callable[..., Any], calls: list[Any]) -> tuple[Any, dict[Any, str]]:
     from graphmend.diagnosis import BreakRecorder, _own_dynamo_caches, _silenced
 
     def private_backend(gm: torch.fx.GraphModule, example_inputs: Any) -> Callable[..., Any]:

@@ -64,6 +64,25 @@ def range_loop(x):
     return out
 
 
+def gate(x):
+    n = (x > 0).sum().item()
+    if n > 3:
+        return x * 2
+    return x - 1
+
+
+def inner_guard(index, x):
+    if len(index) > 0:
+        return x + index.sum()
+    return x
+
+
+def helper_guard(x):
+    index = torch.where(x > 0)[0]
+    y = inner_guard(index, x)
+    return y * 2
+
+
 def other(x):
     return x * x.max().item()
 """
@@ -150,19 +169,44 @@ def test_capture_false_keeps_the_break(forms):
     assert counter.graphs == 2
 
 
-def test_frame_that_fails_with_capture_is_compiled_without(forms):
-    """``for i in range(n)`` over an unbacked n: Dynamo breaks there, and on
-    torch 2.13 cannot compile the resume frame with the switches on (it
-    would run it eagerly); that frame is compiled without them."""
+def test_a_guard_on_a_captured_value_falls_back_to_the_break(forms):
+    """``for i in range(n)`` over an unbacked n: Dynamo breaks there (or,
+    in a resume frame, cannot compile at all); the frame is compiled again
+    without the switches, so the site keeps its own break and the result
+    and the graph count are those of torch.compile."""
     torch._dynamo.reset()
-    counter = GraphCounter()
-    ours = graphmend.compile(forms.range_loop, backend=counter)
+    plain = GraphCounter()
+    compiled = torch.compile(forms.range_loop, backend=plain)
+    for x in INPUTS:
+        compiled(x.clone())
+    torch._dynamo.reset()
+    start = len(compat.graph_break_reasons())
+    graphs = compat.graphs_compiled()
+    ours = graphmend.compile(forms.range_loop, backend="eager")
     for x in INPUTS:
         assert torch.equal(ours(x.clone()), forms.range_loop(x.clone()))
-    resumed = [code for code in capture.uncaptured_codes() if "range_loop" in code.co_name]
-    if torch.__version__.startswith("2.13"):  # measured there; other versions may compile it
-        assert resumed
-    assert counter.graphs >= 2  # the resume frame was compiled, not run eagerly
+    assert compat.graphs_compiled() - graphs == plain.graphs
+    assert all("capture_scalar_outputs=False" in reason for reason in breaks_since(start))
+    why = capture.uncaptured_codes()[forms.range_loop.__code__]
+    assert why.startswith("a captured value meets a guard: ") and "Could not extract specialized integer" in why
+
+
+@pytest.mark.parametrize("name", ["gate", "helper_guard", "range_loop"])
+def test_never_more_graphs_than_torch_compile(forms, name):
+    """CLAP's shape: a captured index list whose length an inlined helper
+    branches on would move the break into the helper (one more graph)."""
+    function = getattr(forms, name)
+    torch._dynamo.reset()
+    plain = GraphCounter()
+    compiled = torch.compile(function, backend=plain)
+    for x in INPUTS:
+        compiled(x.clone())
+    torch._dynamo.reset()
+    graphs = compat.graphs_compiled()
+    ours = graphmend.compile(function, backend="eager")
+    for x in INPUTS:
+        assert torch.equal(ours(x.clone()), function(x.clone()))
+    assert compat.graphs_compiled() - graphs <= plain.graphs
 
 
 def test_scope_restores_on_error_and_when_nested():

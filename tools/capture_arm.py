@@ -79,6 +79,9 @@ def _one(row_name: str, arm: str, backend: str, train: bool) -> dict:
     else:
         compiled = graphmend.compile(model, backend=backend)
     result = {"row": row_name, "arm": arm, "error": None}
+    from torch._dynamo.utils import counters
+
+    failed_before = counters["frames"]["total"] - counters["frames"]["ok"] - capture.retried_frames
     try:
         with BreakRecorder() as recorder:
             recorder.checkpoint(0)
@@ -100,6 +103,9 @@ def _one(row_name: str, arm: str, backend: str, train: bool) -> dict:
             sites=[f"{b.category} {b.location} {b.statement[:60]}" for b in report.breaks],
             recompiles=len([r for r in report.recompiles if r.call == 1]),
             difference=first_difference(expected, actual),
+            # frames Dynamo gave up on and ran eagerly (no graph, no break recorded)
+            eager_frames=counters["frames"]["total"] - counters["frames"]["ok"] - capture.retried_frames
+            - failed_before,
         )
     except Exception as error:  # noqa: BLE001 -- reported in the table
         result["error"] = f"{type(error).__name__}: {str(error).strip().splitlines()[0][:200] if str(error).strip() else ''}"
@@ -133,15 +139,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{row} / {arm}: done", file=sys.stderr)
     mode = "training" if options.train else "inference"
     print(f"\n{mode}, backend={options.backend}\n")
-    print("| row | arm | graphs | breaks | remaining (by category) | recompiles (2nd call) | vs eager |")
-    print("|---|---|---|---|---|---|---|")
+    print("| row | arm | graphs | breaks | remaining (by category) | frames run eagerly | recompiles (2nd call) | vs eager |")
+    print("|---|---|---|---|---|---|---|---|")
     for r in results:
         if r.get("error"):
-            print(f"| {r['row']} | {r['arm']} | - | - | - | - | error: {r['error']} |")
+            print(f"| {r['row']} | {r['arm']} | - | - | - | - | - | error: {r['error']} |")
             continue
         cats = ", ".join(f"{k} {v}" for k, v in sorted(r["categories"].items())) or "-"
         same = "bit-identical" if r["difference"] is None else f"differs: {r['difference']}"
-        print(f"| {r['row']} | {r['arm']} | {r['graphs']} | {r['breaks']} | {cats} | {r['recompiles']} | {same} |")
+        print(f"| {r['row']} | {r['arm']} | {r['graphs']} | {r['breaks']} | {cats} | {r['eager_frames']} | {r['recompiles']} | {same} |")
     if options.json:
         with open(options.json, "w") as out:
             json.dump(results, out, indent=1)
