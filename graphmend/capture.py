@@ -78,7 +78,7 @@ _LOCK = threading.RLock()
 _state: dict[str, Any] = {"checked": False, "off": None, "patched": False}
 #: Code objects compiled without the switches -> why (Dynamo's reason, at file:line).
 _WITHOUT_CAPTURE: dict[Any, str] = {}
-#: Frames compiled again without the switches, and compiled (a process total).
+#: Frames that failed to compile with the switches on and compiled without (a process total).
 retried_frames = 0
 
 
@@ -262,9 +262,10 @@ def _compile_failing_frames_without_capture() -> None:
         logger.debug("graphmend: %s (%s:%d) does not compile with [capture] on (%s); compiling it without",
                      code.co_name, code.co_filename, code.co_firstlineno, _WITHOUT_CAPTURE[code])
         with _switches_off():
+            attempt_failed = counters["frames"]["ok"] == ok
             ok = counters["frames"]["ok"]
             result = original(self, frame, cache_entry, hooks, frame_state, skip=skip + 1)
-            retried_frames += counters["frames"]["ok"] != ok
+            retried_frames += attempt_failed and counters["frames"]["ok"] != ok
             return result
 
     convert_frame.ConvertFrame.__call__ = __call__

@@ -35,6 +35,7 @@ import torch
 import torch.utils._pytree as _pytree
 
 from graphmend import compat
+from graphmend.runtime_predicates import allclose, isfinite_item  # noqa: F401 -- [issue #34] predicate forms
 
 compiling = torch.compiler.is_compiling
 
