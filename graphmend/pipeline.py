@@ -98,7 +98,7 @@ def _if_statement(ctx: Context, original: cst.If, updated: cst.If):
 #: The converters, by the node type they leave, in the order they are
 #: tried; each returns the replacement, or ``updated`` to pass the node on.
 CONVERTERS: dict[type[cst.CSTNode], tuple[Converter, ...]] = {
-    cst.If: (_if_statement,),
+    cst.If: (where.convert_state_update, _if_statement),
     cst.Assert: (trap.convert_assert,),
     cst.IfExp: (where.convert_ifexp,),
     cst.While: (where.convert_while,),

@@ -36,6 +36,7 @@ import torch.utils._pytree as _pytree
 
 from graphmend import compat
 from graphmend.runtime_predicates import allclose, isfinite_item  # noqa: F401 -- [issue #34] predicate forms
+from graphmend.runtime_state import frozen_test, predicated_update  # noqa: F401 -- [issue #34] predicated state updates
 
 compiling = torch.compiler.is_compiling
 
