@@ -49,7 +49,8 @@ Safety
     ``torch.compile`` that *traces* in another thread while a graphmend
     call traces sees the switches too.  Already-compiled code is unaffected.
 
-The probe (:func:`probe`) checks that the switches exist; the self-test
+The probe (:func:`probe`) checks that the switches exist and that the
+fallback's two wrappers fit Dynamo's frame conversion; the self-test
 (:func:`self_test`) compiles a mask-indexed sum and an ``.item()`` used as
 a size inside the scope and checks one graph, no break, eager's values, and
 the switches back to what they were afterwards.  Where either fails,
@@ -98,6 +99,20 @@ def probe() -> str | None:
         return f"torch._dynamo.config has no {', '.join(missing)}"
     if not callable(getattr(config, "patch", None)):
         return "torch._dynamo.config.patch is missing"
+    # The fallback (compile a frame again without the switches) wraps these.
+    try:
+        import inspect
+
+        from torch._dynamo import convert_frame, output_graph
+
+        params = list(inspect.signature(convert_frame.ConvertFrame.__call__).parameters)
+        convert_frame.ConvertFrameAssert.__call__  # noqa: B018
+        if not isinstance(output_graph.graph_break_reasons, list):
+            return "torch._dynamo.output_graph.graph_break_reasons is not a list"
+    except (ImportError, AttributeError, ValueError) as error:
+        return f"the fallback cannot be installed: {error}"
+    if params[:5] != ["self", "frame", "cache_entry", "hooks", "frame_state"] or "skip" not in params:
+        return f"the fallback cannot be installed: ConvertFrame.__call__{tuple(params)}"
     return None
 
 

@@ -16,7 +16,8 @@ mend patches the library's functions for the whole process):
 Each: graphs and breaks of the first call (as ``torch._dynamo.explain``
 counts them), the remaining break sites by category, the first call's
 output (and with ``--train`` every parameter's gradient of ``sum`` of the
-floating outputs) against eager bit for bit, recompiles on a second call,
+floating outputs, gradients enabled, eval mode: no dropout) against
+eager bit for bit, recompiles on a second call,
 and any error.  Prints a markdown table.
 """
 
@@ -55,10 +56,9 @@ def _one(row_name: str, arm: str, backend: str, train: bool) -> dict:
 
     def run(model, fn):
         if train:
-            model.train()
-            for module in model.modules():  # dropout off: eager and compiled must draw nothing
-                if isinstance(module, torch.nn.Dropout):
-                    module.p = 0.0
+            # Gradients enabled, backward through the output; eval mode, so
+            # dropout draws nothing (HF calls F.dropout with training=self.training)
+            # and CLAP's BatchNorm takes its one-sample batch.
             out = fn(*args, **kwargs)
             _floating_sum(out).backward()
             grads = {n: p.grad for n, p in model.named_parameters()}
