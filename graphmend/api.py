@@ -58,6 +58,7 @@ import torch.utils._pytree as pytree
 
 from graphmend.compare import first_difference
 from graphmend import records
+from graphmend.compat import capture
 from graphmend.diagnosis import BreakRecorder, call, diagnose_calls, short_path
 from graphmend.errors import GraphmendError, VerificationError
 from graphmend import compat
@@ -192,8 +193,10 @@ class _FirstCall:
         verify: bool,
         diagnose: bool,
         compile_kwargs: dict[str, Any],
+        capture: bool = True,
     ) -> None:
         self.obj = obj
+        self.capture = capture
         self.modules = modules
         self.rules = None if rules is None else tuple(rules)
         self.verify = verify
@@ -242,7 +245,8 @@ class _FirstCall:
                     f"the mended code's output differs from the original's: {difference} "
                     f"(mended: {', '.join(sorted({f.__qualname__ for f in mended}))}); the mending was undone"
                 )
-        self.compiled = torch.compile(self.obj, **self.compile_kwargs)
+        # [Capture]: DS/SCALAR sites held in the graph while this callable traces only.
+        self.compiled = capture.wrap(torch.compile(self.obj, **self.compile_kwargs), self.capture)
 
     def _mend_sites(self, sites: Iterable[tuple[str, int]]) -> list[Any]:
         return mend_sites(sites, _candidates(self.obj, self.arguments), modules=self.modules, rules=self.rules,
@@ -347,6 +351,7 @@ def compile(
     rules: Iterable[str] | None = None,
     verify: bool = False,
     diagnose: bool = False,
+    capture: bool = True,
     **torch_compile_kwargs: Any,
 ) -> Any:
     """``torch.compile(obj, **torch_compile_kwargs)``, after mending.
@@ -369,14 +374,16 @@ def compile(
     in any bit; eager against eager, so the comparison judges the rewrite,
     not the backend's numerics.  Compiling what ``graphmend.compile``
     returned compiles its original again.
+    ``capture=False`` turns [Capture] off (see :mod:`graphmend.compat.capture`):
+    data-dependent shapes and scalars then break the graph, as by default.
     """
     if obj is None:
         return functools.partial(compile, modules=modules, rules=rules, verify=verify, diagnose=diagnose,
-                                 **torch_compile_kwargs)
+                                 capture=capture, **torch_compile_kwargs)
     obj = getattr(obj, "_graphmend_original", obj)  # compiling a compiled one again
     if not callable(obj):
         raise GraphmendError(f"compile() needs a function or an nn.Module, not {type(obj).__name__}")
-    first_call = _FirstCall(obj, modules, rules, verify, diagnose, torch_compile_kwargs)
+    first_call = _FirstCall(obj, modules, rules, verify, diagnose, torch_compile_kwargs, capture)
     if isinstance(obj, torch.nn.Module):
         return MendedModule(obj, first_call)
 

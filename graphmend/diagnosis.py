@@ -35,7 +35,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from graphmend import compat
+from graphmend import capture_verdicts, compat
+from graphmend.compat import capture
 from graphmend.analysis import scan
 from graphmend.analysis.source import DEFS, ParsedFile, innermost, parse_file, statement_at
 from graphmend.conventions import GENERATED_PREFIX, RUNTIME_MODULE
@@ -109,6 +110,9 @@ class Break:
     gb_type: str | None = None
     explanation: str | None = None
     hints: list[str] = field(default_factory=list)
+    #: DS / SCALAR: whether graphmend.compile's [Capture] holds the site in
+    #: the graph ("DS: captured") or why not (graphmend/capture_verdicts.py).
+    capture: str | None = None
 
     @property
     def location(self) -> str:
@@ -767,7 +771,24 @@ def diagnose_calls(
         report = recorder.report(ask_rules=ask_rules)
         if statistics:
             _measure(report, compiled, calls[0])
+    if ask_rules:  # [Capture]'s verdict per DS / SCALAR site: one more trace, only where such sites are
+        capture_verdicts.attach(report, lambda: _captured_trace(fn, calls), original_function_name)
     return report
+
+
+def _captured_trace(fn: Callable[..., Any], calls: list[Any]) -> tuple[Report, dict[Any, str]]:
+    """``calls`` of ``fn`` again with [Capture] on, on the private backend:
+    the report, and the code objects compiled without capture (and why)."""
+    def private_backend(gm: torch.fx.GraphModule, example_inputs: Any) -> Callable[..., Any]:
+        return compat.profiling_backend(gm, example_inputs)
+
+    with _own_dynamo_caches(), _silenced():
+        compiled = capture.wrap(torch.compile(fn, backend=private_backend))
+        with BreakRecorder() as recorder:
+            for index, arguments in enumerate(calls):
+                recorder.checkpoint(index)
+                compiled(*arguments.args, **arguments.kwargs)
+    return recorder.report(ask_rules=False), capture.uncaptured_codes()
 
 
 @contextlib.contextmanager

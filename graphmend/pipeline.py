@@ -102,6 +102,7 @@ def _not_a_guard_for_trap(ctx: Context, original: cst.If) -> bool:
 #: changes it wins); see the module docstring.
 CONVERTERS = Registry([
     Converter("trap.guard", "trap", cst.If, trap.convert_guard, applies=lambda ctx, node: trap.is_guard(node)),
+    Converter("where.state_update", "where", cst.If, where.convert_state_update, applies=_not_a_guard_for_trap),
     Converter("where.if_statement", "where", cst.If, where.convert_if, applies=_not_a_guard_for_trap),
     Converter("trap.assert_statement", "trap", cst.Assert, trap.convert_assert),
     Converter("where.conditional_expression", "where", cst.IfExp, where.convert_ifexp),

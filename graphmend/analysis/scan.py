@@ -37,6 +37,7 @@ from graphmend.analysis.source import DEFS, ParsedFile, Unit
 _TENSOR_LIKE_CALLS = (
     api.TENSOR_FUNCTIONS | api.TENSOR_METHODS | api.SCALAR_METHODS | api.SCALAR_BUILTINS
     | api.REDUCTIONS | api.BOOL_PREDICATES
+    | {"allclose"}  # a Python bool read from tensors: rules.library_predicates lowers it
 )
 _EFFECT_NAMES = frozenset({"print", "warn"}) | api.LOG_METHODS | api.ONCE_METHODS
 

@@ -13,6 +13,8 @@ from typing import Any
 
 import torch
 
+from graphmend.compat import capture
+
 
 
 @dataclass(frozen=True)
@@ -126,4 +128,5 @@ def disabled_rules() -> dict[str, str]:
     if result is not None:
         for rule, reason in result.items():
             off.setdefault(rule, reason)
+    off.update(capture.disabled_rules())  # [Capture]'s probe and self-test live with it
     return off

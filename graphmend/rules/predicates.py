@@ -23,7 +23,9 @@ a test into one with the same truth value that stays a tensor under
 * ``t.item() > 3``, ``float(t) < 0.5``, ``int(t) == 2`` -> compared as 0-dim
   float64/int64 tensors, exactly as Python compares the numbers;
 * ``torch.equal(a, b)`` with an arithmetic operand -> ``_graphmend.equal(a,
-  b)``: ``(a == b).all()`` under torch.compile where that is exact.
+  b)``: ``(a == b).all()`` under torch.compile where that is exact;
+* ``torch.allclose(a, b, ...)`` and ``math.isfinite(t.item())`` -> their
+  runtime forms (:mod:`graphmend.rules.library_predicates`).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import libcst.matchers as m
 
 from graphmend.analysis.facts import FunctionFacts
 from graphmend.analysis.tensorness import COMPARISON_OPERATORS, Tensorness
+from graphmend.rules import library_predicates
 from graphmend.rules.base import Declined, code, runtime_call, thunk
 
 #: Largest integer a float64 holds exactly (a literal compared in float64).
@@ -64,7 +67,7 @@ def test_kind(facts: FunctionFacts, test: cst.BaseExpression) -> Tensorness:
         return test_kind(facts, test.expression)
     elif _is_bool_call(facts, test):
         return test_kind(facts, test.args[0].value)
-    elif scalar_comparison(facts, test) is not None:
+    elif scalar_comparison(facts, test) is not None or library_predicates.matches(facts, test):
         return Tensorness.TENSOR
     else:
         return facts.tensorness(test)
@@ -100,6 +103,8 @@ def lower_test(facts: FunctionFacts, original: cst.BaseExpression, updated: cst.
     kind = scalar_comparison(facts, original)
     if kind is not None:
         return _exact_comparison(updated, kind)
+    if library_predicates.matches(facts, original):
+        return library_predicates.lower(facts, original, updated)
     if _is_fresh_equal(facts, original):
         return runtime_call("equal", [arg.with_changes(comma=cst.MaybeSentinel.DEFAULT) for arg in updated.args])
     return updated

@@ -1,0 +1,258 @@
+"""[Capture] (SPEC 3.7): data-dependent shapes and scalars held in the graph
+by graphmend.compile's callable only, exact, with a fallback to the break."""
+
+from __future__ import annotations
+
+import textwrap
+import threading
+import warnings
+
+import pytest
+import torch
+
+import graphmend
+from graphmend import compat
+from graphmend.compat import capture
+from harness import GraphCounter, load_module
+from test_mend import isolated_cache  # noqa: F401  (fixture)
+
+FORMS = """
+import torch
+
+
+def mask_sum(x):
+    return x[x > 0].sum() * 2
+
+
+def nonzero_gather(x):
+    index = torch.nonzero(x > 0).squeeze(1)
+    return x[index] + 1
+
+
+def item_size(x):
+    n = int((x > 0).sum().item())
+    return torch.zeros(n) + x.sum()
+
+
+def item_value(x):
+    return x * x.max().item()
+
+
+def tolist_loop(x):
+    total = 0
+    for flag in (x > 0).int().tolist():
+        total = total + flag
+    return x * total
+
+
+def masked_select(x):
+    return torch.masked_select(x, x > 0).sum()
+
+
+def unique(x):
+    return torch.unique((x * 2).round()).sum()
+
+
+def repeat_interleave(x):
+    return torch.repeat_interleave(x, (x > 0).long() + 1).sum()
+
+
+def range_loop(x):
+    n = int((x > 0).sum())
+    out = x
+    for i in range(n):
+        out = out + i
+    return out
+
+
+def gate(x):
+    n = (x > 0).sum().item()
+    if n > 3:
+        return x * 2
+    return x - 1
+
+
+def inner_guard(index, x):
+    if len(index) > 0:
+        return x + index.sum()
+    return x
+
+
+def helper_guard(x):
+    index = torch.where(x > 0)[0]
+    y = inner_guard(index, x)
+    return y * 2
+
+
+def other(x):
+    return x * x.max().item()
+"""
+
+#: Each breaks once under torch.compile and makes one graph under [Capture].
+CAPTURED = ["mask_sum", "nonzero_gather", "item_size", "item_value", "tolist_loop", "masked_select",
+            "unique", "repeat_interleave"]
+#: Two inputs with different numbers of positive values (the data-dependent sizes).
+INPUTS = [torch.tensor([1.0, -2.0, 3.0, 0.5, -1.0, 2.5, -0.5, 4.0]),
+          torch.tensor([-1.0, -2.0, 3.0, -0.5, -1.0, -2.5, -0.5, 1.5])]
+
+
+@pytest.fixture(scope="module")
+def forms(tmp_path_factory):
+    return load_module(textwrap.dedent(FORMS), tmp_path_factory.mktemp("capture"), "capture")
+
+
+def switches() -> dict[str, bool]:
+    return {name: getattr(torch._dynamo.config, name) for name in capture.SWITCHES}
+
+
+def breaks_since(start: int) -> list[str]:
+    return [r.reason.strip().splitlines()[0] for r in compat.graph_break_reasons()[start:]]
+
+
+def test_probe_and_self_test_pass_here():
+    assert capture.probe() is None
+    assert capture.self_test() is None
+    assert capture.disabled() is None
+    assert "capture" not in compat.disabled_rules()
+
+
+@pytest.mark.parametrize("name", CAPTURED)
+def test_form_is_one_graph_exact_and_dynamic(forms, name):
+    function = getattr(forms, name)
+    torch._dynamo.reset()
+    plain = GraphCounter()
+    compiled = torch.compile(function, backend=plain)
+    assert torch.equal(compiled(INPUTS[0].clone()), function(INPUTS[0].clone()))
+    assert plain.graphs >= 2, "the form must break without [Capture]"
+
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    ours = graphmend.compile(function, backend=counter)
+    start, failures = len(compat.graph_break_reasons()), compat.guard_failures()
+    before = sum(len(v) for v in failures.values())
+    for x in INPUTS:
+        assert torch.equal(ours(x.clone()), function(x.clone()))
+    assert counter.graphs == 1
+    assert breaks_since(start) == []
+    # the second input's other sizes reuse the graph: no recompile
+    assert sum(len(v) for v in compat.guard_failures().values()) == before
+    assert switches() == {name: False for name in capture.SWITCHES}
+
+
+def test_another_compile_in_the_process_sees_dynamo_defaults(forms):
+    torch._dynamo.reset()
+    assert switches() == {name: False for name in capture.SWITCHES}
+    ours = graphmend.compile(forms.item_value, backend="eager")
+    ours(INPUTS[0].clone())
+    assert switches() == {name: False for name in capture.SWITCHES}
+    start = len(compat.graph_break_reasons())
+    counter = GraphCounter()
+    torch.compile(forms.other, backend=counter)(INPUTS[0].clone())
+    assert counter.graphs == 2
+    assert any("capture_scalar_outputs" in reason for reason in breaks_since(start))
+
+
+def test_graphs_need_no_recompile_outside_the_scope(forms):
+    torch._dynamo.reset()
+    inner = torch.compile(forms.mask_sum, backend="eager")
+    capture.wrap(inner)(INPUTS[0].clone())
+    before = sum(len(v) for v in compat.guard_failures().values())
+    # the same compiled code called with the switches off: its guards do not read them
+    assert torch.equal(inner(INPUTS[1].clone()), forms.mask_sum(INPUTS[1].clone()))
+    assert sum(len(v) for v in compat.guard_failures().values()) == before
+
+
+def test_capture_false_keeps_the_break(forms):
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    ours = graphmend.compile(forms.masked_select, backend=counter, capture=False)
+    assert torch.equal(ours(INPUTS[0].clone()), forms.masked_select(INPUTS[0].clone()))
+    assert counter.graphs == 2
+
+
+def test_a_guard_on_a_captured_value_falls_back_to_the_break(forms):
+    """``for i in range(n)`` over an unbacked n: Dynamo breaks there (or,
+    in a resume frame, cannot compile at all); the frame is compiled again
+    without the switches, so the site keeps its own break and the result
+    and the graph count are those of torch.compile."""
+    torch._dynamo.reset()
+    plain = GraphCounter()
+    compiled = torch.compile(forms.range_loop, backend=plain)
+    for x in INPUTS:
+        compiled(x.clone())
+    torch._dynamo.reset()
+    start = len(compat.graph_break_reasons())
+    graphs = compat.graphs_compiled()
+    ours = graphmend.compile(forms.range_loop, backend="eager")
+    for x in INPUTS:
+        assert torch.equal(ours(x.clone()), forms.range_loop(x.clone()))
+    assert compat.graphs_compiled() - graphs == plain.graphs
+    assert all("capture_scalar_outputs=False" in reason for reason in breaks_since(start))
+    why = capture.uncaptured_codes()[forms.range_loop.__code__]
+    assert why.startswith("a captured value meets a guard: ") and "Could not extract specialized integer" in why
+
+
+@pytest.mark.parametrize("name", ["gate", "helper_guard", "range_loop"])
+def test_never_more_graphs_than_torch_compile(forms, name):
+    """CLAP's shape: a captured index list whose length an inlined helper
+    branches on would move the break into the helper (one more graph)."""
+    function = getattr(forms, name)
+    torch._dynamo.reset()
+    plain = GraphCounter()
+    compiled = torch.compile(function, backend=plain)
+    for x in INPUTS:
+        compiled(x.clone())
+    torch._dynamo.reset()
+    graphs = compat.graphs_compiled()
+    ours = graphmend.compile(function, backend="eager")
+    for x in INPUTS:
+        assert torch.equal(ours(x.clone()), function(x.clone()))
+    assert compat.graphs_compiled() - graphs <= plain.graphs
+
+
+def test_scope_restores_on_error_and_when_nested():
+    with pytest.raises(ValueError), capture.scope():
+        assert switches() == {name: True for name in capture.SWITCHES}
+        with capture.scope():
+            pass
+        assert switches() == {name: True for name in capture.SWITCHES}
+        raise ValueError
+    assert switches() == {name: False for name in capture.SWITCHES}
+
+
+def test_threads_leave_the_switches_off(forms):
+    torch._dynamo.reset()
+    ours = graphmend.compile(forms.mask_sum, backend="eager")
+    ours(INPUTS[0].clone())
+    errors = []
+
+    def work():
+        try:
+            for _ in range(20):
+                assert torch.equal(ours(INPUTS[1].clone()), forms.mask_sum(INPUTS[1].clone()))
+        except Exception as error:  # noqa: BLE001
+            errors.append(error)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert switches() == {name: False for name in capture.SWITCHES}
+
+
+def test_a_failing_probe_turns_capture_off_loudly(forms, monkeypatch):
+    monkeypatch.setitem(capture._state, "checked", False)
+    monkeypatch.setitem(capture._state, "off", None)
+    monkeypatch.setattr(capture, "probe", lambda: "forced to fail by the test")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert capture.disabled() is not None
+    assert any("[capture] is off" in str(w.message) and torch.__version__ in str(w.message) for w in caught)
+    assert "capture" in compat.disabled_rules()
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    ours = graphmend.compile(forms.masked_select, backend=counter)
+    assert torch.equal(ours(INPUTS[0].clone()), forms.masked_select(INPUTS[0].clone()))
+    assert counter.graphs == 2  # the break stays: nothing is captured
