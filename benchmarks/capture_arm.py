@@ -1,6 +1,6 @@
 """The bench arm a user would try for DS / SCALAR breaks, beside graphmend.
 
-    .venv/bin/python tools/capture_arm.py [ROW ...] [--backend eager|inductor] [--train]
+    .venv/bin/python -m benchmarks.capture_arm [ROW ...] [--backend eager|inductor] [--train]
 
 Per corpus row (default: the paper corpus's DS rows, Longformer and
 Grounding DINO, and CLAP), three arms, each in a process of its own (a
@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         for arm in ARMS:
             with tempfile.TemporaryDirectory() as cache:
                 env = dict(os.environ, GRAPHMEND_CACHE_DIR=cache)
-                command = [sys.executable, __file__, "--one", row, arm, "--backend", options.backend]
+                command = [sys.executable, "-m", "benchmarks.capture_arm", "--one", row, arm, "--backend", options.backend]
                 command += ["--train"] if options.train else []
                 done = subprocess.run(command, capture_output=True, text=True, env=env)
             lines = [line for line in done.stdout.splitlines() if line.startswith("{")]

@@ -1,6 +1,6 @@
 """The DS / SCALAR forms of tests/test_capture.py under a real backend.
 
-    .venv/bin/python tools/capture_forms.py [--backend inductor]
+    .venv/bin/python -m benchmarks.capture_forms [--backend inductor]
 
 Per form: graphs of ``torch.compile`` (Dynamo's defaults) and of
 ``graphmend.compile`` ([Capture]), and whether graphmend's output equals
