@@ -35,6 +35,18 @@ def forward(x):
 """
 
 
+def _project(tmp_path, imports: str, call: str):
+    """A package holding ``utils.py`` (the helpers) and ``model.py``, which
+    imports from it and calls ``call``; the model's path."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "utils.py").write_text(textwrap.dedent(HELPERS))
+    model = package / "model.py"
+    model.write_text(textwrap.dedent(MODEL.format(imports=imports, call=call)))
+    return model
+
+
 @pytest.mark.parametrize(
     "imports, call",
     [
@@ -46,13 +58,7 @@ def forward(x):
     ],
 )
 def test_a_message_helper_of_another_project_file_is_deferred(tmp_path, capsys, imports, call):
-    package = tmp_path / "pkg"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "utils.py").write_text(textwrap.dedent(HELPERS))
-    model = package / "model.py"
-    model.write_text(textwrap.dedent(MODEL.format(imports=imports, call=call)))
-
+    model = _project(tmp_path, imports, call)
     assert main(["fix", "--diff", str(model)]) == 1
     out = capsys.readouterr().out
     assert f'+    _graphmend.deferred_call("{call}", __name__, "scaled")' in out
@@ -68,11 +74,5 @@ def test_a_message_helper_of_another_project_file_is_deferred(tmp_path, capsys, 
     ],
 )
 def test_what_is_not_a_project_message_helper_is_left_alone(tmp_path, imports, call):
-    package = tmp_path / "pkg"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "utils.py").write_text(textwrap.dedent(HELPERS))
-    model = package / "model.py"
-    model.write_text(textwrap.dedent(MODEL.format(imports=imports, call=call)))
-
+    model = _project(tmp_path, imports, call)
     assert main(["fix", "--check", str(model)]) == 0

@@ -70,6 +70,8 @@ from typing import Any
 
 import torch
 
+from graphmend.compat.counters import forget
+
 logger = logging.getLogger("graphmend")
 
 #: Dynamo's switches [Capture] turns on while graphmend's callable traces.
@@ -194,17 +196,9 @@ def self_test() -> str | None:
     finally:
         counters["stats"]["unique_graphs"] = graphs_before
         del output_graph.graph_break_reasons[breaks_before:]
-        _forget(function.__code__ for function in functions)
+        forget(function.__code__ for function in functions)
     return None
 
-
-def _forget(codes) -> None:
-    try:
-        from torch._dynamo.eval_frame import reset_code
-    except ImportError:
-        return
-    for code in codes:
-        reset_code(code)
 
 
 def disabled() -> str | None:

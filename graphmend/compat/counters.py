@@ -7,7 +7,7 @@ isolated so that a diagnosis starts from it as a fresh process does."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import torch
@@ -62,6 +62,17 @@ def reset_code(code) -> None:
     from torch._dynamo.eval_frame import reset_code as reset
 
     reset(code)
+
+
+def forget(codes: Iterable[Any]) -> None:
+    """:func:`reset_code` each of ``codes`` (graphmend's own trial
+    compiles: the self-tests'), where this torch can."""
+    try:
+        from torch._dynamo.eval_frame import reset_code as reset
+    except ImportError:
+        return
+    for code in codes:
+        reset(code)
 
 
 @contextlib.contextmanager

@@ -14,6 +14,8 @@ from typing import Any
 
 import torch
 
+from graphmend.compat.counters import forget
+
 
 
 #: Rewritten code as the rules write it: a deferred print inside an inlined
@@ -148,7 +150,7 @@ def self_test(runtime: types.ModuleType) -> dict[str, str]:
     finally:
         test_logger.handlers[:], test_logger.propagate, _, test_logger.disabled = saved
         test_logger.setLevel(saved[2])
-        _forget(codes)
+        forget(codes)
         counters["stats"]["unique_graphs"] = graphs_before
         del output_graph.graph_break_reasons[breaks_before:]
 
@@ -165,12 +167,3 @@ def _describe(error: BaseException | None) -> str | None:
     text = str(error).strip()
     return f"{type(error).__name__}: {text.splitlines()[0]}" if text else type(error).__name__
 
-
-def _forget(codes) -> None:
-    """Drop Dynamo's cache entries for the self-test's code objects."""
-    try:
-        from torch._dynamo.eval_frame import reset_code
-    except ImportError:
-        return
-    for code in codes:
-        reset_code(code)
