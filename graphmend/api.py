@@ -62,7 +62,7 @@ from graphmend.compat import capture
 from graphmend.diagnosis import BreakRecorder, call, diagnose_calls, short_path
 from graphmend.errors import GraphmendError, VerificationError
 from graphmend import compat
-from graphmend.patch import mend, mend_sites, mended_functions, reachable, unmend, unmend_functions
+from graphmend.patch import mend, mend_sites, mended_functions, mended_source, reachable, unmend, unmend_functions
 
 logger = logging.getLogger("graphmend")
 
@@ -289,8 +289,11 @@ class _FirstCall:
     def _mend_met(self, sites: list[tuple[str, int]], args: tuple, kwargs: dict) -> None:
         state = _SavedState(self.obj) if self.verify else None
         before = _quietly(state, self.obj, *args, **kwargs) if self.verify else None
-        previously = set(mended_functions(self.obj))
-        patched = [f for f in self._mend_sites(sites) if f not in previously]
+        # A function mended before is mended again with the met lines; where
+        # the rules declined them all its code is what it was, and nothing
+        # needs compiling again.
+        previously = {f: mended_source(f) for f in mended_functions(self.obj)}
+        patched = [f for f in self._mend_sites(sites) if previously.get(f) != mended_source(f)]
         if not patched:
             self._rounds_left = 0
             return

@@ -185,8 +185,12 @@ def _rewrite_plans(plans: list[_FilePlan], sidecar: Sidecar | None,
     return texts
 
 
-def _finish_file(plan: _FilePlan, mended_text: str | SourceError) -> list[types.FunctionType]:
-    """Compile and swap in each planned function's rewritten def."""
+def _finish_file(plan: _FilePlan, mended_text: str | SourceError,
+                 previous: dict[types.FunctionType, tuple[str, types.CodeType, Coverage]]) -> list[types.FunctionType]:
+    """Compile and swap in each planned function's rewritten def.  A
+    function mended again (``previous``: its earlier mended source and code)
+    whose rewrite came out the same gets its earlier code back, so what
+    Dynamo compiled for it stays valid."""
     targets, filename = plan.targets, plan.filename
     try:
         if isinstance(mended_text, SourceError):
@@ -218,8 +222,11 @@ def _finish_file(plan: _FilePlan, mended_text: str | SourceError) -> list[types.
             node = copy.deepcopy(node)
             move_to_file_lines(node, line_map(before, after, first_line(target)), first_line(node))
             bindings = _runtime_bindings("".join(after))
-            code = mended_code(function, node, unit.scope_class, set(plan.parsed.imported) | set(bindings))
-            swap.apply(function, code, textwrap.dedent("".join(after)), coverage, bindings)
+            source = textwrap.dedent("".join(after))
+            earlier_source, earlier_code, _ = previous.get(function, (None, None, None))
+            code = earlier_code if source == earlier_source else mended_code(
+                function, node, unit.scope_class, set(plan.parsed.imported) | set(bindings))
+            swap.apply(function, code, source, coverage, bindings)
         except Unmendable as why:
             _skip(function, str(why))
             continue
@@ -255,6 +262,7 @@ def _mend_functions(requests: Iterable[tuple[types.FunctionType, Lines]], rules:
         merged[function] = merged[function] | wanted if function in merged else wanted
     done: list[types.FunctionType] = []
     groups: dict[tuple[str, bool], list[tuple[types.FunctionType, Coverage]]] = {}
+    previous: dict[types.FunctionType, tuple[str, types.CodeType, Coverage]] = {}  # mended again
     for function, wanted in merged.items():
         if _is_own(function):
             _skip(function, "graphmend's own code")
@@ -265,6 +273,7 @@ def _mend_functions(requests: Iterable[tuple[types.FunctionType, Lines]], rules:
                 done.append(function)
                 continue
             wanted = wanted | patch.coverage
+            previous[function] = (patch.mended_source, function.__code__, patch.coverage)
             swap.restore(function)
         try:
             check_rebuildable(function)
@@ -285,7 +294,11 @@ def _mend_functions(requests: Iterable[tuple[types.FunctionType, Lines]], rules:
             if plans:
                 for plan, text in zip(plans, _rewrite_plans(plans, sidecar, while_waiting)):
                     with _file_failure(plan.filename):
-                        done.extend(_finish_file(plan, text))
+                        done.extend(_finish_file(plan, text, previous))
+        for function, (source, code, coverage) in previous.items():
+            if function not in PATCHES:  # mending it again failed: it keeps its earlier mending
+                swap.apply(function, code, source, coverage, _runtime_bindings(source))
+                done.append(function)
     finally:
         if sidecar is not None:
             sidecar.close()

@@ -247,8 +247,12 @@ def test_graphmend_compile_decorates_a_method_bare_and_with_arguments(tmp_path):
 
 
 NEURON = """
+import logging
+
 import torch
 from torch import nn
+
+logger = logging.getLogger("graphmend.test.neuron")
 
 
 class Neuron(nn.Module):
@@ -267,6 +271,13 @@ class Neuron(nn.Module):
         if self.mechanism == 0:
             self.history.append(1)
             x = x - 1
+        return x
+
+    def guarded(self, x):
+        logger.debug("guarded %s", x.sum())
+        if self.mechanism == 0:
+            x = x * 1
+            x.mul_(2)
         return x
 """
 
@@ -303,6 +314,28 @@ def test_a_break_only_the_first_call_shows_is_mended_for_the_next_call_and_recor
         assert counter.graphs == 1
     finally:
         graphmend.unmend(neuron)
+
+
+def test_a_function_mended_again_to_the_same_code_keeps_its_compiled_graphs(tmp_path):
+    """``guarded`` is mended statically (its log call); the first call meets
+    the ``if`` on a buffer, and mending the function again at that line
+    changes nothing (the arm updates in place): its code object stays, so
+    nothing compiles again and nothing is recorded."""
+    module = load_module(textwrap.dedent(NEURON), tmp_path, "neuron")
+    neuron, x = module.Neuron(0), torch.linspace(0, 3, 6)
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    compiled = graphmend.compile(neuron.guarded, backend=counter)
+    try:
+        compiled(x)
+        code, graphs = module.Neuron.guarded.__code__, counter.graphs
+        assert "deferred_log" in patch.mended_source(module.Neuron.guarded)
+        compiled(x)
+        compiled(x)
+        assert module.Neuron.guarded.__code__ is code and counter.graphs == graphs
+        assert records.load(records.key(neuron.guarded, (x,), {})) == []
+    finally:
+        graphmend.unmend(neuron.guarded)
 
 
 def test_a_site_the_rules_decline_is_neither_mended_nor_recorded(tmp_path):
