@@ -48,6 +48,7 @@ from graphmend.analysis.bindings import iter_children, path_to
 from graphmend.analysis.facts import FunctionFacts, Metadata
 from graphmend.analysis.scan import candidate_units
 from graphmend.analysis.source import Skeleton, parse_text
+from graphmend.analysis.summaries import static_summaries
 from graphmend.conventions import RUNTIME_ALIAS
 from graphmend.errors import SourceError
 from graphmend.rules import defer, trap, unique_reads, where
@@ -120,7 +121,8 @@ class _Engine(cst.CSTTransformer):
         self.ctx.ancestors.append(node)
         if isinstance(node, cst.FunctionDef):
             self.ctx.facts_stack.append(
-                FunctionFacts(node, self.ctx.metadata, self.ctx.options.effect_helpers, self.ctx.facts))
+                FunctionFacts(node, self.ctx.metadata, self.ctx.options.effect_helpers, self.ctx.facts,
+                              self.ctx.options.callees))
         elif isinstance(node, cst.If) and isinstance(node.orelse, cst.If):
             self.ctx.elifs.add(id(node.orelse))
         return True
@@ -192,7 +194,7 @@ def _lower(ctx: Context, module: cst.Module, returns: bool) -> tuple[dict, list]
 
 def _with_facts(ctx: Context, function: cst.FunctionDef, lowering):
     """``lowering(ctx, facts)`` with ``function``'s facts on the stack."""
-    facts = FunctionFacts(function, ctx.metadata, ctx.options.effect_helpers)
+    facts = FunctionFacts(function, ctx.metadata, ctx.options.effect_helpers, callees=ctx.options.callees)
     ctx.facts_stack.append(facts)
     try:
         return lowering(ctx, facts)
@@ -321,7 +323,8 @@ def transform_source(
     if not units:
         return TransformResult(source, False, (), ())
     skeleton = parsed.skeleton(units)
-    options = RuleOptions(rules=frozenset(selected), lines=lines, also_static=also_static, effect_helpers=helpers)
+    options = RuleOptions(rules=frozenset(selected), lines=lines, also_static=also_static, effect_helpers=helpers,
+                          callees=static_summaries(parsed, [unit.node for unit in units]))
     result = transform_skeleton(skeleton, options, filename)
     out = list(parsed.lines)
     for unit, new in sorted(zip(skeleton.units, result.unit_lines), key=lambda pair: -pair[0].start):

@@ -246,7 +246,7 @@ def message_thunk(facts: FunctionFacts, message: list[cst.Arg], at: cst.CSTNode)
     must be bound at ``at``.  Raises Declined."""
     bound = facts.bound_before(at)
     for arg in message:
-        reason = message_impurity(arg.value, facts.qualified_name, facts.is_static)
+        reason = message_impurity(arg.value, facts.qualified_name, facts.is_static, facts.callee)
         if reason:
             raise Declined(
                 f"message argument {code(arg.value)}: {reason} (under torch.compile the message is "
