@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import sys
-import textwrap
+from pathlib import Path
 
 import pytest
 import torch
@@ -103,6 +103,12 @@ def pong(x):
 def decorated(x):
     return x * 2
 
+def conditional_expression(x, flag):
+    return x * 2 if flag else x
+
+def static_conditional_expression(x):
+    return x * 2 if x.dim() > 1 else x * 3
+
 def uses_global(x):
     global COUNT
     COUNT = 1
@@ -142,6 +148,8 @@ def helpers() -> dict:
     ("ping", "unreadable", "calls pong(), which calls ping(), which is recursive (not read)"),
     ("decorated", "unreadable", "is decorated (what runs is the decorator's)"),
     ("uses_global", "writes", "declares `global COUNT`"),
+    ("conditional_expression", "unreadable", "tests `x * 2 if flag else x`, which may be a tensor"),
+    ("static_conditional_expression", "pure", None),
 ])
 def test_summary_names_what_a_helper_does(helpers, name, kind, effect):
     summary = helpers[name]
@@ -163,7 +171,7 @@ def test_depth_is_bounded():
     chain = "\n".join(f"def f{i}(x):\n    return f{i + 1}(x) * 2\n" for i in range(MAX_DEPTH + 3))
     chain += f"def f{MAX_DEPTH + 3}(x):\n    return x + 1\n"
     summary = _summaries(chain, "f0")["f0"]
-    assert summary.kind == "unreadable" and summary.effect.endswith(f"calls functions more than {MAX_DEPTH} calls deep")
+    assert summary.kind == "unreadable" and summary.effect.endswith(f"is more than {MAX_DEPTH} calls down (not read)")
     # A shallow chain is read through.
     assert _summaries(chain, f"f{MAX_DEPTH}")[f"f{MAX_DEPTH}"].effect is None
 
@@ -330,3 +338,72 @@ def test_a_pure_helper_of_the_same_module_is_rewritten_and_equivalent(tmp_path, 
     with torch.no_grad():
         result = check_equivalent(SAME_MODULE, function, arg_sets, tmp_path, rules=["where"])
     assert [site.lineno for site in result.sites] and not result.skips
+
+
+# -- the fixtures that call helpers: equivalent, eagerly and compiled, in one graph ---------
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _t(*values: float) -> torch.Tensor:
+    return torch.tensor(values, dtype=torch.float32)
+
+
+FIXTURE_CASES = {
+    "where/pure_helper_in_an_arm": ("clip_if_large", [(_t(1, 5), 2.0), (_t(1, -1), 2.0)]),
+    "where/pure_helper_in_a_while_body": ("settle", [(_t(4, -3), _t(0.5, 0.5)), (_t(0.5, 0.5), _t(0.5, 0.5))]),
+    # Run where not taken, x[0] of an empty tensor raises while traced: the original if runs.
+    "where/helper_indexing_with_a_literal_in_an_arm": ("maybe_center", [(_t(3, 1),), (_t(-3, 1),), (_t(),)]),
+    "trap/message_calls_a_pure_helper": ("check", [(_t(1, 2),), (_t(1, float("nan")),)]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FIXTURE_CASES))
+def test_fixture_calling_a_helper_is_equivalent(case: str, tmp_path: Path) -> None:
+    function, arg_sets = FIXTURE_CASES[case]
+    rule, name = case.split("/")
+    with torch.no_grad():
+        for args in arg_sets:
+            result = check_equivalent((FIXTURES / rule / f"{name}.in.py").read_text(), function, [args], tmp_path,
+                                      rules=[rule], graphs=None if not args[0].numel() else 1)
+    assert result.sites and not result.skips
+
+
+GRADIENT_SOURCE = '''
+import torch
+
+
+def _root(x):
+    return torch.sqrt(x) * 2
+
+
+def root_if_positive(x):
+    if x.sum() > 0:
+        y = _root(x)
+    else:
+        y = x * 3
+    return y
+'''
+
+
+def test_an_arm_calling_a_helper_under_autograd_has_the_original_gradients(tmp_path: Path) -> None:
+    """A helper's derivative is not read: the arms merge by ``torch.cond``,
+    whose untaken arm is never differentiated (sqrt'(0) is inf)."""
+    from graphmend.compare import first_difference
+    from harness import mend_source
+
+    original, mended, result = mend_source(GRADIENT_SOURCE, tmp_path, rules=["where"])
+    assert result.sites and "by_cond" in result.code
+    for values in ((0.0, 4.0), (-1.0, 0.0)):
+        expected = _gradients(original.root_if_positive, _t(*values))
+        assert first_difference(expected, _gradients(mended.root_if_positive, _t(*values))) is None
+        torch._dynamo.reset()
+        compiled = torch.compile(mended.root_if_positive, backend="eager")
+        assert first_difference(expected, _gradients(compiled, _t(*values))) is None
+
+
+def _gradients(fn, x: torch.Tensor):
+    leaf = x.detach().clone().requires_grad_(True)
+    value = fn(leaf)
+    value.sum().backward()
+    return value.detach(), leaf.grad

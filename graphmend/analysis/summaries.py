@@ -104,7 +104,7 @@ class Summarizer:
         if key in self._active:
             return _unreadable("is recursive (not read)")
         if depth > self.max_depth:
-            return _unreadable(f"calls functions more than {self.max_depth} calls deep")
+            return _unreadable(f"is more than {self.max_depth} calls down (not read)")
         self._active.add(key)
         try:
             found = target.source()
@@ -242,6 +242,8 @@ class _Reader:
                 found.add("unreadable", f"has a {type(node).__name__}")
             elif isinstance(node, (ast.Yield, ast.YieldFrom, ast.Await)):
                 found.add("unreadable", "is a generator")
+            elif isinstance(node, (ast.IfExp, ast.BoolOp, ast.UnaryOp, ast.Compare)) and not _truth_is_static(node):
+                found.add("unreadable", f"tests `{ast.unparse(node)}`, which may be a tensor")
             elif isinstance(node, ast.NamedExpr):
                 found.add("unreadable", "has an assignment expression")
             elif isinstance(node, ast.JoinedStr):
@@ -394,6 +396,21 @@ def _own_nodes(function: ast.AST):
         yield node
         if not isinstance(node, (*DEFS, ast.ClassDef, ast.Lambda)):
             pending.extend(ast.iter_child_nodes(node))
+
+
+def _truth_is_static(node: ast.expr) -> bool:
+    """Whether the truth ``node`` takes of a value (the test of ``a if t
+    else b``, the operands of ``and``/``or``/``not``, the middle of
+    ``a < b < c``) is surely a Python bool's: a tensor's breaks the graph."""
+    if isinstance(node, ast.IfExp):
+        return _plainly_static(node.test)
+    if isinstance(node, ast.BoolOp):
+        return all(map(_plainly_static, node.values[:-1]))
+    if isinstance(node, ast.UnaryOp):
+        return not isinstance(node.op, ast.Not) or _plainly_static(node.operand)
+    if isinstance(node, ast.Compare):
+        return len(node.ops) == 1 or _plainly_static(node)
+    return True
 
 
 def _cannot_raise(element: ast.expr) -> bool:
