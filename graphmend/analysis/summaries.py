@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import weakref
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 
@@ -445,10 +446,13 @@ class _FileTarget(Target):
         return _FileTarget(self.parsed, dotted) if dotted in _module_defs(self.parsed) else None
 
 
+_DEFS: weakref.WeakKeyDictionary[ParsedFile, dict[str, ast.AST]] = weakref.WeakKeyDictionary()
+
+
 def _module_defs(parsed: ParsedFile) -> dict[str, ast.AST]:
     """The file's module-level defs, by name; a name bound twice (or by
     anything else too) is left out: which one a call reaches is not known."""
-    defs = getattr(parsed, "_summary_defs", None)
+    defs = _DEFS.get(parsed)
     if defs is None:
         counts: dict[str, int] = {}
         found: dict[str, ast.AST] = {}
@@ -463,16 +467,21 @@ def _module_defs(parsed: ParsedFile) -> dict[str, ast.AST]:
             if isinstance(statement, DEFS):
                 found[statement.name] = statement
         defs = {name: node for name, node in found.items() if counts[name] == 1}
-        parsed._summary_defs = defs
+        _DEFS[parsed] = defs
     return defs
 
 
-def called_names(nodes: Iterable[ast.AST]) -> set[str]:
-    """The dotted names ``nodes`` call (``f`` of ``f(x)``, ``m.f`` of ``m.f(x)``)."""
+def called_names(nodes: Iterable[ast.AST], among: set[str] | None = None) -> set[str]:
+    """The dotted names ``nodes`` call (``f`` of ``f(x)``, ``m.f`` of
+    ``m.f(x)``); with ``among``, only those of its (plain) names."""
     called = set()
     for root in nodes:
         for node in ast.walk(root):
             if isinstance(node, ast.Call):
+                if among is not None:
+                    if isinstance(node.func, ast.Name) and node.func.id in among:
+                        called.add(node.func.id)
+                    continue
                 parts, func = [], node.func
                 while isinstance(func, ast.Attribute):
                     parts.append(func.attr)
@@ -485,8 +494,10 @@ def called_names(nodes: Iterable[ast.AST]) -> set[str]:
 def static_summaries(parsed: ParsedFile, nodes: Iterable[ast.AST]) -> frozenset[tuple[str, Summary]]:
     """The summaries of the module-level functions of ``parsed`` that
     ``nodes`` (the defs the rules will see) call by name."""
-    defs = _module_defs(parsed)
-    wanted = sorted(name for name in called_names(nodes) if name in defs)
+    top = {node.name for node in parsed.tree.body if isinstance(node, DEFS)}
+    if not top:
+        return frozenset()
+    wanted = sorted(called_names(nodes, top) & _module_defs(parsed).keys())
     if not wanted:
         return frozenset()
     summarizer = Summarizer()
