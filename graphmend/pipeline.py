@@ -48,7 +48,7 @@ from graphmend.analysis.bindings import iter_children, path_to
 from graphmend.analysis.facts import FunctionFacts, Metadata
 from graphmend.analysis.scan import candidate_units
 from graphmend.analysis.source import Skeleton, parse_text
-from graphmend.analysis.summaries import static_summaries
+from graphmend.analysis.summaries import Summary, static_summaries
 from graphmend.conventions import RUNTIME_ALIAS
 from graphmend.errors import SourceError
 from graphmend.rules import defer, trap, unique_reads, where
@@ -302,12 +302,15 @@ def transform_source(
     also_static: bool = False,
     filename: str = "<string>",
     effect_helpers: frozenset[str] = frozenset(),
+    callees: frozenset[tuple[str, Summary]] = frozenset(),
 ) -> TransformResult:
     """Apply the selected rules to the module ``source``.
 
     ``lines`` limits every rule to statements starting on those lines (the
     sites a diagnosis reported); ``None`` lets each rule match statically;
-    ``also_static`` does both.
+    ``also_static`` does both.  ``callees``: summaries of the functions
+    global names hold (see :attr:`RuleOptions.callees`), read from live
+    objects; they replace those read from the file's own defs.
     Raises :class:`SourceError` when ``source`` does not parse.
     """
     try:
@@ -324,7 +327,8 @@ def transform_source(
         return TransformResult(source, False, (), ())
     skeleton = parsed.skeleton(units)
     options = RuleOptions(rules=frozenset(selected), lines=lines, also_static=also_static, effect_helpers=helpers,
-                          callees=static_summaries(parsed, [unit.node for unit in units]))
+                          callees=frozenset({**dict(static_summaries(parsed, [unit.node for unit in units])),
+                                             **dict(callees)}.items()))
     result = transform_skeleton(skeleton, options, filename)
     out = list(parsed.lines)
     for unit, new in sorted(zip(skeleton.units, result.unit_lines), key=lambda pair: -pair[0].start):

@@ -161,6 +161,14 @@ def test_an_index_that_raises_only_while_traced_is_pure_where_traced_errors_fall
     assert helpers["raises"].traced_effect == "may raise ValueError"
 
 
+def test_updates_in_place_are_told_apart_from_attribute_stores(helpers):
+    """An attribute store waits for the graph's end; an update in place runs in it."""
+    assert helpers["writes_attribute"].updates is None
+    assert helpers["writes_item"].updates == "stores into `x[0]`"
+    assert helpers["updates_in_place"].updates == "updates `x` in place (.add_())"
+    assert helpers["writes_out"].updates == "writes through out= in torch.add()"
+
+
 def test_fresh_results(helpers):
     assert helpers["pure"].fresh is False  # returns its argument ``x`` when ``s is None``
     assert helpers["calls_pure"].fresh is True

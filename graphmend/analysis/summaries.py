@@ -58,13 +58,17 @@ class Summary:
     ``kind``: ``pure``, ``writes``, ``message``, ``raises``, ``random``,
     ``reads`` (a tensor's value into Python) or ``unreadable``.
     ``fresh``: every value it returns is new (never an argument, a global,
-    or a view of one).
+    or a view of one).  ``updates``: why it may update in place a tensor,
+    a list or a dict it can reach (an item store, ``add_``, ``out=``,
+    ``append``), or None; a store into an attribute or a global is not one
+    (Dynamo makes it after the graph).
     """
 
     effect: str | None = None
     traced_effect: str | None = None
     kind: str = "pure"
     fresh: bool = False
+    updates: str | None = None
 
     @property
     def pure(self) -> bool:
@@ -141,6 +145,13 @@ def summarize(function: ast.AST, names: ModuleNames, callee: Callable[[str], Sum
 class _Found:
     strict: tuple[str, str] | None = None  # (kind, effect)
     traced: tuple[str, str] | None = None
+    updates: str | None = None
+
+    def update(self, effect: str) -> None:
+        """An update in place of a tensor, a list or a dict (or an item store)."""
+        if self.updates is None:
+            self.updates = effect
+        self.add("writes", effect)
 
     def add(self, kind: str, effect: str, *, traced: bool = True) -> None:
         if self.strict is None:
@@ -168,7 +179,7 @@ class _Reader:
         self._block(self.function.body)
         strict, traced = self.found.strict, self.found.traced
         kind = strict[0] if strict else "pure"
-        return Summary(strict and strict[1], traced and traced[1], kind, self._fresh())
+        return Summary(strict and strict[1], traced and traced[1], kind, self._fresh(), self.found.updates)
 
     # -- statements ------------------------------------------------------------
     def _block(self, body: Iterable[ast.stmt]) -> None:
@@ -190,7 +201,7 @@ class _Reader:
             if node.value is not None:
                 self._expression(node.value)
         elif isinstance(node, ast.AugAssign):
-            found.add("writes", f"updates `{ast.unparse(node.target)}` in place (augmented assignment)")
+            found.update(f"updates `{ast.unparse(node.target)}` in place (augmented assignment)")
         elif isinstance(node, ast.Return):
             if node.value is not None:
                 self._expression(node.value)
@@ -209,7 +220,7 @@ class _Reader:
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             found.add("writes", f"declares `{type(node).__name__.lower()} {', '.join(node.names)}`")
         elif isinstance(node, ast.Delete):
-            found.add("writes", f"deletes `{', '.join(map(ast.unparse, node.targets))}`")
+            found.update(f"deletes `{', '.join(map(ast.unparse, node.targets))}`")
         else:
             found.add("unreadable", f"has a `{type(node).__name__.lower()}` statement")
 
@@ -222,10 +233,10 @@ class _Reader:
         elif isinstance(target, ast.Name):
             sources = self._sources(value) if value is not None else set()
             self.bound.setdefault(target.id, set()).update(sources)
-        elif isinstance(target, ast.Attribute):
+        elif isinstance(target, ast.Attribute) and target.attr not in api.TENSOR_STATE_ATTRIBUTES:
             self.found.add("writes", f"writes `{ast.unparse(target)}`")
         else:
-            self.found.add("writes", f"stores into `{ast.unparse(target)}`")
+            self.found.update(f"stores into `{ast.unparse(target)}`")
 
     # -- expressions -----------------------------------------------------------
     def _expression(self, expr: ast.expr) -> None:
@@ -274,7 +285,7 @@ class _Reader:
         found = self.found
         shown = ast.unparse(call.func)
         if any(keyword.arg == "out" for keyword in call.keywords):
-            found.add("writes", f"writes through out= in {shown}()")
+            found.update(f"writes through out= in {shown}()")
             return
         dotted = self._dotted(call.func)
         qualified = self._qualified(dotted) if dotted is not None else None
@@ -300,7 +311,7 @@ class _Reader:
                           else "writes", f"{'draws random numbers' if function not in _NOT_RANDOM else 'has effects'} "
                           f"({shown})")
             elif api.in_place_method(function):
-                found.add("writes", f"updates its argument in place ({shown})")
+                found.update(f"updates its argument in place ({shown})")
             elif namespace not in api.OPERATION_NAMESPACES or function in api.HIGHER_ORDER:
                 found.add("unreadable", f"calls {shown}(), which may have effects")
             elif qualified in api.RAISING_FUNCTIONS:
@@ -313,7 +324,7 @@ class _Reader:
         if isinstance(call.func, ast.Attribute) and dotted is None:  # a method of a value
             method = call.func.attr
             if api.in_place_method(method) or method in api.CONTAINER_MUTATORS:
-                found.add("writes", f"updates `{ast.unparse(call.func.value)}` in place (.{method}())")
+                found.update(f"updates `{ast.unparse(call.func.value)}` in place (.{method}())")
             elif method in api.SCALAR_METHODS:
                 found.add("reads", f"reads a tensor's value (.{method}())")
             elif method in api.RAISING_METHODS:
@@ -330,6 +341,8 @@ class _Reader:
         if summary is None:
             found.add("unreadable", f"calls {shown}(), which may have effects")
         else:
+            if summary.updates is not None:
+                found.update(f"calls {shown}(), which {summary.updates}")
             if summary.effect is not None:
                 found.add(summary.kind, f"calls {shown}(), which {summary.effect}", traced=False)
             if summary.traced_effect is not None:
