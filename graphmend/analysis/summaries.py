@@ -213,8 +213,10 @@ class _Reader:
             self._block(node.body)
             self._block(node.orelse)
         elif isinstance(node, ast.Raise):
+            # Python raises, never the graph: while tracing, where an error then falls back.
             exception = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
-            found.add("raises", f"may raise {ast.unparse(exception)}" if exception is not None else "may re-raise")
+            found.add("raises", f"may raise {ast.unparse(exception)}" if exception is not None else "may re-raise",
+                      traced=False)
         elif isinstance(node, ast.Assert):
             found.add("raises", "may raise AssertionError")
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
