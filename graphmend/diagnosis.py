@@ -39,6 +39,7 @@ from graphmend import capture_verdicts, compat
 from graphmend.compat import capture
 from graphmend.analysis import scan
 from graphmend.analysis.source import DEFS, ParsedFile, innermost, parse_file, statement_at
+from graphmend.analysis.summaries import static_summaries
 from graphmend.conventions import GENERATED_PREFIX, RUNTIME_MODULE
 from graphmend.errors import GraphmendError
 
@@ -424,7 +425,8 @@ def _ask_rules(filename: str, sites: dict[int, str]) -> dict[int, tuple[bool, st
             units.append(parsed.unit_of(max(around, key=lambda node: node.lineno)))
     if not units:
         return answers
-    options = RuleOptions(lines=frozenset(sites), effect_helpers=parsed.effect_helpers)
+    options = RuleOptions(lines=frozenset(sites), effect_helpers=parsed.effect_helpers,
+                          callees=static_summaries(parsed, [unit.node for unit in units]))
     try:
         result = transform_skeleton(parsed.skeleton(units), options, filename)
     except SourceError as err:

@@ -12,6 +12,7 @@ the live function whose code holds a reported line.
 
 from __future__ import annotations
 
+import ast
 import functools
 import os
 import sys
@@ -22,7 +23,9 @@ from typing import Any
 
 import torch
 
-from graphmend.analysis.source import first_line, parse_file
+from graphmend.analysis.source import ModuleNames, first_line, parse_file
+from graphmend.analysis.summaries import Summarizer, Summary, Target
+from graphmend.analysis.summaries import called_names as summary_called_names
 from graphmend.resolve import Unmendable, chain
 
 
@@ -209,6 +212,81 @@ def effect_helpers_of(function: types.FunctionType) -> frozenset[str]:
         names.update(code.co_names)
         pending.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
     return frozenset(name for name in names if is_effect_helper(function.__globals__.get(name)))
+
+
+def callee_summaries_of(function: types.FunctionType, summarizer: Summarizer | None = None
+                        ) -> frozenset[tuple[str, Summary]]:
+    """The global names ``function`` calls (or reads) that hold a Python
+    function graphmend can read, each with its summary (see
+    :mod:`graphmend.analysis.summaries`): read from the source of the
+    objects they hold now, and, recursively, of the functions those call.
+    torch's, the standard library's and graphmend's own functions are left
+    out (a call of one stays "may have effects")."""
+    summarizer = summarizer or Summarizer()
+    found = []
+    for name in sorted(_global_names(function.__code__)):
+        target = _LiveTarget.of(function.__globals__.get(name))
+        if target is not None:
+            found.append((name, summarizer.of(target)))
+    return frozenset(found)
+
+
+def _global_names(code: types.CodeType) -> set[str]:
+    names: set[str] = set()
+    pending = [code]
+    while pending:
+        code = pending.pop()
+        names.update(code.co_names)
+        pending.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return names
+
+
+class _LiveTarget(Target):
+    """A live Python function: its source by :func:`parse_file`, its global
+    names by its ``__globals__`` and closure cells."""
+
+    def __init__(self, function: types.FunctionType) -> None:
+        self.function = function
+        self.key = function.__code__, id(function.__globals__)
+
+    @classmethod
+    def of(cls, value: Any) -> _LiveTarget | None:
+        """The target for ``value``, when it is a plain Python function
+        outside torch, the standard library and graphmend."""
+        if not isinstance(value, types.FunctionType) or _foreign(value):
+            return None
+        return cls(value)
+
+    def source(self) -> tuple[ast.AST, ModuleNames] | str:
+        function = self.function
+        code = function.__code__
+        if "__wrapped__" in function.__dict__:
+            return "is a wrapper (what it calls is not read)"
+        parsed = parse_file(code.co_filename, function.__globals__)
+        node = parsed.def_of(code) if parsed is not None else None
+        if node is None:
+            return "has no source"
+        known = {*code.co_names, *code.co_varnames, *code.co_freevars, *code.co_cellvars}
+        if not {name.partition(".")[0] for name in summary_called_names([node])} <= known:
+            return "has a source that does not match its code (file edited since import?)"
+        return node, parsed.module_names
+
+    def resolve(self, dotted: str) -> Target | None:
+        function = self.function
+        head, *rest = dotted.split(".")
+        code = function.__code__
+        if head in code.co_freevars:
+            try:
+                value = function.__closure__[code.co_freevars.index(head)].cell_contents
+            except (ValueError, IndexError, TypeError):
+                return None
+        else:
+            value = function.__globals__.get(head)
+        for part in rest:  # through modules only: an object's attribute may be a property
+            if not isinstance(value, types.ModuleType):
+                return None
+            value = value.__dict__.get(part)
+        return self.of(value)
 
 
 def is_effect_helper(value: Any, depth: int = 0) -> bool:

@@ -37,6 +37,7 @@ import torch
 from graphmend import cache, compat, discover, swap
 from graphmend.analysis.scan import might_hold_site
 from graphmend.analysis.source import ParsedFile, Skeleton, Unit, collector_paused, first_line, line_map, parse_file
+from graphmend.analysis.summaries import Summarizer
 from graphmend.conventions import RUNTIME_ALIAS, RUNTIME_MODULE
 from graphmend.errors import GraphmendError, SourceError
 from graphmend.reach import reach
@@ -105,7 +106,8 @@ class _FilePlan:
             rules=[rule for rule in self.rule_names if rule not in off],
             lines=self.options.lines,
             also_static=self.options.also_static,
-            extra=sorted(self.options.effect_helpers),
+            extra=[*sorted(self.options.effect_helpers),
+                   *sorted(f"{name}: {summary}" for name, summary in self.options.callees)],
         )
 
 
@@ -136,10 +138,12 @@ def _plan_file(filename: str, requests: list[tuple[types.FunctionType, Coverage]
         targets.append((function, node, unit, coverage))
     if not targets:
         return None
+    summarizer = Summarizer()  # the functions they call, each read once
+    callees = frozenset().union(*(discover.callee_summaries_of(f, summarizer) for f, *_ in targets))
     static = targets[0][3].static
     lines = frozenset().union(*(coverage.lines for *_, coverage in targets))
     options = RuleOptions(rules=frozenset(rule_names), lines=lines if lines or not static else None,
-                          also_static=static and bool(lines), effect_helpers=helpers)
+                          also_static=static and bool(lines), effect_helpers=helpers, callees=callees)
     return _FilePlan(filename, parsed, targets, parsed.skeleton(unit for _, _, unit, _ in targets), options, rule_names)
 
 

@@ -53,6 +53,7 @@ from graphmend.analysis.bindings import iter_children, path_to
 from graphmend.analysis.facts import FunctionFacts, Metadata
 from graphmend.analysis.scan import candidate_units
 from graphmend.analysis.source import Skeleton, parse_text
+from graphmend.analysis.summaries import Summary, static_summaries
 from graphmend.conventions import RUNTIME_ALIAS, RUNTIME_MODULE
 from graphmend.errors import SourceError
 from graphmend.rules import defer, trap, unique_reads, where
@@ -135,7 +136,8 @@ class _Engine(cst.CSTTransformer):
         self.ctx.ancestors.append(node)
         if isinstance(node, cst.FunctionDef):
             self.ctx.facts_stack.append(
-                FunctionFacts(node, self.ctx.metadata, self.ctx.options.effect_helpers, self.ctx.facts))
+                FunctionFacts(node, self.ctx.metadata, self.ctx.options.effect_helpers, self.ctx.facts,
+                              self.ctx.options.callees))
         elif isinstance(node, cst.If) and isinstance(node.orelse, cst.If):
             self.ctx.elifs.add(id(node.orelse))
         return True
@@ -214,7 +216,7 @@ def _lower(ctx: Context, module: cst.Module, returns: bool) -> tuple[dict, list]
 
 def _with_facts(ctx: Context, function: cst.FunctionDef, lowering):
     """``lowering(ctx, facts)`` with ``function``'s facts on the stack."""
-    facts = FunctionFacts(function, ctx.metadata, ctx.options.effect_helpers)
+    facts = FunctionFacts(function, ctx.metadata, ctx.options.effect_helpers, callees=ctx.options.callees)
     ctx.facts_stack.append(facts)
     try:
         return lowering(ctx, facts)
@@ -323,12 +325,15 @@ def transform_source(
     also_static: bool = False,
     filename: str = "<string>",
     effect_helpers: frozenset[str] = frozenset(),
+    callees: frozenset[tuple[str, Summary]] = frozenset(),
 ) -> TransformResult:
     """Apply the selected rules to the module ``source``.
 
     ``lines`` limits every rule to statements starting on those lines (the
     sites a diagnosis reported); ``None`` lets each rule match statically;
-    ``also_static`` does both.
+    ``also_static`` does both.  ``callees``: summaries of the functions
+    global names hold (see :attr:`RuleOptions.callees`), read from live
+    objects; they replace those read from the file's own defs.
     Raises :class:`SourceError` when ``source`` does not parse.
     """
     try:
@@ -344,7 +349,9 @@ def transform_source(
     if not units:
         return TransformResult(source, False, (), ())
     skeleton = parsed.skeleton(units)
-    options = RuleOptions(rules=frozenset(selected), lines=lines, also_static=also_static, effect_helpers=helpers)
+    options = RuleOptions(rules=frozenset(selected), lines=lines, also_static=also_static, effect_helpers=helpers,
+                          callees=frozenset({**dict(static_summaries(parsed, [unit.node for unit in units])),
+                                             **dict(callees)}.items()))
     result = transform_skeleton(skeleton, options, filename)
     out = list(parsed.lines)
     for unit, new in sorted(zip(skeleton.units, result.unit_lines), key=lambda pair: -pair[0].start):

@@ -24,6 +24,11 @@ REGRESSIONS = Path(__file__).parent / "fuzz" / "regressions"
 #: tolerates only these; the regression tests below are strict xfails, so
 #: fixing a bug turns its test into a failure until its entry is removed.
 KNOWN_BUGS = {
+    "dynamo_formats_a_symbolic_float_under_grad": (
+        "Dynamo formats f'{v:.3f}' of a symbolic float into a float under grad; the runner does not see the "
+        "compiled original do the same (pre-existing at 22c896a)",
+        lambda mismatch: "sequence item 1: expected str instance, float found" in mismatch.detail,
+    ),
 }
 
 

@@ -46,6 +46,9 @@ KNOWN_GAPS = {
         "[Trap] defers `if labels is not None and embeddings.shape[0] != labels.shape[0]: raise` (shapes of "
         "parameters it cannot type), which the scan calls plainly static; the runtime checks it in Python "
         "either way, so only the scan's promise is broken"),
+    "where/helper_raising_under_a_static_test_in_an_arm.in": (
+        "[Trap] defers the helper's `if x.dim() != 1: raise` (a shape test of a parameter it cannot type), "
+        "which the scan calls plainly static; as above, the runtime checks it in Python either way"),
 }
 
 

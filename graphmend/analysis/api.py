@@ -47,6 +47,22 @@ IMPURE_FUNCTIONS = _names(
     poisson rand rand_like randint randint_like randn randn_like randperm save load seed
     set_printoptions"""
 )
+#: Tensor methods that may return their receiver or a view of it.
+VIEW_METHODS = _names(
+    """view view_as reshape reshape_as t transpose permute squeeze unsqueeze expand expand_as
+    flatten unflatten narrow select contiguous to type_as detach float double half long int bool
+    type movedim swapaxes chunk split unbind diagonal as_strided real imag broadcast_to
+    broadcast_tensors atleast_1d atleast_2d atleast_3d as_tensor asarray dropout alpha_dropout
+    feature_dropout feature_alpha_dropout moveaxis swapdims tensor_split hsplit vsplit dsplit
+    view_as_real view_as_complex conj resolve_conj resolve_neg adjoint Parameter from_numpy
+    frombuffer from_dlpack"""
+)
+#: The namespaces of torch whose functions are tensor operations: a result
+#: is a new tensor unless the function is a view (``VIEW_METHODS``) or
+#: writes ``out=``.  Elsewhere (``torch.utils.checkpoint``, ``torch.func``,
+#: ``torch.cond``...) a function may hand back what a callback returned.
+OPERATION_NAMESPACES = ("torch", "torch.nn.functional", "torch.linalg", "torch.special", "torch.fft")
+HIGHER_ORDER = _names("cond while_loop map vmap compile checkpoint")
 #: Functions and methods whose result is a bool tensor of the input's shape.
 BOOL_PREDICATES = _names(
     "isinf isnan isfinite isneginf isposinf eq ne gt ge lt le logical_not logical_and "

@@ -15,8 +15,9 @@ Read-only facts, one module for every rule:
 
 Effect *calls* (print, logger methods, ``warnings.warn``, a library's
 warning helper) are recognised by :mod:`graphmend.analysis.facts`, which
-knows the scope.  Calls into other functions are not analysed (documented
-by the rules).
+knows the scope.  A call into a Python function is judged by its summary
+(:mod:`graphmend.analysis.summaries`) where the caller passes one
+(``callee``); a call that has none "may have effects".
 """
 
 from __future__ import annotations
@@ -28,11 +29,14 @@ import libcst as cst
 import libcst.matchers as m
 
 from graphmend.analysis import api
+from graphmend.analysis.summaries import Summary
 from graphmend.analysis.bindings import (
     assigned_targets, dotted_name, local_names, name_uses, parameter_names, target_names, walk, walk_own,
 )
 
 QualifiedName = Callable[[cst.CSTNode], "str | None"]
+#: The summary of the Python function a call reaches, or None (see :mod:`graphmend.analysis.summaries`).
+Callee = Callable[[cst.Call], "Summary | None"]
 
 
 def code(node: cst.CSTNode) -> str:
@@ -42,13 +46,15 @@ def code(node: cst.CSTNode) -> str:
 # -- evaluating code unconditionally ------------------------------------------------
 
 
-def call_impurity(call: cst.Call, qualified_name: QualifiedName, *, traced_errors_fall_back: bool = False
-                  ) -> str | None:
+def call_impurity(call: cst.Call, qualified_name: QualifiedName, *, traced_errors_fall_back: bool = False,
+                  callee: Callee | None = None) -> str | None:
     """Why calling ``call`` when its branch is not taken may be observable.
     ``traced_errors_fall_back``: see :func:`expression_impurity`; then
     ``float()`` counts as pure too (of a tensor it either breaks the graph
     inside the call that falls back, or is traced, and a float can be
-    neither a size nor an index that fails inside the graph)."""
+    neither a size nor an index that fails inside the graph).  ``callee``
+    gives the summary of a Python function the call reaches (see
+    :mod:`graphmend.analysis.summaries`), or None where there is none."""
     name = qualified_name(call.func) or ""
     shown = code(call.func)
     if name == "builtins.print":
@@ -68,11 +74,15 @@ def call_impurity(call: cst.Call, qualified_name: QualifiedName, *, traced_error
         return None
     if isinstance(call.func, cst.Attribute) and call.func.attr.value in api.PURE_METHODS:
         return None
+    summary = callee(call) if callee is not None else None
+    if summary is not None:
+        effect = summary.traced_effect if traced_errors_fall_back else summary.effect
+        return None if effect is None else f"calls {shown}(), which {effect}"
     return f"calls {shown}(), which may have effects"
 
 
 def expression_impurity(expr: cst.CSTNode, qualified_name: QualifiedName, *, traced_errors_fall_back: bool = False,
-                        nonnegative: frozenset[str] = frozenset()) -> str | None:
+                        nonnegative: frozenset[str] = frozenset(), callee: Callee | None = None) -> str | None:
     """Why evaluating ``expr`` unconditionally may be observable, or None.
 
     ``traced_errors_fall_back``: the caller evaluates ``expr`` in a call
@@ -82,11 +92,12 @@ def expression_impurity(expr: cst.CSTNode, qualified_name: QualifiedName, *, tra
     count (see :func:`_raises_while_tracing`).  ``nonnegative``: names a
     test proved non-negative where ``expr`` is taken; ``x[i]`` by one of them
     is evaluated as ``_graphmend.nonnegative_row(x, i)`` (see
-    :func:`is_nonnegative_index`)."""
+    :func:`is_nonnegative_index`).  ``callee``: see :func:`call_impurity`."""
     index_is_safe = _raises_while_tracing if traced_errors_fall_back else _cannot_raise
     for node in walk(expr):
         if isinstance(node, cst.Call):
-            reason = call_impurity(node, qualified_name, traced_errors_fall_back=traced_errors_fall_back)
+            reason = call_impurity(node, qualified_name, traced_errors_fall_back=traced_errors_fall_back,
+                                   callee=callee)
         elif isinstance(node, cst.Subscript):
             safe = all(map(index_is_safe, node.slice)) or (
                 traced_errors_fall_back and is_nonnegative_index(node, nonnegative))
@@ -212,22 +223,9 @@ def linear_impurity(expr: cst.CSTNode, qualified_name: QualifiedName) -> str | N
 # -- in-place updates and the names they may reach ---------------------------------------
 
 _LITERAL_CONTAINERS = (cst.Tuple, cst.List, cst.Integer, cst.Float, cst.SimpleString)
-#: Tensor methods that may return their receiver or a view of it.
-_VIEW_METHODS = api._names(
-    """view view_as reshape reshape_as t transpose permute squeeze unsqueeze expand expand_as
-    flatten unflatten narrow select contiguous to type_as detach float double half long int bool
-    type movedim swapaxes chunk split unbind diagonal as_strided real imag broadcast_to
-    broadcast_tensors atleast_1d atleast_2d atleast_3d as_tensor asarray dropout alpha_dropout
-    feature_dropout feature_alpha_dropout moveaxis swapdims tensor_split hsplit vsplit dsplit
-    view_as_real view_as_complex conj resolve_conj resolve_neg adjoint Parameter from_numpy
-    frombuffer from_dlpack"""
-)
-#: The namespaces of torch whose functions are tensor operations: a result
-#: is a new tensor unless the function is a view (``_VIEW_METHODS``) or
-#: writes ``out=``.  Elsewhere (``torch.utils.checkpoint``, ``torch.func``,
-#: ``torch.cond``...) a function may hand back what a callback returned.
-_OPERATION_NAMESPACES = ("torch", "torch.nn.functional", "torch.linalg", "torch.special", "torch.fft")
-_HIGHER_ORDER = api._names("cond while_loop map vmap compile checkpoint")
+_VIEW_METHODS = api.VIEW_METHODS
+_OPERATION_NAMESPACES = api.OPERATION_NAMESPACES
+_HIGHER_ORDER = api.HIGHER_ORDER
 
 
 def _torch_operation(qualified: str | None) -> str | None:
@@ -309,10 +307,13 @@ def alias_classes(function: cst.FunctionDef, qualified_name: QualifiedName | Non
     return {name: find(name) for name in list(parent)}
 
 
-def alias_sources(value: cst.BaseExpression, qualified_name: QualifiedName | None = None) -> set[str]:
-    """The names whose tensor ``value`` may be (or view): empty for a new value."""
+def alias_sources(value: cst.BaseExpression, qualified_name: QualifiedName | None = None,
+                  callee: Callee | None = None) -> set[str]:
+    """The names whose tensor ``value`` may be (or view): empty for a new
+    value (``callee``: see :func:`call_impurity`; a function whose summary
+    says it returns new values makes one)."""
     def go(node: cst.BaseExpression) -> set[str]:
-        return alias_sources(node, qualified_name)
+        return alias_sources(node, qualified_name, callee)
 
     if isinstance(value, cst.Name):
         return {value.value}
@@ -340,6 +341,9 @@ def alias_sources(value: cst.BaseExpression, qualified_name: QualifiedName | Non
             return written  # torch's operations make new tensors, but for views
         if isinstance(value.func, cst.Name) and value.func.value in api.PURE_BUILTINS:
             return set()
+        summary = callee(value) if callee is not None else None
+        if summary is not None and summary.fresh:
+            return written
         return name_uses(value).loads_names()  # an unknown call may hand back its argument
     return set()  # arithmetic, comparisons, literals: new values
 
@@ -696,12 +700,15 @@ def _formatted_as_is(expr: cst.BaseExpression) -> set[int]:
     return parts
 
 
-def message_impurity(expr: cst.CSTNode, qualified_name: QualifiedName, static: Callable[[cst.CSTNode], bool]) -> str | None:
+def message_impurity(expr: cst.CSTNode, qualified_name: QualifiedName, static: Callable[[cst.CSTNode], bool],
+                     callee: Callee | None = None) -> str | None:
     """Why ``expr`` (an exception's or a deferred call's argument) cannot
     be evaluated while tracing whether or not it is needed: it calls
     something that may fail or have effects, reads a tensor's value into
     Python other than as :func:`message_read` knows, or indexes with a
-    tensor.  ``static`` tells whether an expression is never a tensor."""
+    tensor.  ``static`` tells whether an expression is never a tensor;
+    ``callee`` (see :func:`call_impurity`): a pure function, which neither
+    fails nor reads a value even in the graph, may be called."""
     formatted = _formatted_as_is(expr)
     for node in walk_own(expr):
         if isinstance(node, cst.Call):
@@ -735,6 +742,11 @@ def message_impurity(expr: cst.CSTNode, qualified_name: QualifiedName, static: C
                     continue
             if function is not None and function not in api.IMPURE_FUNCTIONS and not function.endswith("_"):
                 continue
+            summary = callee(node) if callee is not None and function is None and method is None else None
+            if summary is not None:
+                if summary.effect is None:
+                    continue
+                return f"calls {code(node.func)}(), which {summary.effect}"
             return f"calls {code(node.func)}(), which may fail or have effects"
         if isinstance(node, cst.Subscript) and not static(node.value) and not all(
                 map(_raises_while_tracing, node.slice)):

@@ -40,6 +40,7 @@ from graphmend.analysis.bindings import (
 )
 from graphmend.analysis.effects import (
     alias_classes,
+    alias_sources,
     code,
     constant_names,
     constant_operand,
@@ -55,6 +56,7 @@ from graphmend.analysis.effects import (
 from graphmend.analysis.gradients import reached_before
 from graphmend.analysis.liveness import Liveness
 from graphmend.analysis.source import ModuleNames
+from graphmend.analysis.summaries import Summary
 from graphmend.analysis.tensorness import (
     COMPARISON_OPERATORS, Tensorness, classify, is_bool_scalar, is_bool_tensor, tensor_names,
 )
@@ -136,11 +138,14 @@ class FunctionFacts:
     """What the converters need to know about one function definition."""
 
     def __init__(self, function: cst.FunctionDef, metadata: Metadata,
-                 effect_helpers: frozenset[str] = frozenset(), outer: FunctionFacts | None = None) -> None:
+                 effect_helpers: frozenset[str] = frozenset(), outer: FunctionFacts | None = None,
+                 callees: Iterable[tuple[str, Summary]] = ()) -> None:
         self.function = function
         self.metadata = metadata
         self.outer = outer  # the facts of the function this one is defined in
         self.effect_helpers = effect_helpers
+        #: The summaries of the functions global names hold (see :meth:`callee`).
+        self.callees: dict[str, Summary] = dict(callees)
         self.parameters = parameter_names(function)
         positional = [*function.params.posonly_params, *function.params.params]
         #: The first positional parameter (``self`` of a method).
@@ -298,7 +303,21 @@ class FunctionFacts:
         """Why evaluating ``node`` when its branch is not taken may be observable
         (see :func:`~graphmend.analysis.effects.expression_impurity`)."""
         return expression_impurity(node, self.qualified_name, traced_errors_fall_back=traced_errors_fall_back,
-                                   nonnegative=nonnegative)
+                                   nonnegative=nonnegative, callee=self.callee)
+
+    def callee(self, call: cst.Call) -> Summary | None:
+        """The summary of the Python function ``call`` reaches through a
+        global name of the module (see :mod:`graphmend.analysis.summaries`),
+        or None: a local, a method, or a function no summary was made of."""
+        if not self.callees or not isinstance(call.func, cst.Name):
+            return None
+        name = self.global_dotted(call.func)
+        return self.callees.get(name) if name is not None else None
+
+    def alias_sources(self, value: cst.BaseExpression) -> set[str]:
+        """The names whose tensor ``value`` may be (see
+        :func:`graphmend.analysis.effects.alias_sources`)."""
+        return alias_sources(value, self.qualified_name, self.callee)
 
     def gradient_impurity(self, node: cst.CSTNode) -> str | None:
         """Why a zero gradient through ``node`` might not stay zero."""

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from graphmend.analysis.summaries import Summary
 
 #: The rule families, in the order the engine tries them on one node.
 RULE_NAMES: tuple[str, ...] = ("trap", "where", "defer")
@@ -44,10 +48,15 @@ class RuleOptions:
     at the sites a diagnosis of it reported: static matching does not find
     every site a diagnosis does);
     ``effect_helpers`` are qualified names of functions whose only effect
-    is a print, a log record or a warning.
+    is a print, a log record or a warning; ``callees`` pairs the global
+    names the functions call with the summary of the Python function each
+    holds (:class:`graphmend.analysis.summaries.Summary`: pure, or the
+    effect it has, named), read from its source in the process that
+    planned the rewrite.
     """
 
     rules: frozenset[str] = frozenset(RULE_NAMES)
     lines: frozenset[int] | None = None
     also_static: bool = False
     effect_helpers: frozenset[str] = frozenset()
+    callees: frozenset[tuple[str, Summary]] = frozenset()

@@ -118,7 +118,7 @@ from collections.abc import Sequence
 import libcst as cst
 import libcst.matchers as m
 
-from graphmend.analysis.bindings import computed_from, dotted_name, following
+from graphmend.analysis.bindings import computed_from, dotted_name, following, walk
 from graphmend.analysis import api
 from graphmend.analysis.effects import (
     hazards_around, in_place_updates, index_uses, literal_format, message_impurity, message_read,
@@ -248,7 +248,7 @@ def message_thunk(facts: FunctionFacts, message: list[cst.Arg], at: cst.CSTNode)
     must be bound at ``at``.  Raises Declined."""
     bound = facts.bound_before(at)
     for arg in message:
-        reason = message_impurity(arg.value, facts.qualified_name, facts.is_static)
+        reason = message_impurity(arg.value, facts.qualified_name, facts.is_static, facts.callee)
         if reason:
             raise Declined(
                 f"message argument {code(arg.value)}: {reason} (under torch.compile the message is "
@@ -355,6 +355,11 @@ def check_placement(ctx: Context, guard: cst.CSTNode, ancestors: Sequence[cst.CS
                     f"after the guard, the index {code(used)} is computed from the tested tensor: it could fail "
                     "in the graph before the check"
                 )
+    for statement in after:  # what a helper does: an update in place runs in the graph, before the check
+        for node in walk(statement):
+            summary = facts.callee(node) if isinstance(node, cst.Call) else None
+            if summary is not None and summary.updates is not None:
+                raise Declined(f"after the guard, calls {code(node.func)}(), which {summary.updates}")
     failure = facts.fails_when_run(after)
     if failure is not None:
         # Given an input the guard rejects as well, eager code raises the guard's exception first.

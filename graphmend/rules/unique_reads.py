@@ -320,7 +320,8 @@ def _check_span(facts: FunctionFacts, tensor: str, binding: cst.CSTNode, reads: 
             raise Declined(f"`{min(rebound)}` is bound again before the last read")
         made_by_messages = _message_calls(facts, statement)
         for call in m.findall(statement, m.Call()):
-            reason = None if id(call) in made_by_messages else call_impurity(call, facts.qualified_name)
+            reason = None if id(call) in made_by_messages else call_impurity(
+                call, facts.qualified_name, callee=facts.callee)
             if reason:
                 raise Declined(f"before the last read, {_first_line(statement)} {reason}")
     reason = in_place_hazard(facts.function, {tensor}, span, facts.alias_classes)
@@ -341,7 +342,7 @@ def _message_calls(facts: FunctionFacts, statement: cst.CSTNode) -> set[int]:
         if isinstance(message, cst.Call) and isinstance(part, cst.Raise):
             calls.add(id(message))
         for argument in arguments:
-            if message_impurity(argument.value, facts.qualified_name, facts.is_static) is None:
+            if message_impurity(argument.value, facts.qualified_name, facts.is_static, facts.callee) is None:
                 calls.update(id(call) for call in m.findall(argument.value, m.Call()))
     return calls
 

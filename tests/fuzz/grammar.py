@@ -7,7 +7,9 @@ inputs, after the call).  Its body is a tree of :class:`Stmt` nodes drawn
 from everything the rules touch -- data-dependent ``if``/``elif``/``else``
 (nested), conditional expressions, early returns, ``print``/logger/
 ``warnings.warn`` with tensor arguments and f-strings, guards that raise,
-``.item()`` and ``float()`` predicates, messages that read tensors
+``.item()`` and ``float()`` predicates, calls of helpers (pure and impure,
+of this module and of :mod:`fuzz.helpers`) in arms, loop bodies and
+messages, messages that read tensors
 (``.item()``, ``.tolist()``, ``int``, ``repr``), a library's message helper given
 tensors, shapes, a class or an object, reduction axes from
 ``torch.arange(...).tolist()``, flags reset in tensor arms and tested
@@ -33,6 +35,7 @@ import logging
 import warnings
 
 import torch
+from fuzz.helpers import describe_other, grow_other, prints_other, pure_other, raises_other, view_other, writes_other
 
 logger = logging.getLogger("gm.fuzz")
 logger.setLevel(logging.DEBUG)
@@ -41,6 +44,38 @@ logger.setLevel(logging.DEBUG)
 # A library's warning helper: its only effect is a message.
 def report(message, value):
     print("report:", message, value)
+
+
+# Helpers of this module: pure (one indexes with a literal), and ones
+# that write an attribute, print or draw random numbers.
+def _pure_same(a, b):
+    return torch.maximum(a * 0.5, b) - 1
+
+
+def _grow_same(a):
+    return a + a.abs()
+
+
+def _index_same(a):
+    return a - a[0]
+
+
+def _describe_same(a):
+    return a.shape[0]
+
+
+def _writes_same(ns, a):
+    ns.seen = a.sum()
+    return a * 2
+
+
+def _prints_same(a):
+    print("same:", a.sum())
+    return a + 1
+
+
+def _random_same(a):
+    return a + torch.rand_like(a) * 0
 
 
 # An object a message shows (Dynamo cannot replay it), with a fixed text.
@@ -136,6 +171,11 @@ _UNARY = ("{a} * 2", "{a} - 1.5", "torch.sin({a})", "torch.relu({a})", "torch.ex
           "{a}.amax(dim=torch.arange({a}.dim()).tolist(), keepdim=True) * {a}")  # fmt: skip
 _BINARY = ("{a} + {b}", "{a} * {b}", "{a} / {b}", "torch.where({a} > 0, {a}, {b})",
            "torch.maximum({a}, {b})", "{a} - {b}")  # fmt: skip
+# Calls of helpers, read from their source: pure ones (of this module and
+# another), and ones with an effect the rules must see.
+_HELPER_CALLS = ("_pure_same({a}, {b})", "pure_other({a}, {b})", "_index_same({a})", "view_other({a}) * 1",
+                 "_grow_same({a})", "grow_other({a})", "_writes_same(ns, {a})", "writes_other(ns, {a})",
+                 "_prints_same({a})", "prints_other({a})", "_random_same({a})", "raises_other({a})")  # fmt: skip
 # Other shapes or dtypes: [Where] must fall back to the Python choice.
 _ODD = ("{a}.sum()", "{a}.double()", "{a}[:2]", "{a}.long()", "3.0", "None",
         "{a}.sum(dim=torch.arange(0, {a}.dim()).tolist())")
@@ -146,10 +186,12 @@ _COMPARE = ("> 0", "< 0", ">= 0.5", "< 1", "> -1", "!= 0")
 
 @st.composite
 def tensor_expr(draw, names: tuple[str, ...], odd: bool = True) -> str:
-    kind = draw(st.sampled_from(("name", "unary", "unary", "binary", "binary") + (("odd",) if odd else ())))
+    kind = draw(st.sampled_from(("name", "unary", "unary", "binary", "binary", "helper") + (("odd",) if odd else ())))
     a = draw(st.sampled_from(names))
     if kind == "name":
         return a
+    if kind == "helper":
+        return draw(st.sampled_from(_HELPER_CALLS)).format(a=a, b=draw(st.sampled_from(names)))
     if kind == "unary":
         return draw(st.sampled_from(_UNARY)).format(a=a)
     if kind == "odd":
@@ -229,6 +271,9 @@ def effect(draw, names: tuple[str, ...]) -> Stmt:
                 f'report("{word}", {a}.shape)',
                 f'report("{word}", UserWarning)',
                 f'report("{word}", Tag())',
+                f'print("{word}", _pure_same({a}, {b}))',
+                f'logger.info("{word} %s", pure_other({a}, {b}))',
+                f'print("{word}", describe_other({a}), _describe_same({b}))',
             )
         )
     )
@@ -247,6 +292,9 @@ def guard(draw, names: tuple[str, ...]) -> Stmt:
                 f'raise ValueError(f"sum {{{a}.sum()}}")',
                 f'raise ValueError(f"shape {{tuple({a}.shape)}} max {{{a}.max()}} n={{len({a})}}")',
                 f'raise ValueError(f"max {{{a}.max().item():.3f}} all {{{a}.tolist()}} n={{int({a}.sum())}}", repr({a}.min()))',
+                f'raise ValueError(f"shape {{describe_other({a})}} rows {{_describe_same({a})}}")',
+                f'raise ValueError(f"value {{_pure_same({a}, {a})}}")',
+                f'raise ValueError(f"printed {{_prints_same({a})}}")',
             )
         )
     )
@@ -262,7 +310,9 @@ def loop(draw, scope: "_Scope") -> tuple[Stmt, ...]:
     """A loop on a tensor that ends: a fresh local grows until a bound."""
     a = draw(st.sampled_from(scope.names()))
     w = scope.new()
-    grow = draw(st.sampled_from((f"{w} * 2", f"{w} * 2 + 1", f"{w} + {w}.abs()")))
+    grow = draw(st.sampled_from((f"{w} * 2", f"{w} * 2 + 1", f"{w} + {w}.abs()", f"_grow_same({w})",
+                                 f"grow_other({w})", f"_grow_same({w}) + _pure_same({a}, {a}).sum() * 0",
+                                 f"_prints_same({w}) * 2", f"view_other({w}) * 2", f"_writes_same(ns, {w})")))
     return (Stmt(f"{w} = {a}.abs() + 1"), Stmt(f"while {w}.sum() < 50:", body=(Stmt(f"{w} = {grow}"),)))
 
 

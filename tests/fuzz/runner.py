@@ -37,7 +37,9 @@ from typing import Any, Callable
 import torch
 
 from fuzz.grammar import HEADER, Program, Stmt
+from graphmend.analysis.summaries import Summarizer
 from graphmend.compare import first_difference
+from graphmend.discover import callee_summaries_of
 from graphmend.diagnosis import BreakRecorder
 from graphmend.pipeline import transform_source
 from harness import GraphCounter, capture, load_module
@@ -233,17 +235,22 @@ def check_batch(
     diagnosis reported, so a test whose tensorness the code does not show
     (``y[0] < 0`` of a parameter) is tried, and dispatches at run time.
     ``static`` transforms as ``graphmend fix`` does instead: without a
-    diagnosis, only tests that look like tensors."""
+    diagnosis, only tests that look like tensors.  As ``graphmend.mend``
+    does, the helpers a program calls are read from the live objects (those
+    of :mod:`fuzz.helpers` too); ``graphmend fix`` reads the file's own."""
     tally = tally if tally is not None else Tally()
     names = [f"f{i}" for i in range(len(programs))]
     source = HEADER + "\n\n".join(p.source(n) for p, n in zip(programs, names))
     every_line = frozenset(range(1, source.count("\n") + 2))
-    result = transform_source(source, lines=None if static else every_line)
+    original = load_module(source, directory, "fuzz_orig")
+    summarizer = Summarizer()
+    callees = frozenset() if static else frozenset().union(
+        *(callee_summaries_of(getattr(original, name), summarizer) for name in names))
+    result = transform_source(source, lines=None if static else every_line, callees=callees)
     for site in result.sites:
         tally.fired[f"{site.rule}: {site.what}"] += 1
     for skip in result.skips:
         tally.declined[f"{skip.rule}: {_reason_kind(skip.reason)}"] += 1
-    original = load_module(source, directory, "fuzz_orig")
     mended = load_module(result.code, directory, "fuzz_mended")
     torch._dynamo.reset()
     rows = BATTERY + tuple(extra_rows)

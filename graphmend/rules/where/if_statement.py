@@ -215,7 +215,7 @@ def _gradients(ctx: Context, *arms: Arm) -> Gradients:
 
 def check_arm(ctx: Context, body: Sequence[cst.CSTNode], *, returns: bool) -> None:
     """Raise Declined unless ``body`` may run when its arm is not taken."""
-    reason = ctx.facts.undefined_name(body) or ctx.facts.constant_operand(body)
+    reason = ctx.facts.undefined_name(body) or ctx.facts.constant_operand(body) or _helper_reads_a_store(ctx, body)
     if reason:
         raise Declined(reason)
     for index, statement in enumerate(body):
@@ -230,6 +230,23 @@ def check_arm(ctx: Context, body: Sequence[cst.CSTNode], *, returns: bool) -> No
                 _check_small(ctx, small, returns)
         else:
             raise Declined(f"a `{type(statement).__name__.lower()}` statement in a branch")
+
+
+def _helper_reads_a_store(ctx: Context, body: Sequence[cst.CSTNode]) -> str | None:
+    """Why a helper the arm calls may read what the arm stores: in the
+    arm's copy a store into an attribute (or a buffer) waits for the merge,
+    so a function reading it through an object would see the old value."""
+    stored = next((node.target for statement in body for node in walk(statement)
+                   if isinstance(node, (cst.AssignTarget, cst.AnnAssign)) and isinstance(node.target, cst.Attribute)),
+                  None) or next((node.value.func for statement in body for node in walk(statement)
+                                 if m.matches(node, REGISTER_BUFFER)), None)
+    if stored is None:
+        return None
+    call = next((node for statement in body for node in walk(statement)
+                 if isinstance(node, cst.Call) and ctx.facts.callee(node) is not None), None)
+    if call is None:
+        return None
+    return f"calls {code(call.func)}(), which may read what `{code(stored)}` stores (the branch's copy stores it at the merge)"
 
 
 def _check_nested_if(ctx: Context, node: cst.If, returns: bool) -> None:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import libcst as cst
 
 from graphmend.analysis.bindings import following, read_before_bound, read_names, statements, stored_names
-from graphmend.analysis.effects import alias_sources, code
+from graphmend.analysis.effects import code
 from graphmend.rules.base import Context, Declined, generated, replacing, runtime_call
 from graphmend.rules.predicates import lower_test
 from graphmend.rules.where.if_statement import worth_trying
@@ -79,7 +79,7 @@ def _mend_while(ctx: Context, original: cst.While, updated: cst.While) -> list[c
     for name in carried:
         if name not in bound:
             raise Declined(f"`{name}` may be unbound before the loop")
-        if alias_sources(last_value[name], facts.qualified_name):
+        if facts.alias_sources(last_value[name]):
             raise Declined(f"`{name} = {code(last_value[name])}` may alias another value")
     invariants = sorted((facts.own_reads(original) - set(assigned)) & (facts.locals | facts.parameters))
     unbound = [name for name in invariants if name not in bound]

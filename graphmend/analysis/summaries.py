@@ -1,0 +1,519 @@
+"""Callee summaries: what calling a Python function does, read from its source.
+
+Read-only, over ``ast`` (no libcst: the process that plans a mend reads
+them, and ``graphmend fix`` must stay cheap).  A :class:`Summary` says what
+a call of one function does besides computing values -- nothing (pure);
+writes an argument, an attribute, an item or a global; prints, logs or
+warns; raises; draws random numbers; reads a tensor's value; calls what
+cannot be read -- and whether its result is a new value (never an
+argument, a global, or a view of one).  It is computed once per function
+by a :class:`Summarizer`, which follows the calls the function makes to
+other functions it can read (recursively, cycles and depth bounded) and
+keeps every answer.
+
+Where the functions come from is the caller's business (:class:`Target`):
+:func:`graphmend.discover.callee_summaries_of` reads the live objects a
+function's globals hold (``graphmend.compile``/``mend``), and
+:func:`static_summaries` the module-level functions of the file being
+rewritten (``graphmend fix``).  The rules read the summaries of the global
+names a function calls from :attr:`graphmend.rules.options.RuleOptions.callees`
+(see :meth:`graphmend.analysis.facts.FunctionFacts.callee`).
+
+Conservative where it must be: a helper is pure only when every statement
+is an assignment to a local name, a ``return``, ``pass``, a docstring or an
+``if`` on a plainly static test (``x is None``, shapes) whose arms are so
+too; and every call in it is a pure torch operation, a pure tensor method,
+a pure builtin or another pure helper.  Everything else is named.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import weakref
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass
+
+from graphmend.analysis import api
+from graphmend.analysis.scan import _plainly_static
+from graphmend.analysis.source import DEFS, ModuleNames, ParsedFile
+
+#: How many calls down a summary follows (deeper calls are "too deep to read").
+MAX_DEPTH = 4
+
+#: ``torch`` functions in :data:`~graphmend.analysis.api.IMPURE_FUNCTIONS`
+#: whose effect is not a random draw.
+_NOT_RANDOM = api._names("save load set_printoptions")
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What calling one function does, as the rules ask it.
+
+    ``effect``: why calling it where the original does not may be
+    observable (it reads as the end of "calls f(), which ..."), or None
+    (pure); ``traced_effect``: the same where an error raised while
+    tracing falls back to the original (an arm run by ``both_arms``: an
+    integer index out of range raises then, never in the graph).
+    ``kind``: ``pure``, ``writes``, ``message``, ``raises``, ``random``,
+    ``reads`` (a tensor's value into Python) or ``unreadable``.
+    ``fresh``: every value it returns is new (never an argument, a global,
+    or a view of one).  ``updates``: why it may update in place a tensor,
+    a list or a dict it can reach (an item store, ``add_``, ``out=``,
+    ``append``), or None; a store into an attribute or a global is not one
+    (Dynamo makes it after the graph).
+    """
+
+    effect: str | None = None
+    traced_effect: str | None = None
+    kind: str = "pure"
+    fresh: bool = False
+    updates: str | None = None
+
+    @property
+    def pure(self) -> bool:
+        return self.effect is None
+
+
+def _unreadable(reason: str) -> Summary:
+    return Summary(reason, reason, "unreadable")
+
+
+class Target:
+    """A function a summary can be asked of: ``key`` identifies it (a code
+    object, a file and name), :meth:`source` gives its def and its module's
+    names (or why there is none), :meth:`resolve` the target a global name
+    of it holds (None: not a function graphmend can read)."""
+
+    key: Hashable
+
+    def source(self) -> tuple[ast.AST, ModuleNames] | str:
+        raise NotImplementedError
+
+    def resolve(self, dotted: str) -> Target | None:
+        raise NotImplementedError
+
+
+class Summarizer:
+    """Summaries of :class:`Target` functions, each computed once."""
+
+    def __init__(self, max_depth: int = MAX_DEPTH) -> None:
+        self.max_depth = max_depth
+        self._done: dict[Hashable, Summary] = {}
+        self._active: set[Hashable] = set()
+
+    def of(self, target: Target, depth: int = 0) -> Summary:
+        key = target.key
+        if key in self._done:
+            return self._done[key]
+        if key in self._active:
+            return _unreadable("is recursive (not read)")
+        if depth > self.max_depth:
+            return _unreadable(f"is more than {self.max_depth} calls down (not read)")
+        self._active.add(key)
+        try:
+            found = target.source()
+            if isinstance(found, str):
+                summary = _unreadable(found)
+            else:
+                node, names = found
+
+                def callee(dotted: str) -> Summary | None:
+                    inner = target.resolve(dotted)
+                    return None if inner is None else self.of(inner, depth + 1)
+
+                summary = summarize(node, names, callee)
+        finally:
+            self._active.discard(key)
+        self._done[key] = summary  # a cut-off cycle or depth leaves it conservative: still sound
+        return summary
+
+
+def summarize(function: ast.AST, names: ModuleNames, callee: Callable[[str], Summary | None]) -> Summary:
+    """The summary of the def ``function`` of a module whose top-level
+    names are ``names``; ``callee`` gives the summary of the function a
+    global (dotted) name holds, or None when it holds no function
+    graphmend can read."""
+    if not isinstance(function, ast.FunctionDef):
+        return _unreadable("is a coroutine" if isinstance(function, ast.AsyncFunctionDef) else "is not a function")
+    if function.decorator_list:
+        return _unreadable("is decorated (what runs is the decorator's)")
+    return _Reader(function, names, callee).summary()
+
+
+@dataclass
+class _Found:
+    strict: tuple[str, str] | None = None  # (kind, effect)
+    traced: tuple[str, str] | None = None
+    updates: str | None = None
+
+    def update(self, effect: str) -> None:
+        """An update in place of a tensor, a list or a dict (or an item store)."""
+        if self.updates is None:
+            self.updates = effect
+        self.add("writes", effect)
+
+    def add(self, kind: str, effect: str, *, traced: bool = True) -> None:
+        if self.strict is None:
+            self.strict = (kind, effect)
+        if traced and self.traced is None:
+            self.traced = (kind, effect)
+
+
+class _Reader:
+    def __init__(self, function: ast.FunctionDef, names: ModuleNames, callee: Callable[[str], Summary | None]) -> None:
+        self.function = function
+        self.names = names
+        self.callee = callee
+        args = function.args
+        self.params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a}
+        self.locals = self.params | {
+            node.id for node in _own_nodes(function) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+        self.found = _Found()
+        #: For each local, the names whose values its bindings may be (see :meth:`_sources`).
+        self.bound: dict[str, set[str]] = {}
+        self.returned: set[str] = set()
+        self.summaries: dict[int, Summary | None] = {}  # by id of the call node
+
+    def summary(self) -> Summary:
+        self._block(self.function.body)
+        strict, traced = self.found.strict, self.found.traced
+        kind = strict[0] if strict else "pure"
+        return Summary(strict and strict[1], traced and traced[1], kind, self._fresh(), self.found.updates)
+
+    # -- statements ------------------------------------------------------------
+    def _block(self, body: Iterable[ast.stmt]) -> None:
+        for statement in body:
+            self._statement(statement)
+
+    def _statement(self, node: ast.stmt) -> None:
+        found = self.found
+        if isinstance(node, ast.Pass):
+            return
+        if isinstance(node, ast.Expr):
+            if isinstance(node.value, ast.Constant):
+                return  # a docstring
+            self._expression(node.value)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                self._store(target, node.value)
+            if node.value is not None:
+                self._expression(node.value)
+        elif isinstance(node, ast.AugAssign):
+            found.update(f"updates `{ast.unparse(node.target)}` in place (augmented assignment)")
+        elif isinstance(node, ast.Return):
+            if node.value is not None:
+                self._expression(node.value)
+                self.returned |= self._sources(node.value)
+        elif isinstance(node, ast.If):
+            if not _plainly_static(node.test):
+                found.add("unreadable", f"tests `{ast.unparse(node.test)}`, which may be a tensor")
+            self._expression(node.test)
+            self._block(node.body)
+            self._block(node.orelse)
+        elif isinstance(node, ast.Raise):
+            # Python raises, never the graph: while tracing, where an error then falls back.
+            exception = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+            found.add("raises", f"may raise {ast.unparse(exception)}" if exception is not None else "may re-raise",
+                      traced=False)
+        elif isinstance(node, ast.Assert):
+            found.add("raises", "may raise AssertionError")
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            found.add("writes", f"declares `{type(node).__name__.lower()} {', '.join(node.names)}`")
+        elif isinstance(node, ast.Delete):
+            found.update(f"deletes `{', '.join(map(ast.unparse, node.targets))}`")
+        else:
+            found.add("unreadable", f"has a `{type(node).__name__.lower()}` statement")
+
+    def _store(self, target: ast.expr, value: ast.expr | None) -> None:
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self._store(element, None if value is None else value)
+        elif isinstance(target, ast.Starred):
+            self._store(target.value, value)
+        elif isinstance(target, ast.Name):
+            sources = self._sources(value) if value is not None else set()
+            self.bound.setdefault(target.id, set()).update(sources)
+        elif isinstance(target, ast.Attribute) and target.attr not in api.TENSOR_STATE_ATTRIBUTES:
+            self.found.add("writes", f"writes `{ast.unparse(target)}`")
+        else:
+            self.found.update(f"stores into `{ast.unparse(target)}`")
+
+    # -- expressions -----------------------------------------------------------
+    def _expression(self, expr: ast.expr) -> None:
+        found = self.found
+        for node in ast.walk(expr):
+            if isinstance(node, ast.Call):
+                self._call(node)
+            elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+                elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+                if not all(map(_cannot_raise, elements)):
+                    traced = not all(map(_raises_while_tracing, elements))
+                    found.add("raises", f"indexes `{ast.unparse(node)}`, which may raise IndexError", traced=traced)
+            elif isinstance(node, ast.Lambda) or isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp,
+                                                                    ast.GeneratorExp)):
+                found.add("unreadable", f"has a {type(node).__name__}")
+            elif isinstance(node, (ast.Yield, ast.YieldFrom, ast.Await)):
+                found.add("unreadable", "is a generator")
+            elif isinstance(node, (ast.IfExp, ast.BoolOp, ast.UnaryOp, ast.Compare)) and not _truth_is_static(node):
+                found.add("unreadable", f"tests `{ast.unparse(node)}`, which may be a tensor")
+            elif isinstance(node, ast.NamedExpr):
+                found.add("unreadable", "has an assignment expression")
+            elif isinstance(node, ast.JoinedStr):
+                found.add("reads", "formats text (an f-string)")
+
+    def _dotted(self, node: ast.expr) -> str | None:
+        """``a.b.c`` for a chain of attributes on a name that is not local."""
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name) or node.id in self.locals:
+            return None
+        return ".".join([node.id, *reversed(parts)])
+
+    def _qualified(self, dotted: str) -> str | None:
+        head, _, rest = dotted.partition(".")
+        names = self.names
+        if head in names.imports:
+            target = names.imports[head]
+            return f"{target}.{rest}" if rest else target
+        if head in names.assigned or head in names.other or names.star_import:
+            return dotted
+        return f"builtins.{dotted}" if hasattr(builtins, head) else None
+
+    def _call(self, call: ast.Call) -> None:
+        found = self.found
+        shown = ast.unparse(call.func)
+        if any(keyword.arg == "out" for keyword in call.keywords):
+            found.update(f"writes through out= in {shown}()")
+            return
+        dotted = self._dotted(call.func)
+        qualified = self._qualified(dotted) if dotted is not None else None
+        name = api.builtin(qualified)
+        if name is not None:
+            if name == "print":
+                found.add("message", "prints")
+            elif name in api.PURE_BUILTINS:
+                pass
+            elif name in api.TRACED_PURE_BUILTINS:
+                found.add("reads", f"calls {name}()", traced=False)
+            else:
+                found.add("reads" if name in api.SCALAR_BUILTINS else "unreadable", f"calls {name}()")
+            return
+        if qualified == "warnings.warn":
+            found.add("message", "warns (warnings.warn)")
+            return
+        function = api.torch_function(qualified)
+        if function is not None:
+            namespace = qualified.rpartition(".")[0]
+            if function in api.IMPURE_FUNCTIONS:
+                found.add("message" if function == "set_printoptions" else "random" if function not in _NOT_RANDOM
+                          else "writes", f"{'draws random numbers' if function not in _NOT_RANDOM else 'has effects'} "
+                          f"({shown})")
+            elif api.in_place_method(function):
+                found.update(f"updates its argument in place ({shown})")
+            elif namespace not in api.OPERATION_NAMESPACES or function in api.HIGHER_ORDER:
+                found.add("unreadable", f"calls {shown}(), which may have effects")
+            elif qualified in api.RAISING_FUNCTIONS:
+                found.add("raises", f"calls {shown}(), which rejects some values")
+            elif function in api.INDEXING_CALLS:
+                found.add("raises", f"calls {shown}(), whose index may be out of range")
+            elif function in api.DATA_DEPENDENT_SHAPES:
+                found.add("reads", f"calls {shown}(), whose size depends on the data", traced=False)
+            return
+        if isinstance(call.func, ast.Attribute) and dotted is None:  # a method of a value
+            method = call.func.attr
+            if api.in_place_method(method) or method in api.CONTAINER_MUTATORS:
+                found.update(f"updates `{ast.unparse(call.func.value)}` in place (.{method}())")
+            elif method in api.SCALAR_METHODS:
+                found.add("reads", f"reads a tensor's value (.{method}())")
+            elif method in api.RAISING_METHODS:
+                found.add("raises", f"calls .{method}(), which rejects some values")
+            elif method not in api.PURE_METHODS and method not in api.STATIC_METHODS:
+                found.add("unreadable", f"calls {shown}(), which may have effects")
+            return
+        if isinstance(call.func, ast.Attribute) and dotted is not None and (
+                call.func.attr in api.LOG_METHODS or call.func.attr in api.ONCE_METHODS):
+            found.add("message", f"logs ({shown})")
+            return
+        summary = self.callee(dotted) if dotted is not None else None
+        self.summaries[id(call)] = summary
+        if summary is None:
+            found.add("unreadable", f"calls {shown}(), which may have effects")
+        else:
+            if summary.updates is not None:
+                found.update(f"calls {shown}(), which {summary.updates}")
+            if summary.effect is not None:
+                found.add(summary.kind, f"calls {shown}(), which {summary.effect}", traced=False)
+            if summary.traced_effect is not None:
+                found.add(summary.kind, f"calls {shown}(), which {summary.traced_effect}")
+
+    # -- what the result may be ---------------------------------------------------
+    def _sources(self, expr: ast.expr) -> set[str]:
+        """The names whose values ``expr``'s value may be (or view): empty
+        for a new value."""
+        go = self._sources
+        if isinstance(expr, ast.Name):
+            return {expr.id}
+        if isinstance(expr, (ast.Attribute, ast.Subscript, ast.Starred)):
+            return go(expr.value)
+        if isinstance(expr, (ast.Tuple, ast.List, ast.Set)):
+            return set().union(*map(go, expr.elts))
+        if isinstance(expr, ast.Dict):
+            return set().union(*(go(v) for v in expr.values))
+        if isinstance(expr, ast.IfExp):
+            return go(expr.body) | go(expr.orelse)
+        if isinstance(expr, ast.BoolOp):  # ``a or b`` is one of them
+            return set().union(*map(go, expr.values))
+        if isinstance(expr, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Constant, ast.JoinedStr)):
+            return set()  # new values (a number's operators make numbers, a tensor's new tensors)
+        if isinstance(expr, ast.Call):
+            if isinstance(expr.func, ast.Attribute) and self._dotted(expr.func) is None:
+                method = expr.func.attr
+                if method in api.VIEW_METHODS:
+                    return go(expr.func.value)
+                if method in api.PURE_METHODS or method in api.STATIC_METHODS:
+                    return set()
+            dotted = self._dotted(expr.func)
+            qualified = self._qualified(dotted) if dotted is not None else None
+            function = api.torch_function(qualified)
+            if function is not None and qualified.rpartition(".")[0] in api.OPERATION_NAMESPACES and not (
+                    api.in_place_method(function) or function in api.VIEW_METHODS | api.HIGHER_ORDER):
+                return set()
+            if api.builtin(qualified) in ("len", "isinstance", "hasattr", "abs", "pow"):
+                return set()
+            summary = self.summaries.get(id(expr))
+            if summary is not None and summary.fresh:
+                return set()
+        return {node.id for node in ast.walk(expr) if isinstance(node, ast.Name)} | {"<unknown>"}
+
+    def _fresh(self) -> bool:
+        """Whether every returned value is new: its sources, followed
+        through locals, reach no parameter and no global."""
+        seen: set[str] = set()
+        pending = list(self.returned)
+        while pending:
+            name = pending.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            if name not in self.locals or name in self.params:
+                return False  # a parameter, a global, or what an unknown call handed back
+            pending.extend(self.bound.get(name, ()))
+        return True
+
+
+def _own_nodes(function: ast.AST):
+    pending = list(ast.iter_child_nodes(function))
+    while pending:
+        node = pending.pop()
+        yield node
+        if not isinstance(node, (*DEFS, ast.ClassDef, ast.Lambda)):
+            pending.extend(ast.iter_child_nodes(node))
+
+
+def _truth_is_static(node: ast.expr) -> bool:
+    """Whether the truth ``node`` takes of a value (the test of ``a if t
+    else b``, the operands of ``and``/``or``/``not``, the middle of
+    ``a < b < c``) is surely a Python bool's: a tensor's breaks the graph."""
+    if isinstance(node, ast.IfExp):
+        return _plainly_static(node.test)
+    if isinstance(node, ast.BoolOp):
+        return all(map(_plainly_static, node.values[:-1]))
+    if isinstance(node, ast.UnaryOp):
+        return not isinstance(node.op, ast.Not) or _plainly_static(node.operand)
+    if isinstance(node, ast.Compare):
+        return len(node.ops) == 1 or _plainly_static(node)
+    return True
+
+
+def _cannot_raise(element: ast.expr) -> bool:
+    """A slice clamps; None and ... add or keep dimensions."""
+    return isinstance(element, ast.Slice) or (isinstance(element, ast.Constant) and element.value in (None, ...))
+
+
+def _raises_while_tracing(element: ast.expr) -> bool:
+    """As :func:`graphmend.analysis.effects._raises_while_tracing`: an
+    integer literal out of range raises while Dynamo traces, never in the graph."""
+    if isinstance(element, ast.UnaryOp) and isinstance(element.op, ast.USub):
+        element = element.operand
+    return _cannot_raise(element) or (isinstance(element, ast.Constant) and type(element.value) is int)
+
+
+# -- the functions of one file -----------------------------------------------------------
+
+
+class _FileTarget(Target):
+    """A module-level def of a parsed file; its global names resolve to the
+    file's other module-level defs (undecorated)."""
+
+    def __init__(self, parsed: ParsedFile, name: str) -> None:
+        self.parsed = parsed
+        self.name = name
+        self.key = (parsed.filename, id(parsed), name)
+
+    def source(self) -> tuple[ast.AST, ModuleNames] | str:
+        return _module_defs(self.parsed)[self.name], self.parsed.module_names
+
+    def resolve(self, dotted: str) -> Target | None:
+        return _FileTarget(self.parsed, dotted) if dotted in _module_defs(self.parsed) else None
+
+
+_DEFS: weakref.WeakKeyDictionary[ParsedFile, dict[str, ast.AST]] = weakref.WeakKeyDictionary()
+
+
+def _module_defs(parsed: ParsedFile) -> dict[str, ast.AST]:
+    """The file's module-level defs, by name; a name bound twice (or by
+    anything else too) is left out: which one a call reaches is not known."""
+    defs = _DEFS.get(parsed)
+    if defs is None:
+        counts: dict[str, int] = {}
+        found: dict[str, ast.AST] = {}
+        for statement in parsed.tree.body:
+            for node in ast.walk(statement) if not isinstance(statement, (*DEFS, ast.ClassDef)) else [statement]:
+                bound = [node.name] if isinstance(node, (*DEFS, ast.ClassDef)) else (
+                    [node.id] if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) else
+                    [(a.asname or a.name).partition(".")[0] for a in node.names]
+                    if isinstance(node, (ast.Import, ast.ImportFrom)) else [])
+                for name in bound:
+                    counts[name] = counts.get(name, 0) + 1
+            if isinstance(statement, DEFS):
+                found[statement.name] = statement
+        defs = {name: node for name, node in found.items() if counts[name] == 1}
+        _DEFS[parsed] = defs
+    return defs
+
+
+def called_names(nodes: Iterable[ast.AST], among: set[str] | None = None) -> set[str]:
+    """The dotted names ``nodes`` call (``f`` of ``f(x)``, ``m.f`` of
+    ``m.f(x)``); with ``among``, only those of its (plain) names."""
+    called = set()
+    for root in nodes:
+        for node in ast.walk(root):
+            if isinstance(node, ast.Call):
+                if among is not None:
+                    if isinstance(node.func, ast.Name) and node.func.id in among:
+                        called.add(node.func.id)
+                    continue
+                parts, func = [], node.func
+                while isinstance(func, ast.Attribute):
+                    parts.append(func.attr)
+                    func = func.value
+                if isinstance(func, ast.Name):
+                    called.add(".".join([func.id, *reversed(parts)]))
+    return called
+
+
+def static_summaries(parsed: ParsedFile, nodes: Iterable[ast.AST]) -> frozenset[tuple[str, Summary]]:
+    """The summaries of the module-level functions of ``parsed`` that
+    ``nodes`` (the defs the rules will see) call by name."""
+    top = {node.name for node in parsed.tree.body if isinstance(node, DEFS)}
+    if not top:
+        return frozenset()
+    wanted = sorted(called_names(nodes, top) & _module_defs(parsed).keys())
+    if not wanted:
+        return frozenset()
+    summarizer = Summarizer()
+    return frozenset((name, summarizer.of(_FileTarget(parsed, name))) for name in wanted)
