@@ -216,6 +216,7 @@ def _default_path(row: Any, training: bool, original: dict[str, Any]) -> dict[st
             reports, first = [], None
             for _ in range(3):
                 with BreakRecorder() as recorder:
+                    recorder.checkpoint(0)  # one call: breaks are its graphs - 1, as diagnose counts them
                     outcome = _run(row, training, fn, args, kwargs, compiled)
                 first = first or outcome
                 reports.append(recorder.report(ask_rules=False))
