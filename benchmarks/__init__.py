@@ -1,6 +1,6 @@
 """The lab beside the tool: graphmend's benchmarks, run from the repository.
 
-Nothing here ships in the ``graphmend`` wheel (SPEC section 4): the corpora
+Nothing here ships in the ``graphmend`` wheel: the corpora
 (:mod:`benchmarks.corpus`, the paper's transformers rows;
 :mod:`benchmarks.ecosystem`, ten other PyTorch libraries), the side-by-side
 runner (:mod:`benchmarks.bench`, :mod:`benchmarks.bench_ecosystem`), the

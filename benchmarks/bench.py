@@ -1,4 +1,4 @@
-"""``python -m benchmarks``: the corpus (SPEC section 5), original vs mended.
+"""``python -m benchmarks``: the corpus, original vs mended.
 
 Per row: graphs and breaks before and after with the categories of what
 remains, capture statistics, bit-identical output (eager, where the

@@ -1,4 +1,4 @@
-"""The benchmark corpus (SPEC section 5): real transformers models that break.
+"""The benchmark corpus: real transformers models that break.
 
 Each :class:`Row` builds a Hugging Face transformers 4.52.4 model from a small
 config with seeded random weights (nothing is downloaded), in eval mode,
@@ -36,7 +36,7 @@ class BreakSite:
 
     ``path`` is the file relative to site-packages, ``function`` the enclosing
     function (resume functions named after the function they resume),
-    ``code`` the first line of the statement, ``category`` the SPEC section 2
+    ``code`` the first line of the statement, ``category`` the break category
     code (IO, DC, GUARD, SCALAR, DS).
     """
 

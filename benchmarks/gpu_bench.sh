@@ -16,7 +16,7 @@
 # keeps the rows it finished.
 #   1. python -m benchmarks on CUDA: graphs, breaks and identical outputs per row,
 #      and CUDA-graph launches per forward under mode="reduce-overhead"
-#      (SPEC section 5); CLAP, which nothing mends, is the control.
+#      CLAP, which nothing mends, is the control.
 #   2. python -m benchmarks --cold on CUDA: first call and warm latency (batch 1 and
 #      16x), torch.compile vs graphmend.compile, fresh processes interleaved,
 #      with the control arm (torch.compile again) and a second process.

@@ -1,4 +1,4 @@
-"""[Capture] (SPEC 3.7): data-dependent shapes and scalars held in the graph
+"""[Capture]: data-dependent shapes and scalars held in the graph
 by graphmend.compile's callable only, exact, with a fallback to the break."""
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ RUN_SLOW = os.environ.get("GRAPHMEND_SLOW") == "1"
 # (LayoutLMv3), data-dependent `if` (Phi-3), logger plus .item() (Longformer).
 FAST_ROWS = {"t5", "biogpt", "layoutlmv3", "phi3_longrope", "longformer"}
 
-# Dynamo's reason (its first line) -> the SPEC categories it can belong to.
+# Dynamo's reason (its first line) -> the break categories it can belong to.
 REASON_CATEGORIES = {
     "logging.Logger method not supported": {"IO"},
     "Attempted to call function marked as skipped": {"IO"},  # warnings.warn

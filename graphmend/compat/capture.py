@@ -1,5 +1,5 @@
 """[Capture]: data-dependent shapes and scalars held in the graph, for the
-code graphmend compiles only (SPEC section 3.7).
+code graphmend compiles only.
 
 What it does
     ``graphmend.compile``'s compiled callable runs each call with Dynamo's
