@@ -214,7 +214,9 @@ def _default_path(row: Any, training: bool, original: dict[str, Any]) -> dict[st
         try:
             compiled = graphmend.compile(fn, backend="eager")
             reports, first = [], None
-            for _ in range(3):
+            for call in range(3):
+                if call:  # fresh inputs: a row's inputs may carry a graph that one backward frees
+                    _, args, kwargs = row.build(training)
                 with BreakRecorder() as recorder:
                     recorder.checkpoint(0)  # one call: breaks are its graphs - 1, as diagnose counts them
                     outcome = _run(row, training, fn, args, kwargs, compiled)
