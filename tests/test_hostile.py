@@ -122,9 +122,17 @@ def test_scripted_module_is_left_alone(caplog):
 
 @pytest.mark.parametrize("value", [3, "forward", None, [1, 2], torch.ones(2)])
 def test_non_callables_are_a_clear_error(value):
-    for entry in (mend, gm_compile):
+    with pytest.raises(graphmend.GraphmendError):
+        mend(value)
+    if value is not None:  # compile() with nothing to compile is a decorator, as torch.compile's is
         with pytest.raises(graphmend.GraphmendError):
-            entry(value)
+            gm_compile(value)
+
+
+def test_compile_of_nothing_is_a_decorator_and_a_non_callable_under_it_a_clear_error():
+    decorator = gm_compile(backend="eager")
+    with pytest.raises(graphmend.GraphmendError):
+        decorator(3)
 
 
 @pytest.mark.parametrize("value", [3, None, "text"])
