@@ -213,13 +213,22 @@ def _default_path(row: Any, training: bool, original: dict[str, Any]) -> dict[st
         os.environ["GRAPHMEND_CACHE_DIR"] = cache
         try:
             compiled = graphmend.compile(fn, backend="eager")
-            reports, first = [], None
+            reports, first, later_error = [], None, None
             for call in range(3):
                 if call:  # fresh inputs: a row's inputs may carry a graph that one backward frees
                     _, args, kwargs = row.build(training)
-                with BreakRecorder() as recorder:
-                    recorder.checkpoint(0)  # one call: breaks are its graphs - 1, as diagnose counts them
-                    outcome = _run(row, training, fn, args, kwargs, compiled)
+                try:
+                    with BreakRecorder() as recorder:
+                        recorder.checkpoint(0)  # one call: breaks are its graphs - 1, as diagnose counts them
+                        outcome = _run(row, training, fn, args, kwargs, compiled)
+                except Exception as exc:
+                    if not call:
+                        raise
+                    # A callable that cannot run twice (a distribution whose
+                    # parameters' graph the first backward freed): the
+                    # process settles where the calls that ran left it.
+                    later_error = _error(exc)
+                    break
                 first = first or outcome
                 reports.append(recorder.report(ask_rules=False))
         finally:
@@ -230,7 +239,7 @@ def _default_path(row: Any, training: bool, original: dict[str, Any]) -> dict[st
             else:
                 os.environ["GRAPHMEND_CACHE_DIR"] = saved
     settled = next((r for r in reversed(reports) if r.graph_count), reports[0])
-    return {"first": _report_dict(reports[0]), "settled": _report_dict(settled),
+    return {"first": _report_dict(reports[0]), "settled": _report_dict(settled), "later_error": later_error,
             "graphs_per_call": [r.graph_count for r in reports], **_compare(original, first)}
 
 
