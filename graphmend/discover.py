@@ -205,13 +205,8 @@ def effect_helpers_of(function: types.FunctionType) -> frozenset[str]:
     lightning's ``rank_zero_only``) whose only effect is a print, a log
     record or a warning, or a ``functools.partial`` of ``warnings.warn`` or
     ``print`` (torchmetrics' ``_future_warning``)."""
-    names: set[str] = set()
-    pending = [function.__code__]
-    while pending:
-        code = pending.pop()
-        names.update(code.co_names)
-        pending.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
-    return frozenset(name for name in names if is_effect_helper(function.__globals__.get(name)))
+    return frozenset(name for name in code_names(function.__code__)
+                     if is_effect_helper(function.__globals__.get(name)))
 
 
 def callee_summaries_of(function: types.FunctionType, summarizer: Summarizer | None = None
@@ -224,14 +219,15 @@ def callee_summaries_of(function: types.FunctionType, summarizer: Summarizer | N
     out (a call of one stays "may have effects")."""
     summarizer = summarizer or Summarizer()
     found = []
-    for name in sorted(_global_names(function.__code__)):
+    for name in sorted(code_names(function.__code__)):
         target = _LiveTarget.of(function.__globals__.get(name))
         if target is not None:
             found.append((name, summarizer.of(target)))
     return frozenset(found)
 
 
-def _global_names(code: types.CodeType) -> set[str]:
+def code_names(code: types.CodeType) -> set[str]:
+    """The global and attribute names ``code`` and the functions nested in it use."""
     names: set[str] = set()
     pending = [code]
     while pending:

@@ -71,17 +71,6 @@ def _foreign_type(cls: type) -> bool:
     return discover.foreign_module(getattr(cls, "__module__", None) or "builtins")
 
 
-def _code_names(code: types.CodeType) -> set[str]:
-    """The global and attribute names ``code`` and the functions nested in it use."""
-    names: set[str] = set()
-    pending = [code]
-    while pending:
-        code = pending.pop()
-        names.update(code.co_names)
-        pending.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
-    return names
-
-
 @functools.lru_cache(maxsize=4096)
 def _mentions_torch(filename: str) -> bool:
     return any("torch" in line for line in linecache.getlines(filename))
@@ -189,7 +178,7 @@ class _Walk:
                 pass
         self.push_all(function.__defaults__ or ())
         self.push_all((function.__kwdefaults__ or {}).values())
-        names = _code_names(function.__code__)
+        names = discover.code_names(function.__code__)
         for name in names - self.mentioned:
             self.push_all(self.parked.pop(name, ()))
         self.mentioned |= names

@@ -35,7 +35,7 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 
 from graphmend.analysis import api
-from graphmend.analysis.scan import _plainly_static
+from graphmend.analysis.scan import _own_nodes, _plainly_static
 from graphmend.analysis.source import DEFS, ModuleNames, ParsedFile
 
 #: How many calls down a summary follows (deeper calls are "too deep to read").
@@ -403,15 +403,6 @@ class _Reader:
                 return False  # a parameter, a global, or what an unknown call handed back
             pending.extend(self.bound.get(name, ()))
         return True
-
-
-def _own_nodes(function: ast.AST):
-    pending = list(ast.iter_child_nodes(function))
-    while pending:
-        node = pending.pop()
-        yield node
-        if not isinstance(node, (*DEFS, ast.ClassDef, ast.Lambda)):
-            pending.extend(ast.iter_child_nodes(node))
 
 
 def _truth_is_static(node: ast.expr) -> bool:
