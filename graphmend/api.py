@@ -208,6 +208,7 @@ class _FirstCall:
         self._tried: set[tuple[str, int]] = set()  # sites mended after a watched call
         self._unconfirmed: set[tuple[str, int]] = set()  # ... and not yet seen gone
         self._watched_codes: weakref.WeakSet[Any] = weakref.WeakSet()  # what Dynamo compiled for them
+        self._pool: list[Any] | None = None  # where a met site's function is looked for first
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.compiled is None or self._rounds_left:
@@ -249,8 +250,9 @@ class _FirstCall:
         self.compiled = capture.wrap(torch.compile(self.obj, **self.compile_kwargs), self.capture)
 
     def _mend_sites(self, sites: Iterable[tuple[str, int]]) -> list[Any]:
-        return mend_sites(sites, _candidates(self.obj, self.arguments), modules=self.modules, rules=self.rules,
-                          anchor=self.obj)
+        if self._pool is None:  # what the call reaches stays what it was: one walk serves every round
+            self._pool = _candidates(self.obj, self.arguments)
+        return mend_sites(sites, self._pool, modules=self.modules, rules=self.rules, anchor=self.obj)
 
     def _import_backend(self) -> None:
         """What the first compile imports anyway, done while the rules run in

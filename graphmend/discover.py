@@ -43,7 +43,7 @@ def matches(name: str, prefixes: Sequence[str]) -> bool:
     return any(name == p or name.startswith(p + ".") for p in prefixes)
 
 
-def _module_classes(model: torch.nn.Module) -> dict[type, None]:
+def module_classes(model: torch.nn.Module) -> dict[type, None]:
     """Every class in the MRO of every submodule's class, in order, once."""
     return {cls: None for sub in model.modules() for cls in type(sub).__mro__ if cls is not object}
 
@@ -53,7 +53,7 @@ def model_functions(model: torch.nn.Module, prefixes: Sequence[str] = ()) -> lis
     methods of every class in the MRO of every submodule's class, and the
     module-level functions of the Python modules among ``prefixes`` that
     define such a class or are named exactly."""
-    classes = _module_classes(model)
+    classes = module_classes(model)
     functions = [model.forward]
     for cls in classes:
         for value in vars(cls).values():
@@ -108,21 +108,10 @@ def forward_roots(model: torch.nn.Module) -> list[Any]:
     """What running ``model`` starts with: its ``forward`` and the ``forward``
     and ``__call__`` of every class of every submodule."""
     roots = [model.forward]
-    for cls in _module_classes(model):
+    for cls in module_classes(model):
         for name in ("forward", "__call__"):
             roots.extend(functions_of(vars(cls).get(name)))
     return roots
-
-
-def library_base_modules(model: torch.nn.Module) -> list[str]:
-    """The modules of the model's library that define base classes of its
-    submodules (transformers' ``modeling_utils``, whose
-    ``ModuleUtilsMixin.get_extended_attention_mask`` a model's forward calls
-    as ``self.get_extended_attention_mask``): their methods are the model's
-    code too.  Never torch's, the standard library's or graphmend's."""
-    library = type(model).__module__.split(".")[0]
-    names = {cls.__module__ for cls in _module_classes(model)}
-    return sorted(n for n in names if n.split(".")[0] == library and not foreign_module(n))
 
 
 def prefixes(modules: str | Iterable[str] | None, default: str) -> list[str]:

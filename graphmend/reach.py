@@ -57,11 +57,10 @@ _CONTAINER_ITEMS = 256
 
 @dataclass
 class Reach:
-    """The functions (own first, then in the order met) and the modules a
-    call of the walked object reaches, and what the walk cost."""
+    """The functions (own first, then in the order met) a call of the
+    walked object reaches, and what the walk cost."""
 
     functions: list[types.FunctionType] = field(default_factory=list)
-    modules: list[torch.nn.Module] = field(default_factory=list)
     visited: int = 0
     seconds: float = 0.0
     truncated: bool = False
@@ -79,7 +78,7 @@ def _mentions_torch(filename: str) -> bool:
 def _module_prefixes(module: torch.nn.Module) -> list[str]:
     """The Python modules that define a class of ``module`` or of one of its
     submodules (base classes included), never torch's or graphmend's."""
-    names = {cls.__module__ for sub in module.modules() for cls in type(sub).__mro__}
+    names = {cls.__module__ for cls in discover.module_classes(module)}
     return sorted(n for n in names if not discover.foreign_module(n))
 
 
@@ -197,7 +196,6 @@ class _Walk:
                 self.push(value)
 
     def module(self, module: torch.nn.Module) -> None:
-        self.result.modules.append(module)
         self.push_all(_module_functions(module))
         for sub in module.modules():
             for value in vars(sub).values():
