@@ -451,7 +451,9 @@ def unmend_functions(functions: Iterable[types.FunctionType]) -> None:
 
 def mended_source(obj: Any) -> str:
     """The mended source of a mended function (or of a module's ``forward``)."""
-    function = resolve_quietly(obj)
+    # A mended function is itself, even when it wraps another
+    # (``__wrapped__``) that resolving would follow.
+    function = obj if isinstance(obj, types.FunctionType) and obj in PATCHES else resolve_quietly(obj)
     patch = PATCHES.get(function) if function is not None else None
     if patch is None:
         raise GraphmendError(f"{describe(obj)} is not mended")

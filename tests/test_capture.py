@@ -86,6 +86,13 @@ def helper_guard(x):
 
 def other(x):
     return x * x.max().item()
+
+
+def pad_by_amount(x, amount):
+    # A captured size flowing into an output's shape: with the switches on,
+    # Dynamo raises PendingUnbackedSymbolNotFound rather than running eagerly.
+    extra = amount - x.shape[-1] + 1
+    return torch.nn.functional.pad(x, (0, extra))
 """
 
 #: Each breaks once under torch.compile and makes one graph under [Capture].
@@ -190,6 +197,18 @@ def test_a_guard_on_a_captured_value_falls_back_to_the_break(forms):
     assert all("capture_scalar_outputs=False" in reason for reason in breaks_since(start))
     why = capture.uncaptured_codes()[forms.range_loop.__code__]
     assert why.startswith("a captured value meets a guard: ") and "Could not extract specialized integer" in why
+
+
+def test_a_compile_error_with_the_switches_on_falls_back_to_the_break(forms):
+    """transformers 5's Encodec pads by a tensor amount: compiling the frame
+    with capture on raises (a hard error, not a break), and graphmend
+    compiles it again without the switches, as torch.compile would."""
+    torch._dynamo.reset()
+    x, amount = torch.randn(1, 1, 3), torch.tensor(6)
+    ours = graphmend.compile(forms.pad_by_amount, backend="eager")
+    assert torch.equal(ours(x, amount), forms.pad_by_amount(x, amount))
+    why = capture.uncaptured_codes()[forms.pad_by_amount.__code__]
+    assert why.startswith("Dynamo cannot compile the frame with the switches on: ") and "Pending" in why
 
 
 @pytest.mark.parametrize("name", ["gate", "helper_guard", "range_loop"])

@@ -415,3 +415,39 @@ def test_closures_one_factory_made_share_a_def_and_are_each_mended(tmp_path, cap
         assert "_graphmend.where" in patch.PATCHES[vars(module.Second)["forward"]].mended_source
     finally:
         graphmend.unmend(model)
+
+
+WRAPS_TORCH = """
+import functools
+
+import torch
+
+
+@functools.wraps(torch.nn.Module.cuda)  # a library's wrapper that names a torch method as what it wraps
+def scaled(x):
+    print("scaled", x.shape)
+    return x * 2
+
+
+def step(x):
+    return scaled(x) + 1
+"""
+
+
+def test_a_mended_wrapper_of_an_unmended_function_is_its_own_patch(tmp_path):
+    """transformers 5's wrappers name torch methods in ``__wrapped__``; the
+    walk mends the wrapper itself, and asking for its mended source (as
+    every round of the first process does) found the torch method instead
+    and failed: "Module.cuda is not mended"."""
+    module = load_module(textwrap.dedent(WRAPS_TORCH), tmp_path, "wraps_torch")
+    x = torch.ones(3)
+    torch._dynamo.reset()
+    try:
+        graphmend.mend(module.step)
+        assert module.scaled in patch.mended_functions(module.step)
+        assert "deferred" in patch.mended_source(module.scaled)
+        compiled = graphmend.compile(module.step, backend="eager")
+        for _ in range(3):
+            assert torch.equal(compiled(x), x * 2 + 1)
+    finally:
+        graphmend.unmend(module.step)

@@ -125,6 +125,17 @@ SCALAR_BUILTINS = _names("int float bool")
 #: Builtins a deferred message may apply to a tensor: its value read into
 #: Python (or its text), which the runtime makes after the graph.
 MESSAGE_READERS = SCALAR_BUILTINS | _names("str repr")
+#: Calls (by the callee's last name) that take sizes: the positions of the
+#: size arguments when called as a ``torch`` function (``F.pad(x, pad)``,
+#: ``torch.zeros(*size)``; None: every position), and keywords that are
+#: sizes.  As a tensor method (``x.view(*size)``) every argument is one.
+#: A tensor there makes the result's shape depend on the data.
+SIZE_FUNCTION_POSITIONS: dict[str, tuple[int, ...] | None] = {
+    "pad": (1,), "zeros": None, "ones": None, "empty": None, "rand": None, "randn": None, "arange": None,
+    "full": (0,), "reshape": (1,), "narrow": (2, 3), "split": (1,), "tile": (1,),
+}
+SIZE_METHODS = _names("view reshape expand repeat tile narrow split new_zeros new_ones new_empty")
+SIZE_KEYWORDS = _names("pad size shape sizes split_size_or_sections length start end step")
 #: torch functions and tensor methods whose result's size depends on the
 #: data: Dynamo ends the graph at them.
 DATA_DEPENDENT_SHAPES = _names("unique unique_consecutive nonzero argwhere masked_select")

@@ -255,18 +255,25 @@ def _compile_failing_frames_without_capture() -> None:
         ok, reasons = counters["frames"]["ok"], len(output_graph.graph_break_reasons)
         graphs = counters["stats"]["unique_graphs"]
         _ACTIVE.error = None
-        result = original(self, frame, cache_entry, hooks, frame_state, skip=skip + 1)
+        try:
+            result = original(self, frame, cache_entry, hooks, frame_state, skip=skip + 1)
+            raised = None
+        except Exception as error:  # noqa: BLE001 -- a hard compile error with the switches on is retried without
+            # e.g. InternalTorchDynamoError(PendingUnbackedSymbolNotFound) where a
+            # captured size flows into an output (transformers 5's Encodec pads by
+            # a tensor amount): Dynamo raises instead of running the frame eagerly.
+            raised = error
         breaks = output_graph.graph_break_reasons[reasons:]
         guards = [b for b in breaks if unbacked_guard(b.reason)]
-        if counters["frames"]["ok"] != ok and not guards:
+        if raised is None and counters["frames"]["ok"] != ok and not guards:
             return result
         # Thrown away: the attempt's break records and graphs are not counted.
         del output_graph.graph_break_reasons[reasons:]
         counters["stats"]["unique_graphs"] = graphs
-        if counters["frames"]["ok"] != ok:  # compiled, but a captured value met a guard: the break moved
+        if raised is None and counters["frames"]["ok"] != ok:  # compiled, but a captured value met a guard
             _WITHOUT_CAPTURE[code] = f"a captured value meets a guard: {_why(guards[0])}"
         else:
-            error = _error_text(_ACTIVE.error) or (_why(breaks[0]) if breaks else "no reason given")
+            error = _error_text(raised or _ACTIVE.error) or (_why(breaks[0]) if breaks else "no reason given")
             _WITHOUT_CAPTURE[code] = f"Dynamo cannot compile the frame with the switches on: {error}"
         logger.debug("graphmend: %s (%s:%d) does not compile with [capture] on (%s); compiling it without",
                      code.co_name, code.co_filename, code.co_firstlineno, _WITHOUT_CAPTURE[code])

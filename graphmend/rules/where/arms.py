@@ -29,10 +29,12 @@ import enum
 import libcst as cst
 import libcst.matchers as m
 
+from graphmend.analysis import api
 from graphmend.analysis.bindings import (
     assigned_targets,
     definitely_bound,
     else_statements,
+    name_uses,
     path_to,
     read_before_bound,
     statements,
@@ -390,6 +392,7 @@ def predicated(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Ar
     results: dict[str, cst.Name] = {}
     path = [*ctx.ancestors]
     truth_values = _check_not_constant(ctx, arms, live)
+    _check_static_sizes(ctx, original, arms)
     by_cond = None
     # Merged as 0-dim bool tensors, truth values carry no gradient.
     graded = [*(n for n in names if n in live and n not in truth_values), *([RETURN] if returns else [])]
@@ -598,3 +601,91 @@ def _check_not_constant(ctx: Context, arms: Sequence[Arm], live: set[str]) -> se
                         truth_values.add(target.value)
     return truth_values
 
+
+def _check_static_sizes(ctx: Context, original: cst.If, arms: Sequence[Arm]) -> None:
+    """Decline where a branch sizes a tensor by a value the test's tensor may
+    have given (``F.pad(x, (0, n))`` with ``n = max_pad - length + 1`` under
+    ``if length <= max_pad:``, ``max_pad`` a tensor): the branch's shapes
+    would depend on the data, which ``torch.where`` cannot merge and Dynamo
+    breaks on inside the branch, so the rewrite would keep the break.  The
+    names that may carry the test's tensor are those the test reads that some
+    binding does not make static, and what the branches compute from them."""
+    facts = ctx.facts
+    bindings: dict[str, list[cst.BaseExpression]] = {}
+    for assignment in m.findall(facts.function.body, m.Assign(targets=[m.AssignTarget(m.Name())])):
+        bindings.setdefault(assignment.targets[0].target.value, []).append(assignment.value)
+    stores = name_uses(facts.function.body).stores
+    static: set[str] = set()
+    changed = True
+    while changed:  # names every binding of which is a size read from a shape, to a fixed point
+        changed = False
+        for name, values in bindings.items():
+            if name not in static and name not in facts.parameters and len(values) == stores.count(name) and all(
+                    _static_size(facts, v, static) for v in values):
+                static.add(name)
+                changed = True
+    carried = {n.value for n in m.findall(original.test, m.Name())} - static
+    if not carried:
+        return
+    statements_ = [s for arm in arms for s in arm.original]
+    changed = True
+    while changed:  # what the branches compute from them, to a fixed point
+        changed = False
+        for statement in statements_:
+            for assignment in m.findall(statement, m.Assign(targets=[m.AssignTarget(m.Name())])):
+                target = assignment.targets[0].target.value
+                if target not in carried and not _static_size(facts, assignment.value, static) and _reads(
+                        assignment.value, carried):
+                    carried.add(target)
+                    changed = True
+    for statement in statements_:
+        for call in m.findall(statement, m.Call()):
+            for size in _size_arguments(facts, call):
+                if not _static_size(facts, size, static) and _reads(size, carried):
+                    raise Declined(f"`{code(size)}` sizes `{code(call.func)}()` and may be a tensor: "
+                                   "the branch's shapes would depend on the data")
+
+
+def _static_size(facts, expr: cst.BaseExpression, static: set[str]) -> bool:
+    """Whether ``expr`` is a Python number whatever the data: a constant, a
+    shape or size read (``x.shape[1]``, ``x.size(0)``, ``len(x)``, which
+    Dynamo keeps symbolic, never data-dependent), a name in ``static``, or
+    arithmetic and tuples of these."""
+    if facts.is_static(expr) or isinstance(expr, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(expr, cst.Name):
+        return expr.value in static
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value in api.STATIC_ATTRIBUTES
+    if isinstance(expr, cst.Subscript):
+        return _static_size(facts, expr.value, static)
+    if isinstance(expr, cst.Call):
+        return (isinstance(expr.func, cst.Attribute) and expr.func.attr.value in api.STATIC_METHODS) or (
+            facts.qualified_name(expr.func) == "builtins.len")
+    if isinstance(expr, cst.UnaryOperation):
+        return _static_size(facts, expr.expression, static)
+    if isinstance(expr, cst.BinaryOperation):
+        return _static_size(facts, expr.left, static) and _static_size(facts, expr.right, static)
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return all(_static_size(facts, e.value, static) for e in expr.elements)
+    return False
+
+
+def _reads(expr: cst.BaseExpression, names: set[str]) -> bool:
+    return any(n.value in names for n in m.findall(expr, m.Name()))
+
+
+def _size_arguments(facts, call: cst.Call) -> list[cst.BaseExpression]:
+    """The arguments of ``call`` that are sizes (:data:`api.SIZE_FUNCTION_POSITIONS`)."""
+    name = call.func.attr.value if isinstance(call.func, cst.Attribute) else (
+        call.func.value if isinstance(call.func, cst.Name) else None)
+    qualified = facts.qualified_name(call.func)
+    if qualified is not None and qualified.rpartition(".")[0] in api.OPERATION_NAMESPACES:
+        positions = api.SIZE_FUNCTION_POSITIONS.get(name, ())
+    elif isinstance(call.func, cst.Attribute) and name in api.SIZE_METHODS:
+        positions = None
+    else:
+        return []
+    positional = [a.value for a in call.args if a.keyword is None and a.star == ""]
+    sizes = positional if positions is None else [positional[i] for i in positions if i < len(positional)]
+    return sizes + [a.value for a in call.args if a.keyword is not None and a.keyword.value in api.SIZE_KEYWORDS]
