@@ -10,7 +10,11 @@ graphmend cache), repeated and interleaved where there is a comparison:
   transformers, with the number of sites it finds;
 * mending T5 from a diagnosis (``graphmend.api.mend_report``, what
   ``graphmend.compile(..., diagnose=True)`` does) with an empty cache, in a
-  process that has already built and diagnosed the model.
+  process that has already built and diagnosed the model;
+* the reach walk ``graphmend.compile`` starts with (``graphmend.reach``):
+  functions reached, objects visited and the walk's time (median of 5), for
+  T5, a torchmetrics metric and torchdiffeq's dopri5 solver (the ecosystem
+  rows, where those libraries are installed).
 """
 
 from __future__ import annotations
@@ -55,6 +59,28 @@ print(json.dumps({"seconds": time.perf_counter() - start, "functions": len(mende
 """
 
 
+_REACH = """
+import json, statistics, warnings
+warnings.filterwarnings("ignore")
+from benchmarks import corpus, ecosystem
+from graphmend.reach import reach
+row = corpus.ROWS["t5"]
+targets = {"T5 (module)": (row.model(), row.inputs()[0])}
+for name in ("tm_pearson", "odeint_dopri5"):
+    try:
+        function, args, _ = ecosystem.get(name).make(False)
+    except ImportError:  # the ecosystem's libraries are an extra
+        continue
+    targets[f"{ecosystem.get(name).title} ({name})"] = (function, args)
+results = {}
+for title, (obj, args) in targets.items():
+    walks = [reach(obj, args) for _ in range(5)]
+    results[title] = {"functions": len(walks[0].functions), "visited": walks[0].visited,
+                      "ms": statistics.median(w.seconds for w in walks) * 1e3}
+print(json.dumps(results))
+"""
+
+
 def run(repetitions: int = 5) -> dict:
     t5 = _transformers_models() / "t5" / "modeling_t5.py"
     results: dict = {}
@@ -92,6 +118,8 @@ def run(repetitions: int = 5) -> dict:
                                        env={**os.environ, "GRAPHMEND_CACHE_DIR": cache}, check=True)
             mend_times.append(json.loads(completed.stdout.strip().splitlines()[-1])["seconds"])
     results["t5_mend_from_diagnosis_s"] = Spread.of(mend_times)
+    completed = subprocess.run([sys.executable, "-c", _REACH], capture_output=True, text=True, check=True)
+    results["reach"] = json.loads(completed.stdout.strip().splitlines()[-1])
     results["cores"] = os.cpu_count()
     return results
 
@@ -107,6 +135,8 @@ def markdown(results: dict) -> str:
         f"{results['all_modeling_lines']:,} lines), {results['cores']} cores | {results['all_modeling_s']:.0f} s, "
         f"{results['all_modeling_sites']} sites, {results['all_modeling_errors']} errors |",
         f"| mend T5 from a diagnosis, empty cache | {results['t5_mend_from_diagnosis_s'].text('.2f')} s |",
+        *(f"| reach walk of {title}: {r['functions']} functions, {r['visited']} objects visited | {r['ms']:.1f} ms |"
+          for title, r in results["reach"].items()),
     ]) + "\n"
 
 
