@@ -517,9 +517,7 @@ class _FileTarget(Target):
         head, _, attribute = dotted.partition(".")
         if self.owner is not None and head == receiver_of(self._method()):
             return self.of_method(self.parsed, self.owner, attribute, self.imported)
-        if dotted in _module_defs(self.parsed):
-            return _FileTarget(self.parsed, dotted, imported=self.imported)
-        return self.imported(self.parsed, dotted) if self.imported is not None else None
+        return file_target(self.parsed, dotted, self.imported)
 
     @classmethod
     def of_method(cls, parsed: ParsedFile, owner: str, name: str, imported: Imported | None) -> Target | str:
@@ -601,21 +599,38 @@ def _bound_by(statement: ast.stmt) -> list[str]:
 
 _DEFS: weakref.WeakKeyDictionary[ParsedFile, dict[str, ast.AST]] = weakref.WeakKeyDictionary()
 _STORES: weakref.WeakKeyDictionary[ParsedFile, dict[str, ast.AST]] = weakref.WeakKeyDictionary()
+_SINGLE: weakref.WeakKeyDictionary[ParsedFile, frozenset[str]] = weakref.WeakKeyDictionary()
 
 
-def _module_defs(parsed: ParsedFile) -> dict[str, ast.AST]:
-    """The file's module-level defs, by name; a name bound twice (or by
-    anything else too) is left out: which one a call reaches is not known."""
-    defs = _DEFS.get(parsed)
-    if defs is None:
+def single_bindings(parsed: ParsedFile) -> frozenset[str]:
+    """The names the file's module-level statements bind once (which one
+    a global name holds is known)."""
+    bound = _SINGLE.get(parsed)
+    if bound is None:
         counts: dict[str, int] = {}
         for statement in parsed.tree.body:
             for name in _bound_by(statement):
                 counts[name] = counts.get(name, 0) + 1
-        defs = {statement.name: statement for statement in parsed.tree.body
-                if isinstance(statement, DEFS) and counts[statement.name] == 1}
-        _DEFS[parsed] = defs
+        bound = _SINGLE[parsed] = frozenset(name for name, count in counts.items() if count == 1)
+    return bound
+
+
+def _module_defs(parsed: ParsedFile) -> dict[str, ast.AST]:
+    """The file's module-level defs bound once, by name."""
+    defs = _DEFS.get(parsed)
+    if defs is None:
+        once = single_bindings(parsed)
+        defs = _DEFS[parsed] = {statement.name: statement for statement in parsed.tree.body
+                                if isinstance(statement, DEFS) and statement.name in once}
     return defs
+
+
+def file_target(parsed: ParsedFile, dotted: str, imported: Imported | None = None) -> Target | None:
+    """The target a global (dotted) name of ``parsed`` holds: a module-level
+    def of it, or, through ``imported``, of another file."""
+    if dotted in _module_defs(parsed):
+        return _FileTarget(parsed, dotted, imported=imported)
+    return imported(parsed, dotted) if imported is not None else None
 
 
 def called_names(nodes: Iterable[ast.AST]) -> set[str]:
@@ -665,12 +680,9 @@ def static_summaries(parsed: ParsedFile, nodes: Iterable[ast.AST], imported: Imp
     summarizer = Summarizer()
     found: dict[str, Summary] = {}
     for dotted in sorted(called_names(nodes)):
-        if dotted in _module_defs(parsed):
-            found[dotted] = summarizer.of(_FileTarget(parsed, dotted, imported=imported))
-        elif imported is not None:
-            target = imported(parsed, dotted)
-            if target is not None:
-                found[dotted] = summarizer.of(target)
+        target = file_target(parsed, dotted, imported)
+        if target is not None:
+            found[dotted] = summarizer.of(target)
     for function in (node for root in nodes for node in ast.walk(root) if isinstance(node, DEFS)):
         owner = _method_owner(parsed, function)
         for name in sorted(receiver_calls(function)) if owner is not None else ():
