@@ -381,6 +381,17 @@ def test_fixture_calling_a_helper_is_equivalent(case: str, tmp_path: Path) -> No
     assert result.sites and not result.skips
 
 
+def test_a_loop_carrying_its_previous_value_becomes_one_graph(tmp_path: Path) -> None:
+    """kornia's hysteresis loop: ``edges_old = edges`` carries the value the
+    body was given, which torch.while_loop takes as a copy."""
+    edges, kernel = _edges()
+    source = (FIXTURES / "where" / "while_carries_the_previous_value.in.py").read_text()
+    with torch.no_grad():
+        result = check_equivalent(source, "hysteresis", [(edges, kernel), (torch.zeros_like(edges), kernel)],
+                                  tmp_path, rules=["where"])
+    assert [site.lineno for site in result.sites] == [16] and not result.skips
+
+
 GRADIENT_SOURCE = '''
 import torch
 
