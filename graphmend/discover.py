@@ -273,7 +273,8 @@ def _receiver_method(owner: type, name: str) -> Target | str | None:
     function every class an instance may have (``owner`` and its
     subclasses loaded now) finds for ``name``, read unless a file of those
     classes stores an attribute ``name`` (an instance may hold its own);
-    else why not (None: a function graphmend does not read)."""
+    else why not (None: no class binds it, or a function graphmend does
+    not read)."""
     classes = _subclasses(owner)
     resolved: list[tuple[Any, type]] = []
     for cls in classes:
@@ -284,10 +285,12 @@ def _receiver_method(owner: type, name: str) -> Target | str | None:
         return (f"is overridden in {resolved[1][1].__qualname__} (which one runs depends on the object; "
                 "not read)")
     value = resolved[0][0]
+    if value is None:
+        return None  # no class binds it: a submodule, a parameter, an instance's attribute
     if isinstance(value, staticmethod):
         return _LiveTarget.of(value.__func__)
     if not isinstance(value, types.FunctionType):
-        return f"is not a method of {owner.__qualname__} (an attribute, a submodule or a {type(value).__name__})"
+        return f"is not a method of {owner.__qualname__} (a {type(value).__name__})"
     for cls in {k: None for c in classes for k in c.__mro__}:
         if "__getattribute__" in cls.__dict__ and cls is not object:
             return f"is looked up by {cls.__qualname__}.__getattribute__ (not read)"

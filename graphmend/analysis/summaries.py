@@ -29,7 +29,9 @@ and every subclass loaded resolve the name to the same function, and no
 file of theirs stores an attribute of that name (an instance may hold its
 own); statically, only when the class is final in the file (no class of
 the file derives from it) and the name resolves in the file.  Otherwise
-the call stays unreadable, and the summary says why.
+the call stays unreadable, and the summary says why.  A name no class
+binds (a submodule, ``self.norm``) gets no summary: the rules judge that
+call as they judge any other.
 
 Conservative where it must be: a helper is pure only when every statement
 is an assignment to a local name, a ``return``, ``pass``, a docstring or an
@@ -520,9 +522,9 @@ class _FileTarget(Target):
         return file_target(self.parsed, dotted, self.imported)
 
     @classmethod
-    def of_method(cls, parsed: ParsedFile, owner: str, name: str, imported: Imported | None) -> Target | str:
+    def of_method(cls, parsed: ParsedFile, owner: str, name: str, imported: Imported | None) -> Target | str | None:
         found = _file_method(parsed, owner, name)
-        return found if isinstance(found, str) else cls(parsed, name, owner, imported)
+        return found if found is None or isinstance(found, str) else cls(parsed, name, owner, imported)
 
 
 def _file_classes(parsed: ParsedFile) -> dict[str, ast.ClassDef]:
@@ -537,11 +539,13 @@ def _file_classes(parsed: ParsedFile) -> dict[str, ast.ClassDef]:
     return classes
 
 
-def _file_method(parsed: ParsedFile, owner: str, name: str) -> ast.AST | str:
+def _file_method(parsed: ParsedFile, owner: str, name: str) -> ast.AST | str | None:
     """The def an instance of the file's class ``owner`` finds for ``name``,
     when the class is final in the file (a class of another file deriving
     from it is not seen) and the name is a def of it or of its single line
-    of bases in the file; else why not."""
+    of bases in the file; else why not; None where no class of that line
+    binds the name (a submodule, an attribute, a base's method: no method
+    the file defines)."""
     classes = _file_classes(parsed)
     current = classes.get(owner)
     if current is None:
@@ -560,8 +564,10 @@ def _file_method(parsed: ParsedFile, owner: str, name: str) -> ast.AST | str:
                 return bound[0]
             return f"is bound otherwise in {current.name} (not read)"
         bases = [classes.get(ast.unparse(base)) for base in current.bases]
-        if len(bases) != 1 or bases[0] is None or current.keywords:
-            return f"is not a method {owner} defines in the file (not read)"
+        if any(base is not None for base in bases) and (len(bases) != 1 or current.keywords):
+            return f"may be defined by one of {current.name}'s bases (not read)"
+        if not bases or bases[0] is None:
+            return None
         current = bases[0]
 
 
@@ -687,5 +693,7 @@ def static_summaries(parsed: ParsedFile, nodes: Iterable[ast.AST], imported: Imp
         owner = _method_owner(parsed, function)
         for name in sorted(receiver_calls(function)) if owner is not None else ():
             target = _FileTarget.of_method(parsed, owner, name, imported)
-            found[method_key(owner, name)] = unreadable(target) if isinstance(target, str) else summarizer.of(target)
+            if target is not None:
+                found[method_key(owner, name)] = (
+                    unreadable(target) if isinstance(target, str) else summarizer.of(target))
     return frozenset(found.items())
