@@ -437,6 +437,7 @@ def _gradients(fn, x: torch.Tensor):
 METHOD_FIXTURE_CASES = {
     "where/pure_method_in_an_arm": ("SoftClip", (2.0,), [_t(1, 5), _t(1, -1)]),
     "where/pure_inherited_method_in_an_arm": ("Centered", (), [_t(1, 5), _t(-1, -3)]),
+    "where/pure_method_in_a_while_body": ("Settle", (0.5,), [_t(7, -3), _t(0.5, 0.25)]),
 }
 
 
