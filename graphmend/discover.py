@@ -23,8 +23,8 @@ from typing import Any
 
 import torch
 
-from graphmend.analysis.source import ModuleNames, first_line, parse_file
 from graphmend import swap
+from graphmend.analysis.source import ModuleNames, first_line, parse_file
 from graphmend.analysis.summaries import (Summarizer, Summary, Target, method_key, receiver_calls, stores_attribute,
                                           unreadable)
 from graphmend.analysis.summaries import called_names as summary_called_names
@@ -301,8 +301,7 @@ def _receiver_method(owner: type, name: str) -> Target | str | None:
         store = stores_attribute(parsed, name) if parsed is not None else None
         if store is not None:
             return f"may be an instance's own attribute (`{ast.unparse(store)}` in {os.path.basename(filename)})"
-    target = _LiveTarget.of(value)
-    return None if target is None else _LiveTarget(value, owner)
+    return None if _foreign(value) else _LiveTarget(value, owner)
 
 
 def code_names(code: types.CodeType) -> set[str]:

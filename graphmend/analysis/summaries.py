@@ -195,7 +195,8 @@ class _Reader:
         self.callee = callee
         args = function.args
         self.params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a}
-        stored = {node.id for node in _own_nodes(function) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+        stored = {node.id for node in _own_nodes(function)
+                  if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
         self.locals = self.params | stored
         #: A method's receiver (never rebound), whose methods ``callee`` resolves.
         self.receiver = receiver_of(function) if method else None
