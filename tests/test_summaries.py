@@ -438,13 +438,14 @@ METHOD_FIXTURE_CASES = {
     "where/pure_method_in_an_arm": ("SoftClip", (2.0,), [_t(1, 5), _t(1, -1)]),
     "where/pure_inherited_method_in_an_arm": ("Centered", (), [_t(1, 5), _t(-1, -3)]),
     "where/pure_method_in_a_while_body": ("Settle", (0.5,), [_t(7, -3), _t(0.5, 0.25)]),
+    "trap/message_calls_a_pure_method": ("Checked", (), [_t(1, -2), _t(1, float("nan"))]),
 }
 
 
 @pytest.mark.parametrize("case", sorted(METHOD_FIXTURE_CASES))
 def test_fixture_calling_a_method_is_equivalent(case: str, tmp_path: Path) -> None:
-    """Both arms taken, eagerly and compiled, in one graph; under autograd
-    (``torch.cond``), the original's values and gradients."""
+    """Both arms taken (or the check failing), eagerly and compiled, in one
+    graph; under autograd, the original's values and gradients."""
     from graphmend.compare import first_difference
     from harness import mend_source
 
@@ -460,6 +461,8 @@ def test_fixture_calling_a_method_is_equivalent(case: str, tmp_path: Path) -> No
             outcome, count = compiled_outcome(after, x.clone())
         assert_same_outcome(expected, outcome, "compiled")
         assert count == 1
+        if expected.error is not None:
+            continue  # raised: no gradients
         expected = _gradients(before, x)
         assert first_difference(expected, _gradients(after, x)) is None
         torch._dynamo.reset()
