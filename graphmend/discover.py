@@ -23,8 +23,10 @@ from typing import Any
 
 import torch
 
+from graphmend import swap
 from graphmend.analysis.source import ModuleNames, first_line, parse_file
-from graphmend.analysis.summaries import Summarizer, Summary, Target
+from graphmend.analysis.summaries import (Summarizer, Summary, Target, method_key, receiver_calls, stores_attribute,
+                                          unreadable)
 from graphmend.analysis.summaries import called_names as summary_called_names
 from graphmend.resolve import Unmendable, chain
 
@@ -204,15 +206,102 @@ def callee_summaries_of(function: types.FunctionType, summarizer: Summarizer | N
     function graphmend can read, each with its summary (see
     :mod:`graphmend.analysis.summaries`): read from the source of the
     objects they hold now, and, recursively, of the functions those call.
-    torch's, the standard library's and graphmend's own functions are left
-    out (a call of one stays "may have effects")."""
+    Calls through a module (``ops.f(x)``) are keyed by their dotted name;
+    a method's calls on its receiver (``self.helper(x)``) by
+    :func:`~graphmend.analysis.summaries.method_key`, read through the
+    method's class and every subclass of it loaded now.  torch's, the
+    standard library's and graphmend's own functions are left out (a call
+    of one stays "may have effects")."""
     summarizer = summarizer or Summarizer()
-    found = []
-    for name in sorted(code_names(function.__code__)):
+    code = function.__code__
+    found = {}
+    for name in sorted(code_names(code)):
         target = _LiveTarget.of(function.__globals__.get(name))
         if target is not None:
-            found.append((name, summarizer.of(target)))
-    return frozenset(found)
+            found[name] = summarizer.of(target)
+    node = _def_of(function)
+    if node is None:
+        return frozenset(found.items())
+    caller = _LiveTarget(function)
+    local = {*code.co_varnames, *code.co_cellvars}
+    for dotted in sorted(summary_called_names([node])):
+        if "." in dotted and dotted.partition(".")[0] not in local:
+            target = caller.resolve(dotted)
+            if target is not None:
+                found[dotted] = summarizer.of(target)
+    owner = _method_owner(function)
+    for name in sorted(receiver_calls(node)) if owner is not None else ():
+        target = _receiver_method(owner, name)
+        if target is not None:
+            found[method_key(owner.__qualname__, name)] = (
+                summarizer.of(target) if isinstance(target, Target) else unreadable(target))
+    return frozenset(found.items())
+
+
+def _def_of(function: types.FunctionType) -> ast.AST | None:
+    """The def ``function``'s original code compiled from."""
+    patch = swap.PATCHES.get(function)
+    code = patch.original_code if patch is not None else function.__code__
+    parsed = parse_file(code.co_filename, function.__globals__)
+    return parsed.def_of(code) if parsed is not None else None
+
+
+def _method_owner(function: types.FunctionType) -> type | None:
+    """The class ``function`` is an (undecorated, plain) method of, found
+    through its qualified name from its module's globals."""
+    *path, name = function.__qualname__.split(".")
+    owner = function.__globals__.get(path[0]) if path else None
+    for part in path[1:]:
+        owner = getattr(owner, "__dict__", {}).get(part)
+    return owner if isinstance(owner, type) and owner.__dict__.get(name) is function else None
+
+
+def _subclasses(cls: type) -> list[type]:
+    """``cls`` and every subclass of it loaded now, recursively."""
+    found = {cls: None}
+    pending = [cls]
+    while pending:
+        for sub in type.__subclasses__(pending.pop()):
+            if sub not in found:
+                found[sub] = None
+                pending.append(sub)
+    return list(found)
+
+
+def _receiver_method(owner: type, name: str) -> Target | str | None:
+    """What ``self.name(...)`` calls in a method of ``owner``: the one
+    function every class an instance may have (``owner`` and its
+    subclasses loaded now) finds for ``name``, read unless a file of those
+    classes stores an attribute ``name`` (an instance may hold its own);
+    else why not (None: no class binds it, or a function graphmend does
+    not read)."""
+    classes = _subclasses(owner)
+    resolved: list[tuple[Any, type]] = []
+    for cls in classes:
+        value = next((k.__dict__[name] for k in cls.__mro__ if name in k.__dict__), None)
+        if not any(value is other for other, _ in resolved):
+            resolved.append((value, cls))
+    if len(resolved) > 1:
+        return (f"is overridden in {resolved[1][1].__qualname__} (which one runs depends on the object; "
+                "not read)")
+    value = resolved[0][0]
+    if value is None:
+        return None  # no class binds it: a submodule, a parameter, an instance's attribute
+    if isinstance(value, staticmethod):
+        return _LiveTarget.of(value.__func__)
+    if not isinstance(value, types.FunctionType):
+        return f"is not a method of {owner.__qualname__} (a {type(value).__name__})"
+    for cls in {k: None for c in classes for k in c.__mro__}:
+        if "__getattribute__" in cls.__dict__ and cls is not object:
+            return f"is looked up by {cls.__qualname__}.__getattribute__ (not read)"
+        module = sys.modules.get(cls.__module__)
+        filename = getattr(module, "__dict__", {}).get("__file__")
+        parsed = parse_file(filename, module.__dict__) if isinstance(filename, str) and not foreign_module(
+            cls.__module__) else None
+        store = stores_attribute(parsed, name) if parsed is not None else None
+        if store is not None:
+            return f"may be an instance's own attribute (`{ast.unparse(store)}` in {os.path.basename(filename)})"
+    return None if _foreign(value) else _LiveTarget(value, owner)
 
 
 def code_names(code: types.CodeType) -> set[str]:
@@ -227,12 +316,15 @@ def code_names(code: types.CodeType) -> set[str]:
 
 
 class _LiveTarget(Target):
-    """A live Python function: its source by :func:`parse_file`, its global
-    names by its ``__globals__`` and closure cells."""
+    """A live Python function: its source by :func:`parse_file` (a mended
+    one's: what runs), its global names by its ``__globals__`` and closure
+    cells; a method of ``owner`` also its receiver's methods."""
 
-    def __init__(self, function: types.FunctionType) -> None:
+    def __init__(self, function: types.FunctionType, owner: type | None = None) -> None:
         self.function = function
-        self.key = function.__code__, id(function.__globals__)
+        self.owner = owner
+        self.method = owner is not None
+        self.key = function.__code__, id(function.__globals__), owner
 
     @classmethod
     def of(cls, value: Any) -> _LiveTarget | None:
@@ -245,9 +337,13 @@ class _LiveTarget(Target):
     def source(self) -> tuple[ast.AST, ModuleNames] | str:
         function = self.function
         code = function.__code__
-        if "__wrapped__" in function.__dict__:
+        patch = swap.PATCHES.get(function)
+        if "__wrapped__" in function.__dict__ and (patch is None or not patch.set_wrapped):
             return "is a wrapper (what it calls is not read)"
         parsed = parse_file(code.co_filename, function.__globals__)
+        if patch is not None:  # mended: what runs is the rewritten def
+            return (ast.parse(patch.mended_source).body[0], parsed.module_names) if parsed is not None else (
+                "has no source")
         node = parsed.def_of(code) if parsed is not None else None
         if node is None:
             return "has no source"
@@ -256,10 +352,12 @@ class _LiveTarget(Target):
             return "has a source that does not match its code (file edited since import?)"
         return node, parsed.module_names
 
-    def resolve(self, dotted: str) -> Target | None:
+    def resolve(self, dotted: str) -> Target | str | None:
         function = self.function
         head, *rest = dotted.split(".")
         code = function.__code__
+        if self.owner is not None and code.co_argcount and head == code.co_varnames[0]:
+            return _receiver_method(self.owner, rest[0])
         if head in code.co_freevars:
             try:
                 value = function.__closure__[code.co_freevars.index(head)].cell_contents

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from graphmend.analysis.project import imported_effect_helpers
+from graphmend.analysis.project import imported_effect_helpers, imported_target
 from graphmend.analysis.source import collector_paused
 from graphmend.errors import SourceError
 from graphmend.pipeline import TransformResult, transform_source
@@ -139,7 +139,8 @@ def fix_file(path: str, *, rules: Iterable[str] | None, write: bool) -> FileResu
             helpers = imported_effect_helpers(path, ast.parse(text, path))
         except SyntaxError as err:
             raise SourceError(path, err.lineno or 1, err.msg) from None
-        outcome.result = transform_source(text, rules=rules, filename=path, effect_helpers=helpers)
+        outcome.result = transform_source(text, rules=rules, filename=path, effect_helpers=helpers,
+                                          imported=imported_target)
         if write and outcome.changed:
             _replace_atomically(path, outcome.result.code.encode(encoding))
     except SourceError as err:

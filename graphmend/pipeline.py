@@ -53,7 +53,7 @@ from graphmend.analysis.bindings import iter_children, path_to
 from graphmend.analysis.facts import FunctionFacts, Metadata
 from graphmend.analysis.scan import candidate_units
 from graphmend.analysis.source import Skeleton, parse_text
-from graphmend.analysis.summaries import Summary, static_summaries
+from graphmend.analysis.summaries import Imported, Summary, static_summaries
 from graphmend.conventions import RUNTIME_ALIAS, RUNTIME_MODULE
 from graphmend.errors import SourceError
 from graphmend.rules import defer, trap, unique_reads, where
@@ -326,6 +326,7 @@ def transform_source(
     filename: str = "<string>",
     effect_helpers: frozenset[str] = frozenset(),
     callees: frozenset[tuple[str, Summary]] = frozenset(),
+    imported: Imported | None = None,
 ) -> TransformResult:
     """Apply the selected rules to the module ``source``.
 
@@ -333,7 +334,8 @@ def transform_source(
     sites a diagnosis reported); ``None`` lets each rule match statically;
     ``also_static`` does both.  ``callees``: summaries of the functions
     global names hold (see :attr:`RuleOptions.callees`), read from live
-    objects; they replace those read from the file's own defs.
+    objects; they replace those read from the file's own defs, and from
+    the other files ``imported`` leads to (see :func:`static_summaries`).
     Raises :class:`SourceError` when ``source`` does not parse.
     """
     try:
@@ -350,7 +352,7 @@ def transform_source(
         return TransformResult(source, False, (), ())
     skeleton = parsed.skeleton(units)
     options = RuleOptions(rules=frozenset(selected), lines=lines, also_static=also_static, effect_helpers=helpers,
-                          callees=frozenset({**dict(static_summaries(parsed, [unit.node for unit in units])),
+                          callees=frozenset({**dict(static_summaries(parsed, [unit.node for unit in units], imported)),
                                              **dict(callees)}.items()))
     result = transform_skeleton(skeleton, options, filename)
     out = list(parsed.lines)

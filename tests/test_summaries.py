@@ -381,6 +381,17 @@ def test_fixture_calling_a_helper_is_equivalent(case: str, tmp_path: Path) -> No
     assert result.sites and not result.skips
 
 
+def test_a_loop_carrying_its_previous_value_becomes_one_graph(tmp_path: Path) -> None:
+    """kornia's hysteresis loop: ``edges_old = edges`` carries the value the
+    body was given, which torch.while_loop takes as a copy."""
+    edges, kernel = _edges()
+    source = (FIXTURES / "where" / "while_carries_the_previous_value.in.py").read_text()
+    with torch.no_grad():
+        result = check_equivalent(source, "hysteresis", [(edges, kernel), (torch.zeros_like(edges), kernel)],
+                                  tmp_path, rules=["where"])
+    assert [site.lineno for site in result.sites] == [16] and not result.skips
+
+
 GRADIENT_SOURCE = '''
 import torch
 
@@ -419,3 +430,145 @@ def _gradients(fn, x: torch.Tensor):
     value = fn(leaf)
     value.sum().backward()
     return value.detach(), leaf.grad
+
+
+# -- methods: ``self.helper(x)`` in a method, resolved through the class -------------------
+
+METHOD_FIXTURE_CASES = {
+    "where/pure_method_in_an_arm": ("SoftClip", (2.0,), [_t(1, 5), _t(1, -1)]),
+    "where/pure_inherited_method_in_an_arm": ("Centered", (), [_t(1, 5), _t(-1, -3)]),
+    "where/pure_method_in_a_while_body": ("Settle", (0.5,), [_t(7, -3), _t(0.5, 0.25)]),
+    "trap/message_calls_a_pure_method": ("Checked", (), [_t(1, -2), _t(1, float("nan"))]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(METHOD_FIXTURE_CASES))
+def test_fixture_calling_a_method_is_equivalent(case: str, tmp_path: Path) -> None:
+    """Both arms taken (or the check failing), eagerly and compiled, in one
+    graph; under autograd, the original's values and gradients."""
+    from graphmend.compare import first_difference
+    from harness import mend_source
+
+    class_name, init, inputs = METHOD_FIXTURE_CASES[case]
+    rule, name = case.split("/")
+    original, mended, result = mend_source((FIXTURES / rule / f"{name}.in.py").read_text(), tmp_path, rules=[rule])
+    assert result.sites and not result.skips
+    before, after = getattr(original, class_name)(*init), getattr(mended, class_name)(*init)
+    for x in inputs:
+        with torch.no_grad():
+            expected = capture(before, x.clone())
+            assert_same_outcome(expected, capture(after, x.clone()), "eager")
+            outcome, count = compiled_outcome(after, x.clone())
+        assert_same_outcome(expected, outcome, "compiled")
+        assert count == 1
+        if expected.error is not None:
+            continue  # raised: no gradients
+        expected = _gradients(before, x)
+        assert first_difference(expected, _gradients(after, x)) is None
+        torch._dynamo.reset()
+        assert first_difference(expected, _gradients(torch.compile(after, backend="eager"), x)) is None
+
+
+CLIP_LIBRARY = '''
+import torch
+
+
+def _shift(x, s):
+    return x * s + 1
+
+
+def _announce(x):
+    print("announcing")
+    return x
+
+
+class Clip(torch.nn.Module):
+    def _step(self, x):
+        return x.clamp(-1, 1) * 2
+
+    def forward(self, x):
+        if x.sum() > 0:
+            x = self._step(x)
+        return x
+'''
+
+CLIP_USER = '''
+import torch
+import {library} as ops
+from {library} import Clip, _announce
+
+
+def through_module(x, s):
+    if x.sum() > 0:
+        x = ops._shift(x, s)
+    return x
+
+
+def calls_announce(x):
+    return _announce(x)
+
+
+class LoudClip(Clip):
+    def _step(self, x):
+        print("clipping")
+        return x.clamp(-1, 1) * 2
+'''
+
+
+@pytest.fixture
+def clip_modules(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRAPHMEND_CACHE_DIR", str(tmp_path / "cache"))
+    library = load_module(CLIP_LIBRARY, tmp_path, "clip_library")
+    yield library, lambda: load_module(CLIP_USER.format(library=library.__name__), tmp_path, "clip_user")
+    for name in [name for name in sys.modules if name.startswith(("gm_case_clip_library", "gm_case_clip_user"))]:
+        sys.modules.pop(name)
+
+
+def test_a_method_of_a_live_class_without_overrides_is_read_and_merged(clip_modules):
+    library, _ = clip_modules
+    assert dict(discover.callee_summaries_of(library.Clip.forward))["Clip()._step"].pure
+    clip = library.Clip()
+    graphmend.mend(clip, rules=["where"])
+    assert "_graphmend.both_arms" in graphmend.show(clip.forward)
+    original = library.Clip.forward.__wrapped__
+    for x in (_t(0.5, 3), _t(-0.5, -3)):
+        with torch.no_grad():
+            expected = capture(original, clip, x)
+            assert_same_outcome(expected, capture(clip, x), "eager")
+            outcome, count = compiled_outcome(clip, x)
+        assert_same_outcome(expected, outcome, "compiled")
+        assert count == 1
+
+
+def test_a_method_a_loaded_subclass_overrides_is_not_read(clip_modules):
+    """``LoudClip`` prints in its ``_step``: which one runs depends on the
+    object, so ``Clip.forward``'s arm stays (named), for every instance."""
+    library, load_user = clip_modules
+    user = load_user()
+    summary = dict(discover.callee_summaries_of(library.Clip.forward))["Clip()._step"]
+    assert summary.kind == "unreadable"
+    assert summary.effect == "is overridden in LoudClip (which one runs depends on the object; not read)"
+    graphmend.mend(user.LoudClip(), rules=["where"])
+    assert "__wrapped__" not in library.Clip.forward.__dict__  # not mended: the arm stays
+
+
+def test_a_function_called_through_a_module_object_is_read_and_merged(clip_modules):
+    _, load_user = clip_modules
+    user = load_user()
+    assert dict(discover.callee_summaries_of(user.through_module))["ops._shift"].pure
+    mended = graphmend.mend(user.through_module, rules=["where"])
+    assert "_graphmend.both_arms" in graphmend.show(mended)
+    for sign in (1, -1):
+        _mended_and_equal(mended, _t(1, 2) * sign, torch.tensor(3.0))
+
+
+def test_a_mended_helper_is_summarised_from_its_rewritten_source(clip_modules):
+    """What runs is the rewritten def: its summary reads that one (here a
+    call into graphmend's runtime, not read), not the file's original."""
+    library, load_user = clip_modules
+    user = load_user()
+    assert dict(discover.callee_summaries_of(user.calls_announce))["_announce"].effect == "prints"
+    graphmend.mend(library._announce, rules=["defer"])
+    assert "_graphmend" in graphmend.show(library._announce)
+    summary = dict(discover.callee_summaries_of(user.calls_announce))["_announce"]
+    assert summary.kind == "unreadable" and "_graphmend." in summary.effect

@@ -72,12 +72,13 @@ def call_impurity(call: cst.Call, qualified_name: QualifiedName, *, traced_error
         if any(m.matches(arg, m.Arg(keyword=m.Name("out"))) for arg in call.args):
             return f"calls {shown}(out=...), which writes its argument"
         return None
-    if isinstance(call.func, cst.Attribute) and call.func.attr.value in api.PURE_METHODS:
-        return None
+    # Before the tensor methods: ``self.norm(x)`` or ``ops.mean(x)`` may be a function of the same name.
     summary = callee(call) if callee is not None else None
     if summary is not None:
         effect = summary.traced_effect if traced_errors_fall_back else summary.effect
         return None if effect is None else f"calls {shown}(), which {effect}"
+    if isinstance(call.func, cst.Attribute) and call.func.attr.value in api.PURE_METHODS:
+        return None
     return f"calls {shown}(), which may have effects"
 
 
@@ -331,6 +332,9 @@ def alias_sources(value: cst.BaseExpression, qualified_name: QualifiedName | Non
                 written |= go(arg.value)
             elif arg.keyword is not None and arg.keyword.value == "inplace" and not m.matches(arg.value, m.Name("False")):
                 written |= name_uses(value).loads_names()
+        summary = callee(value) if callee is not None else None
+        if summary is not None:  # before the tensor methods, as in call_impurity
+            return written if summary.fresh else name_uses(value).loads_names()
         method = value.func.attr.value if isinstance(value.func, cst.Attribute) else None
         if method in _VIEW_METHODS:
             return go(value.func.value) | written
@@ -341,9 +345,6 @@ def alias_sources(value: cst.BaseExpression, qualified_name: QualifiedName | Non
             return written  # torch's operations make new tensors, but for views
         if isinstance(value.func, cst.Name) and value.func.value in api.PURE_BUILTINS:
             return set()
-        summary = callee(value) if callee is not None else None
-        if summary is not None and summary.fresh:
-            return written
         return name_uses(value).loads_names()  # an unknown call may hand back its argument
     return set()  # arithmetic, comparisons, literals: new values
 
@@ -733,6 +734,11 @@ def message_impurity(expr: cst.CSTNode, qualified_name: QualifiedName, static: C
                 if builtin in api.MESSAGE_READERS and not all(static(a.value) for a in node.args):
                     return f"{code(node)} reads a tensor's value"
                 continue
+            summary = callee(node) if callee is not None and function is None else None
+            if summary is not None:  # before the tensor methods, as in call_impurity
+                if summary.effect is None:
+                    continue
+                return f"calls {code(node.func)}(), which {summary.effect}"
             if method is not None:
                 if method in ("format", "join") and isinstance(node.func.value, (cst.SimpleString, cst.ConcatenatedString)):
                     continue  # a literal's format: its arguments are checked on their own
@@ -742,11 +748,6 @@ def message_impurity(expr: cst.CSTNode, qualified_name: QualifiedName, static: C
                     continue
             if function is not None and function not in api.IMPURE_FUNCTIONS and not function.endswith("_"):
                 continue
-            summary = callee(node) if callee is not None and function is None and method is None else None
-            if summary is not None:
-                if summary.effect is None:
-                    continue
-                return f"calls {code(node.func)}(), which {summary.effect}"
             return f"calls {code(node.func)}(), which may fail or have effects"
         if isinstance(node, cst.Subscript) and not static(node.value) and not all(
                 map(_raises_while_tracing, node.slice)):

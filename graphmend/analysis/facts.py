@@ -56,7 +56,7 @@ from graphmend.analysis.effects import (
 from graphmend.analysis.gradients import reached_before
 from graphmend.analysis.liveness import Liveness
 from graphmend.analysis.source import ModuleNames
-from graphmend.analysis.summaries import Summary
+from graphmend.analysis.summaries import Summary, method_key
 from graphmend.analysis.tensorness import (
     COMPARISON_OPERATORS, Tensorness, classify, is_bool_scalar, is_bool_tensor, tensor_names,
 )
@@ -95,6 +95,22 @@ class Metadata:
 
     def original(self, node: cst.CSTNode) -> cst.CSTNode:
         return self._origin.get(node, node)
+
+    @functools.cached_property
+    def method_owners(self) -> dict[cst.FunctionDef, str]:
+        """The undecorated methods of the module's classes (at module level
+        or inside such classes), each with its class's qualified name."""
+        owners: dict[cst.FunctionDef, str] = {}
+        pending = [("", statement) for statement in self.module.body]
+        while pending:
+            prefix, node = pending.pop()
+            if isinstance(node, cst.ClassDef):
+                qualname = prefix + node.name.value
+                for inner in node.body.body:
+                    if isinstance(inner, cst.FunctionDef) and not inner.decorators:
+                        owners[inner] = qualname
+                    pending.append((f"{qualname}.", inner))
+        return owners
 
     def copy(self, node: cst.CSTNode) -> cst.CSTNode:
         """A deep copy of ``node`` whose nodes answer like the originals."""
@@ -305,13 +321,27 @@ class FunctionFacts:
         return expression_impurity(node, self.qualified_name, traced_errors_fall_back=traced_errors_fall_back,
                                    nonnegative=nonnegative, callee=self.callee)
 
+    @functools.cached_property
+    def method_owner(self) -> str | None:
+        """The qualified name of the class this function is an undecorated
+        method of, when its receiver is never rebound."""
+        owner = self.metadata.method_owners.get(self.metadata.original(self.function))
+        if owner is None or self.receiver is None or self.receiver in name_uses(self.function.body).stores:
+            return None
+        return owner
+
     def callee(self, call: cst.Call) -> Summary | None:
         """The summary of the Python function ``call`` reaches through a
-        global name of the module (see :mod:`graphmend.analysis.summaries`),
-        or None: a local, a method, or a function no summary was made of."""
-        if not self.callees or not isinstance(call.func, cst.Name):
+        global (dotted) name of the module, or, in a method, on its receiver
+        (see :mod:`graphmend.analysis.summaries`); None: a local, a method
+        of another value, or a function no summary was made of."""
+        if not self.callees:
             return None
-        name = self.global_dotted(call.func)
+        func = call.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == self.receiver:
+            owner = self.method_owner
+            return self.callees.get(method_key(owner, func.attr.value)) if owner is not None else None
+        name = self.global_dotted(func)
         return self.callees.get(name) if name is not None else None
 
     def alias_sources(self, value: cst.BaseExpression) -> set[str]:

@@ -15,9 +15,23 @@ Where the functions come from is the caller's business (:class:`Target`):
 :func:`graphmend.discover.callee_summaries_of` reads the live objects a
 function's globals hold (``graphmend.compile``/``mend``), and
 :func:`static_summaries` the module-level functions of the file being
-rewritten (``graphmend fix``).  The rules read the summaries of the global
-names a function calls from :attr:`graphmend.rules.options.RuleOptions.callees`
-(see :meth:`graphmend.analysis.facts.FunctionFacts.callee`).
+rewritten and, through ``imported``, of the project files it imports
+(``graphmend fix``).  The rules read the summaries of the global names a
+function calls (``f``, ``ops.f`` through a module) from
+:attr:`graphmend.rules.options.RuleOptions.callees` (see
+:meth:`graphmend.analysis.facts.FunctionFacts.callee`).
+
+A method's call of another method on its receiver (``self.helper(x)``,
+``self`` the first parameter of an undecorated method) is keyed by
+:func:`method_key`: which function runs depends on the class of the
+object.  Live, it is read only when the class the method is defined in
+and every subclass loaded resolve the name to the same function, and no
+file of theirs stores an attribute of that name (an instance may hold its
+own); statically, only when the class is final in the file (no class of
+the file derives from it) and the name resolves in the file.  Otherwise
+the call stays unreadable, and the summary says why.  A name no class
+binds (a submodule, ``self.norm``) gets no summary: the rules judge that
+call as they judge any other.
 
 Conservative where it must be: a helper is pure only when every statement
 is an assignment to a local name, a ``return``, ``pass``, a docstring or an
@@ -75,7 +89,7 @@ class Summary:
         return self.effect is None
 
 
-def _unreadable(reason: str) -> Summary:
+def unreadable(reason: str) -> Summary:
     return Summary(reason, reason, "unreadable")
 
 
@@ -86,12 +100,22 @@ class Target:
     of it holds (None: not a function graphmend can read)."""
 
     key: Hashable
+    #: Whether it is a method, whose receiver's methods :meth:`resolve` finds.
+    method: bool = False
 
     def source(self) -> tuple[ast.AST, ModuleNames] | str:
         raise NotImplementedError
 
-    def resolve(self, dotted: str) -> Target | None:
+    def resolve(self, dotted: str) -> Target | str | None:
+        """The target ``dotted`` calls (``receiver.name`` too, for a
+        method), or why it is not read, or None (not a Python function)."""
         raise NotImplementedError
+
+
+def method_key(class_name: str, name: str) -> str:
+    """The name :attr:`RuleOptions.callees` gives the method ``name`` that
+    a method of class ``class_name`` (its qualified name) calls on its receiver."""
+    return f"{class_name}().{name}"
 
 
 class Summarizer:
@@ -107,38 +131,41 @@ class Summarizer:
         if key in self._done:
             return self._done[key]
         if key in self._active:
-            return _unreadable("is recursive (not read)")
+            return unreadable("is recursive (not read)")
         if depth > self.max_depth:
-            return _unreadable(f"is more than {self.max_depth} calls down (not read)")
+            return unreadable(f"is more than {self.max_depth} calls down (not read)")
         self._active.add(key)
         try:
             found = target.source()
             if isinstance(found, str):
-                summary = _unreadable(found)
+                summary = unreadable(found)
             else:
                 node, names = found
 
                 def callee(dotted: str) -> Summary | None:
                     inner = target.resolve(dotted)
+                    if isinstance(inner, str):
+                        return unreadable(inner)
                     return None if inner is None else self.of(inner, depth + 1)
 
-                summary = summarize(node, names, callee)
+                summary = summarize(node, names, callee, method=target.method)
         finally:
             self._active.discard(key)
         self._done[key] = summary  # a cut-off cycle or depth leaves it conservative: still sound
         return summary
 
 
-def summarize(function: ast.AST, names: ModuleNames, callee: Callable[[str], Summary | None]) -> Summary:
+def summarize(function: ast.AST, names: ModuleNames, callee: Callable[[str], Summary | None], *,
+              method: bool = False) -> Summary:
     """The summary of the def ``function`` of a module whose top-level
     names are ``names``; ``callee`` gives the summary of the function a
     global (dotted) name holds, or None when it holds no function
-    graphmend can read."""
+    graphmend can read; of a ``method``, also that of ``receiver.name``."""
     if not isinstance(function, ast.FunctionDef):
-        return _unreadable("is a coroutine" if isinstance(function, ast.AsyncFunctionDef) else "is not a function")
+        return unreadable("is a coroutine" if isinstance(function, ast.AsyncFunctionDef) else "is not a function")
     if function.decorator_list:
-        return _unreadable("is decorated (what runs is the decorator's)")
-    return _Reader(function, names, callee).summary()
+        return unreadable("is decorated (what runs is the decorator's)")
+    return _Reader(function, names, callee, method).summary()
 
 
 @dataclass
@@ -161,14 +188,20 @@ class _Found:
 
 
 class _Reader:
-    def __init__(self, function: ast.FunctionDef, names: ModuleNames, callee: Callable[[str], Summary | None]) -> None:
+    def __init__(self, function: ast.FunctionDef, names: ModuleNames, callee: Callable[[str], Summary | None],
+                 method: bool = False) -> None:
         self.function = function
         self.names = names
         self.callee = callee
         args = function.args
         self.params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a}
-        self.locals = self.params | {
-            node.id for node in _own_nodes(function) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+        stored = {node.id for node in _own_nodes(function)
+                  if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+        self.locals = self.params | stored
+        #: A method's receiver (never rebound), whose methods ``callee`` resolves.
+        self.receiver = receiver_of(function) if method else None
+        if self.receiver in stored:
+            self.receiver = None
         self.found = _Found()
         #: For each local, the names whose values its bindings may be (see :meth:`_sources`).
         self.bound: dict[str, set[str]] = {}
@@ -323,6 +356,9 @@ class _Reader:
             elif function in api.DATA_DEPENDENT_SHAPES:
                 found.add("reads", f"calls {shown}(), whose size depends on the data", traced=False)
             return
+        if self.receiver is not None and _receiver_call(call, self.receiver):
+            self._summarized(call, shown, self.callee(f"{self.receiver}.{call.func.attr}"))
+            return
         if isinstance(call.func, ast.Attribute) and dotted is None:  # a method of a value
             method = call.func.attr
             if api.in_place_method(method) or method in api.CONTAINER_MUTATORS:
@@ -338,7 +374,11 @@ class _Reader:
                 call.func.attr in api.LOG_METHODS or call.func.attr in api.ONCE_METHODS):
             found.add("message", f"logs ({shown})")
             return
-        summary = self.callee(dotted) if dotted is not None else None
+        self._summarized(call, shown, self.callee(dotted) if dotted is not None else None)
+
+    def _summarized(self, call: ast.Call, shown: str, summary: Summary | None) -> None:
+        """A call of a Python function whose summary is ``summary`` (None: not read)."""
+        found = self.found
         self.summaries[id(call)] = summary
         if summary is None:
             found.add("unreadable", f"calls {shown}(), which may have effects")
@@ -370,6 +410,9 @@ class _Reader:
         if isinstance(expr, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Constant, ast.JoinedStr)):
             return set()  # new values (a number's operators make numbers, a tensor's new tensors)
         if isinstance(expr, ast.Call):
+            if self.receiver is not None and _receiver_call(expr, self.receiver):
+                summary = self.summaries.get(id(expr))
+                return set() if summary is not None and summary.fresh else {self.receiver, "<unknown>"}
             if isinstance(expr.func, ast.Attribute) and self._dotted(expr.func) is None:
                 method = expr.func.attr
                 if method in api.VIEW_METHODS:
@@ -405,6 +448,18 @@ class _Reader:
         return True
 
 
+def receiver_of(function: ast.AST) -> str | None:
+    """The first positional parameter of ``function`` (a method's receiver)."""
+    positional = [*function.args.posonlyargs, *function.args.args]
+    return positional[0].arg if positional else None
+
+
+def _receiver_call(call: ast.Call, receiver: str) -> bool:
+    """Whether ``call`` calls a method of ``receiver`` (``self.helper(x)``)."""
+    func = call.func
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == receiver
+
+
 def _truth_is_static(node: ast.expr) -> bool:
     """Whether the truth ``node`` takes of a value (the test of ``a if t
     else b``, the operands of ``and``/``or``/``not``, the middle of
@@ -435,59 +490,162 @@ def _raises_while_tracing(element: ast.expr) -> bool:
 
 # -- the functions of one file -----------------------------------------------------------
 
+#: Where a dotted name a file calls leads outside the file (see :func:`static_summaries`).
+Imported = Callable[[ParsedFile, str], "Target | None"]
+
 
 class _FileTarget(Target):
-    """A module-level def of a parsed file; its global names resolve to the
-    file's other module-level defs (undecorated)."""
+    """A def of a parsed file: the module-level def ``name``, or, with
+    ``owner`` (a class's qualified name), the method ``name`` that an
+    instance of ``owner`` calls on itself.  Its global names resolve to the
+    file's other module-level defs (undecorated), or through ``imported``."""
 
-    def __init__(self, parsed: ParsedFile, name: str) -> None:
+    def __init__(self, parsed: ParsedFile, name: str, owner: str | None = None,
+                 imported: Imported | None = None) -> None:
         self.parsed = parsed
         self.name = name
-        self.key = (parsed.filename, id(parsed), name)
+        self.owner = owner
+        self.method = owner is not None
+        self.imported = imported
+        self.key = (parsed.filename, id(parsed), owner, name)
 
     def source(self) -> tuple[ast.AST, ModuleNames] | str:
-        return _module_defs(self.parsed)[self.name], self.parsed.module_names
+        node = _module_defs(self.parsed)[self.name] if self.owner is None else self._method()
+        return node if isinstance(node, str) else (node, self.parsed.module_names)
 
-    def resolve(self, dotted: str) -> Target | None:
-        return _FileTarget(self.parsed, dotted) if dotted in _module_defs(self.parsed) else None
+    def _method(self) -> ast.AST | str:
+        return _file_method(self.parsed, self.owner, self.name)
+
+    def resolve(self, dotted: str) -> Target | str | None:
+        head, _, attribute = dotted.partition(".")
+        if self.owner is not None and head == receiver_of(self._method()):
+            return self.of_method(self.parsed, self.owner, attribute, self.imported)
+        return file_target(self.parsed, dotted, self.imported)
+
+    @classmethod
+    def of_method(cls, parsed: ParsedFile, owner: str, name: str, imported: Imported | None) -> Target | str | None:
+        found = _file_method(parsed, owner, name)
+        return found if found is None or isinstance(found, str) else cls(parsed, name, owner, imported)
+
+
+def _file_classes(parsed: ParsedFile) -> dict[str, ast.ClassDef]:
+    """The classes of the file at module level or inside such classes, by qualified name."""
+    classes: dict[str, ast.ClassDef] = {}
+    pending = [("", statement) for statement in parsed.tree.body]
+    while pending:
+        prefix, node = pending.pop()
+        if isinstance(node, ast.ClassDef):
+            classes[prefix + node.name] = node
+            pending.extend((f"{prefix}{node.name}.", inner) for inner in node.body)
+    return classes
+
+
+def _file_method(parsed: ParsedFile, owner: str, name: str) -> ast.AST | str | None:
+    """The def an instance of the file's class ``owner`` finds for ``name``,
+    when the class is final in the file (a class of another file deriving
+    from it is not seen) and the name is a def of it or of its single line
+    of bases in the file; else why not; None where no class of that line
+    binds the name (a submodule, an attribute, a base's method: no method
+    the file defines)."""
+    classes = _file_classes(parsed)
+    current = classes.get(owner)
+    if current is None:
+        return f"is a method of {owner}, which is not a class of the file (not read)"
+    short = owner.rpartition(".")[2]
+    for qualname, other in classes.items():
+        if any(ast.unparse(base).rpartition(".")[2] == short for base in other.bases):
+            return f"may be overridden: {qualname} derives from {owner} (not read)"
+    store = stores_attribute(parsed, name)
+    if store is not None:
+        return f"may be an instance's own attribute (`{ast.unparse(store)}` in the file; not read)"
+    while True:
+        bound = [statement for statement in current.body if name in _bound_by(statement)]
+        if bound:
+            if len(bound) == 1 and isinstance(bound[0], DEFS):
+                return bound[0]
+            return f"is bound otherwise in {current.name} (not read)"
+        bases = [classes.get(ast.unparse(base)) for base in current.bases]
+        if any(base is not None for base in bases) and (len(bases) != 1 or current.keywords):
+            return f"may be defined by one of {current.name}'s bases (not read)"
+        if not bases or bases[0] is None:
+            return None
+        current = bases[0]
+
+
+def stores_attribute(parsed: ParsedFile, name: str) -> ast.AST | None:
+    """A store into an attribute ``name`` in the file (``x.name = ...``,
+    ``del x.name``, ``setattr(x, "name", ...)``), or None.  A ``setattr``
+    whose name is computed is not followed."""
+    stores = _STORES.get(parsed)
+    if stores is None:
+        stores = {}
+        for node in ast.walk(parsed.tree):
+            if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+                stores.setdefault(node.attr, node)
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr"
+                  and len(node.args) > 1 and isinstance(node.args[1], ast.Constant)):
+                stores.setdefault(str(node.args[1].value), node)
+        _STORES[parsed] = stores
+    return stores.get(name)
+
+
+def _bound_by(statement: ast.stmt) -> list[str]:
+    """The names a statement of a module or class body binds there."""
+    if isinstance(statement, (*DEFS, ast.ClassDef)):
+        return [statement.name]
+    bound = []
+    for node in ast.walk(statement):
+        if isinstance(node, (*DEFS, ast.ClassDef)):
+            bound.append(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bound.append(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.extend((a.asname or a.name).partition(".")[0] for a in node.names)
+    return bound
 
 
 _DEFS: weakref.WeakKeyDictionary[ParsedFile, dict[str, ast.AST]] = weakref.WeakKeyDictionary()
+_STORES: weakref.WeakKeyDictionary[ParsedFile, dict[str, ast.AST]] = weakref.WeakKeyDictionary()
+_SINGLE: weakref.WeakKeyDictionary[ParsedFile, frozenset[str]] = weakref.WeakKeyDictionary()
+
+
+def single_bindings(parsed: ParsedFile) -> frozenset[str]:
+    """The names the file's module-level statements bind once (which one
+    a global name holds is known)."""
+    bound = _SINGLE.get(parsed)
+    if bound is None:
+        counts: dict[str, int] = {}
+        for statement in parsed.tree.body:
+            for name in _bound_by(statement):
+                counts[name] = counts.get(name, 0) + 1
+        bound = _SINGLE[parsed] = frozenset(name for name, count in counts.items() if count == 1)
+    return bound
 
 
 def _module_defs(parsed: ParsedFile) -> dict[str, ast.AST]:
-    """The file's module-level defs, by name; a name bound twice (or by
-    anything else too) is left out: which one a call reaches is not known."""
+    """The file's module-level defs bound once, by name."""
     defs = _DEFS.get(parsed)
     if defs is None:
-        counts: dict[str, int] = {}
-        found: dict[str, ast.AST] = {}
-        for statement in parsed.tree.body:
-            for node in ast.walk(statement) if not isinstance(statement, (*DEFS, ast.ClassDef)) else [statement]:
-                bound = [node.name] if isinstance(node, (*DEFS, ast.ClassDef)) else (
-                    [node.id] if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) else
-                    [(a.asname or a.name).partition(".")[0] for a in node.names]
-                    if isinstance(node, (ast.Import, ast.ImportFrom)) else [])
-                for name in bound:
-                    counts[name] = counts.get(name, 0) + 1
-            if isinstance(statement, DEFS):
-                found[statement.name] = statement
-        defs = {name: node for name, node in found.items() if counts[name] == 1}
-        _DEFS[parsed] = defs
+        once = single_bindings(parsed)
+        defs = _DEFS[parsed] = {statement.name: statement for statement in parsed.tree.body
+                                if isinstance(statement, DEFS) and statement.name in once}
     return defs
 
 
-def called_names(nodes: Iterable[ast.AST], among: set[str] | None = None) -> set[str]:
-    """The dotted names ``nodes`` call (``f`` of ``f(x)``, ``m.f`` of
-    ``m.f(x)``); with ``among``, only those of its (plain) names."""
+def file_target(parsed: ParsedFile, dotted: str, imported: Imported | None = None) -> Target | None:
+    """The target a global (dotted) name of ``parsed`` holds: a module-level
+    def of it, or, through ``imported``, of another file."""
+    if dotted in _module_defs(parsed):
+        return _FileTarget(parsed, dotted, imported=imported)
+    return imported(parsed, dotted) if imported is not None else None
+
+
+def called_names(nodes: Iterable[ast.AST]) -> set[str]:
+    """The dotted names ``nodes`` call (``f`` of ``f(x)``, ``m.f`` of ``m.f(x)``)."""
     called = set()
     for root in nodes:
         for node in ast.walk(root):
             if isinstance(node, ast.Call):
-                if among is not None:
-                    if isinstance(node.func, ast.Name) and node.func.id in among:
-                        called.add(node.func.id)
-                    continue
                 parts, func = [], node.func
                 while isinstance(func, ast.Attribute):
                     parts.append(func.attr)
@@ -497,14 +655,46 @@ def called_names(nodes: Iterable[ast.AST], among: set[str] | None = None) -> set
     return called
 
 
-def static_summaries(parsed: ParsedFile, nodes: Iterable[ast.AST]) -> frozenset[tuple[str, Summary]]:
-    """The summaries of the module-level functions of ``parsed`` that
-    ``nodes`` (the defs the rules will see) call by name."""
-    top = {node.name for node in parsed.tree.body if isinstance(node, DEFS)}
-    if not top:
-        return frozenset()
-    wanted = sorted(called_names(nodes, top) & _module_defs(parsed).keys())
-    if not wanted:
-        return frozenset()
+def receiver_calls(function: ast.AST) -> set[str]:
+    """The names of the methods ``function`` (a method) calls on its
+    receiver (``helper`` of ``self.helper(x)``); none where the receiver is
+    rebound or the def is decorated (``staticmethod``: no receiver)."""
+    receiver = receiver_of(function)
+    own = list(_own_nodes(function))
+    if receiver is None or function.decorator_list or any(
+            isinstance(node, ast.Name) and node.id == receiver and not isinstance(node.ctx, ast.Load) for node in own):
+        return set()
+    return {node.func.attr for node in own if isinstance(node, ast.Call) and _receiver_call(node, receiver)}
+
+
+def _method_owner(parsed: ParsedFile, function: ast.AST) -> str | None:
+    """The qualified name of the class ``function`` is a method of, when
+    the class is at module level or inside such classes."""
+    parts, node = [], parsed.parents.get(function)
+    while isinstance(node, ast.ClassDef):
+        parts.append(node.name)
+        node = parsed.parents.get(node)
+    return ".".join(reversed(parts)) if parts and isinstance(node, ast.Module) else None
+
+
+def static_summaries(parsed: ParsedFile, nodes: Iterable[ast.AST], imported: Imported | None = None
+                     ) -> frozenset[tuple[str, Summary]]:
+    """The summaries of the functions ``nodes`` (the defs the rules will
+    see) call: by a global (dotted) name, a module-level def of ``parsed``
+    or, through ``imported``, a def of another file; in a method of a class
+    of the file, on its receiver (keyed by :func:`method_key`)."""
+    nodes = list(nodes)
     summarizer = Summarizer()
-    return frozenset((name, summarizer.of(_FileTarget(parsed, name))) for name in wanted)
+    found: dict[str, Summary] = {}
+    for dotted in sorted(called_names(nodes)):
+        target = file_target(parsed, dotted, imported)
+        if target is not None:
+            found[dotted] = summarizer.of(target)
+    for function in (node for root in nodes for node in ast.walk(root) if isinstance(node, DEFS)):
+        owner = _method_owner(parsed, function)
+        for name in sorted(receiver_calls(function)) if owner is not None else ():
+            target = _FileTarget.of_method(parsed, owner, name, imported)
+            if target is not None:
+                found[method_key(owner, name)] = (
+                    unreadable(target) if isinstance(target, str) else summarizer.of(target))
+    return frozenset(found.items())

@@ -26,11 +26,20 @@ def while_loop(cond_fn, body_fn, carried):
     if compiling():
         problem = _loop_problem(cond_fn, body_fn, carried)
         if problem is None:
-            return tuple(torch.while_loop(lambda *values: _scalar_predicate(cond_fn(*values)), body_fn, carried))
+            return tuple(torch.while_loop(lambda *values: _scalar_predicate(cond_fn(*values)),
+                                          lambda *values: _unaliased(body_fn(*values), values), carried))
         _fall_back(problem)
     while cond_fn(*carried):
         carried = tuple(body_fn(*carried))
     return carried
+
+
+def _unaliased(out, carried: tuple) -> tuple:
+    """The body's values, a copy of each that is one of the values it was
+    given (``old = x``: torch.while_loop refuses a body that returns its
+    input; the copy has the same values, and the loop's results are new
+    tensors either way)."""
+    return tuple(new.clone() if any(new is old for old in carried) else new for new in out)
 
 
 def _loop_problem(cond_fn, body_fn, carried: tuple) -> str | None:

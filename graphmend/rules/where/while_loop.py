@@ -22,8 +22,9 @@ a Python loop, which is the original loop.
 Declined: ``else`` clauses, ``break``/``continue``/``return``/``raise``,
 effects, nested statements other than assignments to names, a carried name
 that may be unbound before the loop, a carried value the body may return
-as a view or alias of another value (``torch.while_loop`` refuses those),
-and in-place updates that may reach the loop's values.
+as a view or alias of another value (``torch.while_loop`` refuses those;
+but for another carried value itself, ``old = x``, which the runtime hands
+it copied), and in-place updates that may reach the loop's values.
 """
 
 from __future__ import annotations
@@ -79,8 +80,10 @@ def _mend_while(ctx: Context, original: cst.While, updated: cst.While) -> list[c
     for name in carried:
         if name not in bound:
             raise Declined(f"`{name}` may be unbound before the loop")
-        if facts.alias_sources(last_value[name]):
-            raise Declined(f"`{name} = {code(last_value[name])}` may alias another value")
+        value = last_value[name]
+        # Another carried value itself (``edges_old = edges``): the runtime's body hands torch.while_loop a copy.
+        if facts.alias_sources(value) and not (isinstance(value, cst.Name) and value.value in carried):
+            raise Declined(f"`{name} = {code(value)}` may alias another value")
     invariants = sorted((facts.own_reads(original) - set(assigned)) & (facts.locals | facts.parameters))
     unbound = [name for name in invariants if name not in bound]
     if unbound:
