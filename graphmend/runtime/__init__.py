@@ -52,7 +52,7 @@ from graphmend.runtime.indexing import nonnegative_row, scalar_index
 from graphmend.runtime.loops import while_loop
 from graphmend.runtime.predicates import allclose, isfinite_item
 from graphmend.runtime.scalars import arange_list, exact_float, exact_int, exact_item
-from graphmend.runtime.state import frozen_test, predicated_update
+from graphmend.runtime.state import frozen_test, predicated_augment, predicated_update
 from graphmend.runtime.stores import masked_store, store_buffer
 from graphmend.runtime.trap import deferred_assert, deferred_check, deferred_raise, unique_tested
 from graphmend.runtime.where import (and_, arm, both_arms, checked_in_python, empty_arm, equal, is_tensor, not_, or_,
@@ -62,7 +62,7 @@ __all__ = [
     "allclose", "and_", "arange_list", "arm", "both_arms", "checked_in_python", "compiling", "decode", "deferred_assert",
     "deferred_call", "deferred_check", "deferred_log", "deferred_print", "deferred_raise", "deferred_warn",
     "empty_arm", "encode", "equal", "exact_float", "exact_int", "exact_item", "frozen_test", "fstring", "is_tensor", "isfinite_item",
-    "lazy_format", "masked_store", "message_read", "nonnegative_row", "not_", "or_", "predicated_update", "resolve", "scalar_index",
+    "lazy_format", "masked_store", "message_read", "nonnegative_row", "not_", "or_", "predicated_augment", "predicated_update", "resolve", "scalar_index",
     "select", "snapshot", "store_buffer", "unique_tested", "where", "while_loop",
 ]
 
