@@ -232,6 +232,8 @@ AUGMENTED_SOURCE = textwrap.dedent("""
                 self.total -= x
             if x.amax() > 2:
                 self.scale /= 2
+                self.total.lerp_(x, 0.25)
+                self.scale.sub_(x)
             return x * self.scale + self.total
 
 
@@ -245,7 +247,7 @@ AUGMENTED_SOURCE = textwrap.dedent("""
                 self.count += 1
             return x * 2
 """)
-AUGMENTED_LINES = frozenset({14, 17, 20, 31})
+AUGMENTED_LINES = frozenset({14, 17, 20, 33})
 #: -0.0 and NaN where an arm is not taken: ``total + where(T, d, 0)`` would
 #: turn ``-0.0`` into ``0.0``; the selected update keeps every bit.
 AUGMENTED_INPUTS = [torch.tensor([1.0, -0.0, 0.5, 3.0]), torch.tensor([-1.0, -2.0, -0.0, 0.5]),
@@ -270,6 +272,7 @@ def test_augmented_assignments_rewritten(augmented):
     *_, result = augmented
     assert sorted(site.lineno for site in result.sites if site.rule == "where") == sorted(AUGMENTED_LINES)
     assert result.code.count("_graphmend.predicated_augment(") == 6
+    assert result.code.count("_graphmend.predicated_update(") == 2
     assert '_graphmend.predicated_augment(_gm_cond_14, "+=", lambda self=self: self, "total", lambda x=x: x * 0.5)' \
         in result.code
 
