@@ -50,7 +50,7 @@ from graphmend.runtime.defer import deferred_call, deferred_log, deferred_print,
 from graphmend.runtime.encoding import decode, encode, fstring, lazy_format, message_read, snapshot
 from graphmend.runtime.indexing import nonnegative_row, scalar_index
 from graphmend.runtime.loops import while_loop
-from graphmend.runtime.predicates import allclose, isfinite_item
+from graphmend.runtime.predicates import allclose, isclose_items, isfinite_item
 from graphmend.runtime.scalars import arange_list, exact_float, exact_int, exact_item
 from graphmend.runtime.state import frozen_test, predicated_augment, predicated_update
 from graphmend.runtime.stores import masked_store, store_buffer
@@ -61,7 +61,7 @@ from graphmend.runtime.where import (and_, arm, both_arms, checked_in_python, em
 __all__ = [
     "allclose", "and_", "arange_list", "arm", "both_arms", "checked_in_python", "compiling", "decode", "deferred_assert",
     "deferred_call", "deferred_check", "deferred_log", "deferred_print", "deferred_raise", "deferred_warn",
-    "empty_arm", "encode", "equal", "exact_float", "exact_int", "exact_item", "frozen_test", "fstring", "is_tensor", "isfinite_item",
+    "empty_arm", "encode", "equal", "exact_float", "exact_int", "exact_item", "frozen_test", "fstring", "is_tensor", "isclose_items", "isfinite_item",
     "lazy_format", "masked_store", "message_read", "nonnegative_row", "not_", "or_", "predicated_augment", "predicated_update", "resolve", "scalar_index",
     "select", "snapshot", "store_buffer", "unique_tested", "where", "while_loop",
 ]
