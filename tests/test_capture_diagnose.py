@@ -90,8 +90,8 @@ def test_cli_diagnose_gives_the_verdicts_with_capture(tmp_path):
     (tmp_path / "script.py").write_text(CLI_SCRIPT)
 
     def diagnose(*flags):
-        result = subprocess.run([sys.executable, "-m", "graphmend", "diagnose", *flags, "script.py", "--format", "json"],
-                                cwd=tmp_path, capture_output=True, text=True)
+        command = [sys.executable, "-m", "graphmend", "diagnose", *flags, "script.py", "--format", "json"]
+        result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True)
         assert result.returncode == 0, result.stderr
         first, *rest = result.stdout.strip().splitlines()
         assert first == "ran once" and len(rest) == 1

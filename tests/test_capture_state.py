@@ -330,7 +330,8 @@ def test_augmented_custom_setattr_keeps_the_break_with_the_reason(tmp_path):
     """)
     result = transform_source(source, rules=["where"], lines=frozenset({17}))
     assert "predicated_augment" in result.code
-    original_module, mended_module = load_module(source, tmp_path, "setattr_orig"), load_module(result.code, tmp_path, "setattr_mended")
+    original_module = load_module(source, tmp_path, "setattr_orig")
+    mended_module = load_module(result.code, tmp_path, "setattr_mended")
     original, mended = original_module.Logged(), mended_module.Logged()
     torch._dynamo.reset()
     start = len(compat.graph_break_reasons())

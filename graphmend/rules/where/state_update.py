@@ -60,6 +60,7 @@ Fix safety
 from __future__ import annotations
 
 import libcst as cst
+import libcst.matchers as m
 
 from graphmend.rules.base import Context, Declined, code, generated, replacing, runtime_call, string, thunk
 from graphmend.rules.predicates import lower_test
@@ -116,14 +117,17 @@ def _update(statement: cst.CSTNode) -> cst.Call | cst.AugAssign | None:
     return call
 
 
+_PYTHON_CONSTANT = m.Name("True") | m.Name("False") | m.Name("None")
+
+
 def _python_flag(statement: cst.CSTNode) -> cst.Assign | None:
     """``self.initted = True`` (a Python constant stored in an attribute), or None."""
     small = _small(statement)
-    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Attribute) \
-            and _target(small.targets[0].target) and isinstance(small.value, (cst.Name, cst.Integer, cst.Float)) \
-            and (not isinstance(small.value, cst.Name) or small.value.value in ("True", "False", "None")):
-        return small
-    return None
+    if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
+        return None
+    target, value = small.targets[0].target, small.value
+    constant = isinstance(value, (cst.Integer, cst.Float)) or m.matches(value, _PYTHON_CONSTANT)
+    return small if isinstance(target, cst.Attribute) and _target(target) and constant else None
 
 
 def _bare(expr: cst.BaseExpression) -> cst.BaseExpression:
