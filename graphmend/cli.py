@@ -56,11 +56,34 @@ def _cmd_diagnose(args: argparse.Namespace) -> int:
         status = run_script(args.script, script_args)
     report = recorder.report()
     sys.stdout.flush()
+    if args.capture:
+        _attach_capture_verdicts(report, args.script, script_args)
     if fmt == "json":
         print(report.to_json())
     else:
         report.show(Console())
     return status
+
+def _attach_capture_verdicts(report, script: str, script_args: list[str]) -> None:
+    """[Capture]'s verdict on each DS / SCALAR site of ``report``, as the
+    Python ``diagnose`` gives: the script runs once more, its output
+    silenced, with the switches on (scoped to that run, the per-frame
+    fallback included).  Dynamo is reset first: the graphs of the first
+    run were compiled without capture, and their guards do not read the
+    switches, so they would be reused."""
+    import torch
+
+    from graphmend import capture_verdicts
+    from graphmend.compat import capture
+    from graphmend.diagnosis import BreakRecorder, _silenced, original_function_name
+
+    def trace():
+        torch._dynamo.reset()
+        with _silenced(), capture.scope(), BreakRecorder() as recorder:
+            run_script(script, script_args)
+        return recorder.report(ask_rules=False), capture.uncaptured_codes()
+
+    capture_verdicts.attach(report, trace, original_function_name)
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from graphmend.errors import GraphmendError
@@ -137,8 +160,8 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Run SCRIPT as __main__ with its own arguments. Every graph break of every "
             "torch.compile'd callable it runs is recorded from Dynamo's own break records "
-            "(nothing is run twice) and reported when the script ends. The exit status is "
-            "the script's."
+            "(nothing is run twice, but with --capture) and reported when the script ends. "
+            "The exit status is the script's (of its first run)."
         ),
         epilog="Example: graphmend diagnose train.py --epochs 1 --format json",
     )
@@ -148,6 +171,13 @@ def build_parser() -> argparse.ArgumentParser:
         default="table",
         help="table (default) or json: an object with graph_count, break_count and a "
         "'breaks' list; a final '--format X' after the script's arguments counts too",
+    )
+    diagnose.add_argument(
+        "--capture",
+        action="store_true",
+        help="say for each DS / SCALAR break whether graphmend.compile's [Capture] holds it in "
+        "the graph, and why not: runs the script a second time, its output silenced, with "
+        "Dynamo's capture switches on for that run only",
     )
     diagnose.add_argument("script", metavar="SCRIPT", help="the Python script to run")
     diagnose.add_argument(

@@ -114,6 +114,7 @@ CONVERTERS = Registry([
     Converter("where.scalar_index", "where", cst.Subscript, where.convert_scalar_index),
     Converter("where.truth_assignment", "where", cst.Assign, where.convert_truth_assignment),
     Converter("where.masked_store", "where", cst.Assign, where.convert_masked_store),
+    Converter("where.count_facts", "where", cst.SimpleStatementLine, where.convert_count_facts),
 ])
 
 

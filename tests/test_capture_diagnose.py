@@ -55,3 +55,51 @@ def test_other_categories_carry_no_verdict(tmp_path):
     """), tmp_path, "verdicts")
     report = graphmend.diagnose(module.g, torch.ones(2))
     assert report.breaks and all(b.capture is None for b in report.breaks)
+
+
+CLI_SCRIPT = """
+import torch
+
+
+def masked(x):
+    return x[x > 0].sum() * 2
+
+
+def branchy(x):
+    n = int((x > 0).sum().item())
+    if n > 2:
+        return x * 2
+    return x
+
+
+print("ran once")
+torch.compile(masked)(torch.randn(8))
+torch.compile(branchy)(torch.randn(8))
+"""
+
+
+def test_cli_diagnose_gives_the_verdicts_with_capture(tmp_path):
+    """``graphmend diagnose --capture``: the verdict per DS / SCALAR site as
+    the Python report gives it, the script's output once (the second run is
+    silenced); without ``--capture`` the script runs once and no verdict is
+    given."""
+    import json
+    import subprocess
+    import sys
+
+    (tmp_path / "script.py").write_text(CLI_SCRIPT)
+
+    def diagnose(*flags):
+        command = [sys.executable, "-m", "graphmend", "diagnose", *flags, "script.py", "--format", "json"]
+        result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr
+        first, *rest = result.stdout.strip().splitlines()
+        assert first == "ran once" and len(rest) == 1
+        return {b["lineno"]: b["capture"] for b in json.loads(rest[0])["breaks"]}
+
+    assert diagnose("--capture") == {
+        6: "DS: captured",
+        10: "SCALAR: not captured: a captured value meets a guard: Python branches on the captured value "
+            "(generic_jump SymNodeVariable) at script.py:11; branchy() is compiled without capture",
+    }
+    assert diagnose() == {6: None, 10: None}

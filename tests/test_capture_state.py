@@ -115,6 +115,47 @@ NOOPS = {
                 self.buf.fill_(1.0)
             return x
     """, None),
+    "a random in-place method": ("""
+        import torch
+
+        def f(self, x):
+            if x.sum() > 0:
+                self.buf.normal_()
+            return x
+    """, "state update: `self.buf.normal_()` draws random numbers"),
+    "a shape change": ("""
+        import torch
+
+        def f(self, x):
+            if x.sum() > 0:
+                self.buf.unsqueeze_(0)
+            return x
+    """, "state update: `self.buf.unsqueeze_(0)` changes the target's shape"),
+    "an aliasing view": ("""
+        import torch
+
+        def f(self, x):
+            if x.sum() > 0:
+                self.buf += self.buf.t()
+            return x
+    """, "state update: `self.buf.t()` may read `self.buf` through a view"),
+    "a Python flag set under a tensor test": ("""
+        import torch
+
+        def f(self, x):
+            if not self.initted:
+                self.buf.copy_(x)
+                self.initted = True
+            return x
+    """, "state update: `self.initted = True` stores a Python value under a tensor test"),
+    "keyword arguments": ("""
+        import torch
+
+        def f(self, x):
+            if x.sum() > 0:
+                self.buf.add_(x, alpha=0.5)
+            return x
+    """, "state update: `self.buf.add_(x, alpha=0.5)`: keyword arguments"),
     "another statement in the arm": ("""
         import torch
 
@@ -168,3 +209,136 @@ def test_an_arm_updating_its_own_test_reads_the_test_as_it_was(tmp_path):
             assert torch.equal(run(x.clone()), original(x.clone()))
             assert torch.equal(mended.buf, original.buf) and torch.equal(mended.pending, original.pending)
     assert counter.graphs == 1
+
+
+AUGMENTED_SOURCE = textwrap.dedent("""
+    import torch
+    from torch import nn
+
+
+    class Accumulate(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("total", torch.tensor([0.0, -0.0, float("nan"), 1.0]))
+            self.register_buffer("scale", torch.tensor([1.0, -0.0, 2.0, 0.5]))
+            self.register_buffer("steps", torch.zeros((), dtype=torch.long))
+
+        def forward(self, x):
+            if x.sum() > 0:
+                self.total += x * 0.5
+                self.steps += 1
+            if x.mean() < 0:
+                self.scale *= x
+                self.total -= x
+            if x.amax() > 2:
+                self.scale /= 2
+                self.total.lerp_(x, 0.25)
+                self.scale.sub_(x)
+            return x * self.scale + self.total
+
+
+    class PythonCount(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.count = 0
+
+        def forward(self, x):
+            if x.sum() > 0:
+                self.count += 1
+            return x * 2
+""")
+AUGMENTED_LINES = frozenset({14, 17, 20, 33})
+#: -0.0 and NaN where an arm is not taken: ``total + where(T, d, 0)`` would
+#: turn ``-0.0`` into ``0.0``; the selected update keeps every bit.
+AUGMENTED_INPUTS = [torch.tensor([1.0, -0.0, 0.5, 3.0]), torch.tensor([-1.0, -2.0, -0.0, 0.5]),
+                    torch.tensor([-0.0, -0.0, -0.0, -0.0]), torch.tensor([3.0, 2.0, -9.0, 1.0])]
+
+
+def _same_bits(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Equal bit for bit (``-0.0`` is not ``0.0``, a NaN equals its own bits)."""
+    def bits(t: torch.Tensor) -> torch.Tensor:
+        return t.view(torch.int32) if t.dtype == torch.float32 else t
+    return a.dtype == b.dtype and a.shape == b.shape and torch.equal(bits(a), bits(b))
+
+
+@pytest.fixture
+def augmented(tmp_path):
+    result = transform_source(AUGMENTED_SOURCE, rules=["where"], lines=AUGMENTED_LINES)
+    return (load_module(AUGMENTED_SOURCE, tmp_path, "augmented_orig"),
+            load_module(result.code, tmp_path, "augmented_mended"), result)
+
+
+def test_augmented_assignments_rewritten(augmented):
+    *_, result = augmented
+    assert sorted(site.lineno for site in result.sites if site.rule == "where") == sorted(AUGMENTED_LINES)
+    assert result.code.count("_graphmend.predicated_augment(") == 6
+    assert result.code.count("_graphmend.predicated_update(") == 2
+    assert '_graphmend.predicated_augment(_gm_cond_14, "+=", lambda self=self: self, "total", lambda x=x: x * 0.5)' \
+        in result.code
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_augmented_assignments_bit_identical(augmented, compiled):
+    original_module, mended_module, _ = augmented
+    original, mended = original_module.Accumulate(), mended_module.Accumulate()
+    counter = GraphCounter()
+    torch._dynamo.reset()
+    run = torch.compile(mended, backend=counter) if compiled else mended
+    with torch.no_grad():
+        for x in AUGMENTED_INPUTS:
+            assert _same_bits(run(x.clone()), original(x.clone()))
+            for (key, a), (_, b) in zip(original.state_dict().items(), mended.state_dict().items()):
+                assert _same_bits(a, b), key
+    assert not compiled or counter.graphs == 1
+
+
+def test_augmented_python_attribute_keeps_the_break_with_the_reason(augmented):
+    original_module, mended_module, _ = augmented
+    original, mended = original_module.PythonCount(), mended_module.PythonCount()
+    torch._dynamo.reset()
+    start = len(compat.graph_break_reasons())
+    run = torch.compile(mended, backend="eager")
+    with torch.no_grad():
+        for x in AUGMENTED_INPUTS:
+            assert torch.equal(run(x.clone()), original(x.clone()))
+            assert mended.count == original.count
+    assert original.count == 1  # the first input alone takes the arm
+    reasons = [r.reason for r in compat.graph_break_reasons()[start:]]
+    assert any("predicated state update: the test or the target is not a plain tensor" in r for r in reasons)
+
+
+def test_augmented_custom_setattr_keeps_the_break_with_the_reason(tmp_path):
+    source = textwrap.dedent("""
+        import torch
+
+
+        class Logged:
+            def __init__(self):
+                self.stores = []
+                self.buf = torch.zeros(2)
+
+            def __setattr__(self, name, value):
+                if name != "stores":
+                    self.stores.append(name)
+                object.__setattr__(self, name, value)
+
+
+        def step(state, x):
+            if x.sum() > 0:
+                state.buf += x
+            return x + 1
+    """)
+    result = transform_source(source, rules=["where"], lines=frozenset({17}))
+    assert "predicated_augment" in result.code
+    original_module = load_module(source, tmp_path, "setattr_orig")
+    mended_module = load_module(result.code, tmp_path, "setattr_mended")
+    original, mended = original_module.Logged(), mended_module.Logged()
+    torch._dynamo.reset()
+    start = len(compat.graph_break_reasons())
+    run = torch.compile(mended_module.step, backend="eager")
+    with torch.no_grad():
+        for x in INPUTS:
+            assert torch.equal(run(mended, x[:2].clone()), original_module.step(original, x[:2].clone()))
+            assert torch.equal(mended.buf, original.buf) and mended.stores == original.stores
+    reasons = [r.reason for r in compat.graph_break_reasons()[start:]]
+    assert any("assigning the attribute back may have effects" in r for r in reasons)

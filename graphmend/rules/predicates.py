@@ -24,8 +24,10 @@ a test into one with the same truth value that stays a tensor under
   float64/int64 tensors, exactly as Python compares the numbers;
 * ``torch.equal(a, b)`` with an arithmetic operand -> ``_graphmend.equal(a,
   b)``: ``(a == b).all()`` under torch.compile where that is exact;
-* ``torch.allclose(a, b, ...)`` and ``math.isfinite(t.item())`` -> their
-  runtime forms (:mod:`graphmend.rules.library_predicates`).
+* ``torch.allclose(a, b, ...)``, ``math.isfinite(t.item())`` and
+  ``math.isclose(a.item(), b.item(), ...)`` -> their runtime forms
+  (:mod:`graphmend.rules.library_predicates`); ``torch.isclose(a,
+  b).all()`` is a tensor already.
 """
 
 from __future__ import annotations
@@ -37,9 +39,7 @@ from graphmend.analysis.facts import FunctionFacts
 from graphmend.analysis.tensorness import COMPARISON_OPERATORS, Tensorness
 from graphmend.rules import library_predicates
 from graphmend.rules.base import Declined, code, runtime_call, thunk
-
-#: Largest integer a float64 holds exactly (a literal compared in float64).
-_EXACT_FLOAT64_INT = 2**53
+from graphmend.rules.library_predicates import exact_literal
 
 #: Expressions that need parentheses as an operand of ``&``, ``|`` or ``~``.
 _LOOSE = (cst.Comparison, cst.BooleanOperation, cst.IfExp, cst.Lambda, cst.NamedExpr)
@@ -187,19 +187,6 @@ def _proven_bool_scalar(facts: FunctionFacts, expr: cst.BaseExpression) -> bool:
 def _is_bool_call(facts: FunctionFacts, expr: cst.BaseExpression) -> bool:
     return m.matches(expr, m.Call(args=[m.Arg(keyword=None, star="")])) and \
         facts.qualified_name(expr.func) == "builtins.bool"
-
-
-def exact_literal(expr: cst.BaseExpression) -> float | int | None:
-    """The value of a numeric literal float64 holds exactly, else None."""
-    sign = 1
-    if m.matches(expr, m.UnaryOperation(operator=m.Minus())):
-        sign, expr = -1, expr.expression
-    if isinstance(expr, cst.Integer):
-        value = int(expr.evaluated_value)
-        return sign * value if value <= _EXACT_FLOAT64_INT else None
-    if isinstance(expr, cst.Float):
-        return sign * float(expr.evaluated_value)
-    return None
 
 
 def scalar_comparison(facts: FunctionFacts, expr: cst.BaseExpression) -> str | None:

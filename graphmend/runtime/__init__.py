@@ -43,32 +43,33 @@ import sys
 import types
 
 from graphmend import compat
-from graphmend.runtime import common, defer, encoding, indexing, loops, predicates, scalars, state, stores, trap
+from graphmend.runtime import common, defer, encoding, facts, indexing, loops, predicates, scalars, state, stores, trap
 from graphmend.runtime import where as where_operators
 from graphmend.runtime.common import compiling, resolve
 from graphmend.runtime.defer import deferred_call, deferred_log, deferred_print, deferred_warn
 from graphmend.runtime.encoding import decode, encode, fstring, lazy_format, message_read, snapshot
+from graphmend.runtime.facts import count_facts
 from graphmend.runtime.indexing import nonnegative_row, scalar_index
 from graphmend.runtime.loops import while_loop
-from graphmend.runtime.predicates import allclose, isfinite_item
+from graphmend.runtime.predicates import allclose, isclose_items, isfinite_item
 from graphmend.runtime.scalars import arange_list, exact_float, exact_int, exact_item
-from graphmend.runtime.state import frozen_test, predicated_update
+from graphmend.runtime.state import frozen_test, predicated_augment, predicated_update
 from graphmend.runtime.stores import masked_store, store_buffer
 from graphmend.runtime.trap import deferred_assert, deferred_check, deferred_raise, unique_tested
 from graphmend.runtime.where import (and_, arm, both_arms, checked_in_python, empty_arm, equal, is_tensor, not_, or_,
                                      select, where)
 
 __all__ = [
-    "allclose", "and_", "arange_list", "arm", "both_arms", "checked_in_python", "compiling", "decode", "deferred_assert",
+    "allclose", "and_", "arange_list", "arm", "both_arms", "checked_in_python", "compiling", "count_facts", "decode", "deferred_assert",
     "deferred_call", "deferred_check", "deferred_log", "deferred_print", "deferred_raise", "deferred_warn",
-    "empty_arm", "encode", "equal", "exact_float", "exact_int", "exact_item", "frozen_test", "fstring", "is_tensor", "isfinite_item",
-    "lazy_format", "masked_store", "message_read", "nonnegative_row", "not_", "or_", "predicated_update", "resolve", "scalar_index",
+    "empty_arm", "encode", "equal", "exact_float", "exact_int", "exact_item", "frozen_test", "fstring", "is_tensor", "isclose_items", "isfinite_item",
+    "lazy_format", "masked_store", "message_read", "nonnegative_row", "not_", "or_", "predicated_augment", "predicated_update", "resolve", "scalar_index",
     "select", "snapshot", "store_buffer", "unique_tested", "where", "while_loop",
 ]
 
 #: The modules whose functions rewritten code runs, directly or through
 #: one another.
-MODULES = (common, encoding, defer, trap, where_operators, indexing, stores, loops, scalars, predicates, state)
+MODULES = (common, encoding, defer, trap, where_operators, indexing, stores, loops, scalars, predicates, state, facts)
 
 # --- Calls from eager code ----------------------------------------------------
 # Dynamo inlines the functions of these modules into the graph of the

@@ -28,6 +28,8 @@ What it does
       diagnosis found that read and the value only feeds arithmetic.
     * :mod:`.builtin_operators` -- ``pow(a, b)`` becomes ``a ** b`` (Dynamo
       does not trace the builtin on a tensor; Python defines the two as one).
+    * :mod:`.count_facts` -- ``n = int((x > 0).sum())`` that a later test
+      compares: the bounds it proves, ``torch._check``'d for [Capture].
     * :mod:`.masked_store` -- ``t[m] = f(a[m], b[m])`` (a bool mask, a
       data-dependent shape) becomes ``torch.where(m, f(a, b), t)`` copied
       into ``t``, for element-wise ``f`` that rounds each element alone.
@@ -153,6 +155,7 @@ Safety
 
 from graphmend.rules.where.builtin_operators import convert_builtin_pow
 from graphmend.rules.where.conditional_expression import convert_ifexp
+from graphmend.rules.where.count_facts import convert_count_facts
 from graphmend.rules.where.if_statement import convert_if, worth_trying
 from graphmend.rules.where.masked_store import convert_masked_store
 from graphmend.rules.where.returns import lower_returns
@@ -162,5 +165,5 @@ from graphmend.rules.where.static_values import convert_static_tolist
 from graphmend.rules.where.truth_assignment import convert_truth_assignment
 from graphmend.rules.where.while_loop import convert_while
 
-__all__ = ["convert_builtin_pow", "convert_if", "convert_ifexp", "convert_masked_store", "convert_scalar_index",
+__all__ = ["convert_builtin_pow", "convert_count_facts", "convert_if", "convert_ifexp", "convert_masked_store", "convert_scalar_index",
            "convert_state_update", "convert_static_tolist", "convert_truth_assignment", "convert_while", "lower_returns", "worth_trying"]

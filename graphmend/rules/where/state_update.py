@@ -2,12 +2,15 @@
 
 What it does
     ``if T:`` (no ``else``) whose arm only updates tensors in place --
-    ``buf.copy_(new)``, ``buf.fill_(v)``, ``buf.zero_()``, ``buf.add_(d)``
-    on a name or an attribute (``self.buf``) -- becomes, per statement,
-    ``_graphmend.predicated_update(cond, "copy_", lambda: (self.buf, new))``:
-    under torch.compile the same update applied to a copy and selected
-    back, ``buf.copy_(torch.where(cond, updated_copy, buf))``; eagerly the
-    original call, only when ``cond`` holds.
+    ``buf.copy_(new)``, ``.fill_(v)``, ``.zero_()``, ``.add_(d)``,
+    ``.sub_(d)``, ``.mul_(d)``, ``.div_(d)``, ``.lerp_(end, w)`` on a name
+    or an attribute (``self.buf``), or ``self.buf += d`` (``-=``, ``*=``,
+    ``/=``) on an attribute -- becomes, per statement,
+    ``_graphmend.predicated_update(cond, "copy_", lambda: (self.buf, new))``
+    or ``_graphmend.predicated_augment(cond, "+=", lambda: self, "buf",
+    lambda: d)``: under torch.compile the same update applied to a copy
+    and selected back, ``buf.copy_(torch.where(cond, updated_copy, buf))``;
+    eagerly the original statement, only when ``cond`` holds.
 
 Why is this bad?
     An arm with an in-place update is an effect [Where] cannot select
@@ -25,19 +28,33 @@ Fix safety
     Exact where it applies: the test is evaluated once, and copied when
     the arm has more than one update (``if self.flag:`` /
     ``self.flag.fill_(False)`` must not change what the next update
-    reads); the update runs as the very same in-place
-    method on a copy of the target (same dtype casts, same broadcasting,
-    same errors), and ``torch.where`` selects bits.  Statements run in
+    reads); the update runs as the very same in-place method or operator
+    on a copy of the target (same dtype casts, same broadcasting, same
+    errors), and ``torch.where`` selects bits (never ``buf + where(T, d,
+    0)``, which would turn a ``-0.0`` into ``0.0``).  Statements run in
     order, so a later update sees an earlier one where the arm is taken.
+    ``owner.name += d`` ends by storing the same tensor back, which the
+    predicated form leaves out: the runtime takes it only when that store
+    is a no-op (``object``'s or ``nn.Module``'s ``__setattr__``, no global
+    registration hooks) and ``d`` is a plain tensor or a Python number.
     The operands are evaluated whether or not the arm is taken, so they
-    must be free of effects and random numbers (declined otherwise); the
-    runtime keeps the break (a graph break with the reason) with gradients
-    enabled -- an unconditional write bumps the target's version counter,
-    and a tensor saved for backward would then fail where eager's untaken
-    arm does not -- and for a target that is not a plain contiguous strided
-    tensor (an expanded view refuses writes) or a test that is not one
-    element.  ``x += d`` (a Python value rebinds), a flag set to ``True``
-    and any other statement leave the ``if`` to [Where] as before.
+    must be free of effects and random numbers, and no operand may read
+    the target through a view (``buf.add_(buf.t())``: the original raises
+    on the overlap, an update of a copy would not); only the target whole
+    or as an operand of arithmetic is taken.  The runtime keeps the break
+    (a graph break with the reason) with gradients enabled -- an
+    unconditional write bumps the target's version counter, and a tensor
+    saved for backward would then fail where eager's untaken arm does not
+    -- and for a target that is not a plain contiguous strided tensor (an
+    expanded view refuses writes) or a test that is not one element.
+
+    Declined with the reason: an in-place method that draws random
+    numbers (``.normal_()``) or changes the target's shape
+    (``.unsqueeze_()``, ``.resize_()``), keyword arguments, and a Python
+    value stored under the test (``self.initted = True``: ``torch.where``
+    cannot select a Python bool; a bool buffer and ``.fill_(True)`` can
+    be).  ``x += d`` on a local (a Python value rebinds) and an arm with any
+    other statement leave the ``if`` to [Where] as before.
 """
 
 from __future__ import annotations
@@ -45,12 +62,25 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from graphmend.rules.base import Context, Declined, code, generated, replacing, runtime_call, thunk
+from graphmend.rules.base import Context, Declined, code, generated, replacing, runtime_call, string, thunk
 from graphmend.rules.predicates import lower_test
 from graphmend.rules.where.if_statement import is_site
 
 #: In-place methods whose update is elementwise and keeps the target's shape.
-METHODS = frozenset({"copy_", "fill_", "zero_", "add_"})
+METHODS = frozenset({"copy_", "fill_", "zero_", "add_", "sub_", "mul_", "div_", "lerp_"})
+
+#: Augmented assignments to an attribute, by the operator's symbol.
+AUGMENTED = {cst.AddAssign: "+=", cst.SubtractAssign: "-=", cst.MultiplyAssign: "*=", cst.DivideAssign: "/="}
+
+#: In-place methods declined with a reason (the arm is still an update).
+DECLINED_METHODS = {
+    **dict.fromkeys(("uniform_", "normal_", "bernoulli_", "random_", "exponential_", "geometric_", "cauchy_",
+                     "log_normal_"), "draws random numbers, which evaluating it whether or not the arm is taken "
+                                     "would draw once more"),
+    **dict.fromkeys(("resize_", "resize_as_", "set_", "unsqueeze_", "squeeze_", "t_", "transpose_", "swapdims_",
+                     "swapaxes_", "as_strided_"), "changes the target's shape or strides, which `torch.where` "
+                                                  "cannot select between"),
+}
 
 
 def _target(expr: cst.BaseExpression) -> bool:
@@ -60,19 +90,128 @@ def _target(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Name)
 
 
-def _update(statement: cst.CSTNode) -> cst.Call | None:
-    """The ``target.method(args)`` call a statement consists of, or None."""
-    if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
+def _small(statement: cst.CSTNode) -> cst.BaseSmallStatement | None:
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+        return statement.body[0]
+    return None
+
+
+def _update(statement: cst.CSTNode) -> cst.Call | cst.AugAssign | None:
+    """The in-place update a statement consists of -- ``target.method(args)``
+    with a method of :data:`METHODS` or :data:`DECLINED_METHODS`, or
+    ``owner.name <op>= value`` with an operator of :data:`AUGMENTED` -- or None."""
+    small = _small(statement)
+    if isinstance(small, cst.AugAssign):
+        if type(small.operator) in AUGMENTED and isinstance(small.target, cst.Attribute) and _target(small.target):
+            return small
         return None
-    small = statement.body[0]
     if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)):
         return None
     call = small.value
-    if not (isinstance(call.func, cst.Attribute) and call.func.attr.value in METHODS and _target(call.func.value)):
+    if not (isinstance(call.func, cst.Attribute) and _target(call.func.value)):
+        return None
+    if call.func.attr.value not in METHODS and call.func.attr.value not in DECLINED_METHODS:
         return None
     if any(arg.star for arg in call.args):
         return None
     return call
+
+
+_PYTHON_CONSTANT = m.Name("True") | m.Name("False") | m.Name("None")
+
+
+def _python_flag(statement: cst.CSTNode) -> cst.Assign | None:
+    """``self.initted = True`` (a Python constant stored in an attribute), or None."""
+    small = _small(statement)
+    if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
+        return None
+    target, value = small.targets[0].target, small.value
+    constant = isinstance(value, (cst.Integer, cst.Float)) or m.matches(value, _PYTHON_CONSTANT)
+    return small if isinstance(target, cst.Attribute) and _target(target) and constant else None
+
+
+def _bare(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """``expr`` without its own parentheses."""
+    return expr.with_changes(lpar=[], rpar=[]) if getattr(expr, "lpar", None) else expr
+
+
+def _reads_a_view(operand: cst.BaseExpression, target: str) -> bool:
+    """Whether ``operand`` reads ``target`` (its code) other than
+    whole or as an operand of arithmetic (a fresh tensor): ``self.buf.t()``,
+    ``self.buf[1:]``, ``self.buf.data``.  Such a view overlaps the target,
+    and the in-place original then raises ("some elements of the input
+    tensor and the written-to tensor refer to a single memory location")
+    where an update of a copy would not."""
+    found: list[cst.CSTNode] = []
+
+    class Reads(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.parents: list[cst.CSTNode] = []
+
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if isinstance(node, cst.BaseExpression) and code(_bare(node)) == target:
+                parent = self.parents[-1] if self.parents else None
+                if parent is not None and not isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
+                    found.append(parent)
+                return False
+            self.parents.append(node)
+            return True
+
+        def on_leave(self, original_node: cst.CSTNode) -> None:
+            if self.parents and self.parents[-1] is original_node:
+                self.parents.pop()
+
+    operand.visit(Reads())
+    return bool(found)
+
+
+def _operands(update: cst.Call | cst.AugAssign) -> list[cst.BaseExpression]:
+    """What an update evaluates, in order: the target, then its arguments."""
+    if isinstance(update, cst.AugAssign):
+        return [update.target, update.value]
+    return [update.func.value, *(arg.value for arg in update.args)]
+
+
+def _check(ctx: Context, update: cst.Call | cst.AugAssign, bound: frozenset[str]) -> None:
+    """Raises :class:`Declined` where predicating ``update`` would not be
+    exact, or a local it reads may be unbound here."""
+    facts = ctx.facts
+    if isinstance(update, cst.Call):
+        method = update.func.attr.value
+        if method in DECLINED_METHODS:
+            raise Declined(f"`{code(update)}` {DECLINED_METHODS[method]}")
+        if any(arg.keyword is not None for arg in update.args):
+            raise Declined(f"`{code(update)}`: keyword arguments")
+    target, *values = _operands(update)
+    for operand in (target, *values):
+        reason = facts.impurity(operand)
+        if reason:
+            raise Declined(f"`{code(operand)}` is evaluated whether or not the arm is taken: {reason}")
+    for value in values:
+        if _reads_a_view(value, code(target)):
+            raise Declined(f"`{code(value)}` may read `{code(target)}` through a view (an aliasing view: the "
+                           "in-place original raises on overlapping memory, an update of a copy would not)")
+    captured = sorted(set().union(*(facts.own_reads(operand) for operand in (target, *values))))
+    unbound = [name for name in captured if name not in bound]
+    if unbound:
+        raise Declined(f"`{unbound[0]}` may be unbound here, and `{code(update)}` reads it")
+
+
+def _predicated(ctx: Context, cond: cst.Name, original: cst.Call | cst.AugAssign,
+                new: cst.Call | cst.AugAssign) -> cst.Call:
+    """The runtime call that performs ``new`` where ``cond`` holds (each
+    thunk takes the locals its own expression reads)."""
+    reads = ctx.facts.own_reads
+    if isinstance(new, cst.AugAssign):
+        owner, value = original.target.value, original.value
+        return runtime_call("predicated_augment", [
+            cond, cst.SimpleString(f'"{AUGMENTED[type(new.operator)]}"'),
+            thunk(new.target.value, sorted(reads(owner))), string(new.target.attr.value),
+            thunk(new.value, sorted(reads(value))),
+        ])
+    values = cst.Tuple([cst.Element(new.func.value), *(cst.Element(arg.value) for arg in new.args)])
+    captured = sorted(set().union(*(reads(operand) for operand in _operands(original))))
+    return runtime_call("predicated_update", [cond, string(original.func.attr.value), thunk(values, captured)])
 
 
 def convert_state_update(ctx: Context, original: cst.If, updated: cst.If):
@@ -80,35 +219,31 @@ def convert_state_update(ctx: Context, original: cst.If, updated: cst.If):
     if original.orelse is not None or id(original) in ctx.elifs or not isinstance(original.body, cst.IndentedBlock):
         return updated
     body, new_body = original.body.body, updated.body.body
-    calls = [_update(statement) for statement in body]
-    if not calls or any(call is None for call in calls) or len(new_body) != len(body):
+    updates = [_update(statement) for statement in body]
+    flags = [_python_flag(statement) for statement in body]
+    if not any(updates) or not all(u or f for u, f in zip(updates, flags)) or len(new_body) != len(body):
         return updated
+    new_updates = [_update(statement) for statement in new_body]
+    if any((a is None) != (b is None) for a, b in zip(updates, new_updates)):
+        return updated  # an inner rewrite changed a statement: not ours to predicate
     if not is_site(ctx, original, updated):
         return updated
     facts = ctx.facts
     mark = ctx.mark()
     try:
+        flag = next((flag for flag in flags if flag is not None), None)
+        if flag is not None:
+            raise Declined(f"`{code(flag)}` stores a Python value under a tensor test, which `torch.where` cannot "
+                           "select (a bool buffer updated with `.fill_(True)` can be)")
         test = lower_test(facts, original.test, updated.test, original)
         cond = generated("cond", ctx.line(original))
         bound = facts.bound_before(original)
-        frozen = runtime_call("frozen_test", [test]) if len(calls) > 1 else test
+        for update in updates:
+            _check(ctx, update, bound)
+        frozen = runtime_call("frozen_test", [test]) if len(updates) > 1 else test
         statements: list[cst.BaseStatement] = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cond)], frozen)])]
-        for call, new in zip(calls, (_update(s) for s in new_body)):
-            operands = [call.func.value, *(arg.value for arg in call.args if arg.keyword is None)]
-            if any(arg.keyword is not None for arg in call.args):
-                raise Declined(f"`{code(call)}`: keyword arguments")
-            for operand in operands:
-                reason = facts.impurity(operand)
-                if reason:
-                    raise Declined(f"`{code(operand)}` is evaluated whether or not the arm is taken: {reason}")
-            captured = sorted(set().union(*(facts.own_reads(operand) for operand in operands)))
-            unbound = [name for name in captured if name not in bound]
-            if unbound:
-                raise Declined(f"`{unbound[0]}` may be unbound here, and `{code(call)}` reads it")
-            values = cst.Tuple([cst.Element(new.func.value), *(cst.Element(arg.value) for arg in new.args)])
-            method = cst.SimpleString(f'"{call.func.attr.value}"')
-            update = runtime_call("predicated_update", [cond, method, thunk(values, captured)])
-            statements.append(cst.SimpleStatementLine([cst.Expr(update)]))
+        for update, new in zip(updates, new_updates):
+            statements.append(cst.SimpleStatementLine([cst.Expr(_predicated(ctx, cond, update, new))]))
     except Declined as decline:
         ctx.rollback(mark)
         ctx.skip(original, "where", f"state update: {decline}")
