@@ -105,12 +105,13 @@ CONVERTERS = Registry([
     Converter("trap.guard", "trap", cst.If, trap.convert_guard, applies=lambda ctx, node: trap.is_guard(node)),
     Converter("where.state_update", "where", cst.If, where.convert_state_update, applies=_not_a_guard_for_trap),
     Converter("where.if_statement", "where", cst.If, where.convert_if, applies=_not_a_guard_for_trap),
+    Converter("where.elif_statement", "where", cst.If, where.convert_elif, applies=where.has_elif),
     Converter("trap.assert_statement", "trap", cst.Assert, trap.convert_assert),
     Converter("where.conditional_expression", "where", cst.IfExp, where.convert_ifexp),
     Converter("where.while_loop", "where", cst.While, where.convert_while),
     Converter("defer.effect_call", "defer", cst.Expr, defer.convert_effect_call),
-    Converter("where.static_values", "where", cst.Call, where.convert_static_tolist),
-    Converter("where.builtin_operators", "where", cst.Call, where.convert_builtin_pow),
+    Converter("where.static_values", "where", cst.Call, where.convert_static_tolist, applies=where.calls_tolist),
+    Converter("where.builtin_operators", "where", cst.Call, where.convert_builtin_pow, applies=where.calls_pow),
     Converter("where.scalar_index", "where", cst.Subscript, where.convert_scalar_index),
     Converter("where.truth_assignment", "where", cst.Assign, where.convert_truth_assignment),
     Converter("where.masked_store", "where", cst.Assign, where.convert_masked_store),
@@ -151,16 +152,17 @@ class _Engine(cst.CSTTransformer):
             if not (self.ctx.enabled(converter.rule) and converter.applies(self.ctx, original_node)):
                 continue
             self.ctx.ancestors.append(original_node)
-            mark = self.ctx.mark()
             try:
-                result = converter.build(self.ctx, original_node, updated_node)
-            except Declined as reason:
-                self.ctx.rollback(mark)
-                self.ctx.skip(original_node, converter.rule, str(reason))
-                result = updated_node
+                result = self.ctx.attempt(converter.rule, original_node,
+                                          lambda: converter.build(self.ctx, original_node, updated_node))
             finally:
                 self.ctx.ancestors.pop()
-            if result is not updated_node:
+            if isinstance(result, Declined):
+                if result.final or result.instead is not None:
+                    result = updated_node if result.instead is None else result.instead
+                    break
+                result = updated_node
+            elif result is not updated_node:
                 break
         if isinstance(result, cst.CSTNode):
             self.ctx.origins[result] = original_node

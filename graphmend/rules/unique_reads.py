@@ -67,7 +67,7 @@ from graphmend.analysis.bindings import following, iter_children, name_uses, nes
 from graphmend.analysis.effects import UNIQUE_DEFAULT_OPTIONS, call_impurity, in_place_hazard, message_impurity
 from graphmend.analysis.facts import FunctionFacts, Metadata
 from graphmend.analysis.tensorness import COMPARISON_OPERATORS
-from graphmend.rules.base import Context, Declined, code, keyword, runtime_call, thunk, tuple_of
+from graphmend.rules.base import Context, Declined, code, declining, keyword, runtime_call, thunk, tuple_of
 
 _LOGICAL = (cst.BitAnd, cst.BitOr, cst.BitXor)
 #: Element-wise predicates that give the same answer for equal elements
@@ -101,13 +101,10 @@ def lower_unique_reads(ctx: Context, facts: FunctionFacts) -> cst.FunctionDef | 
         assign = path[-1]
         if not ctx.wanted(assign, "trap"):
             continue
-        try:
-            replacements.update(_rewrite(ctx, facts, path))
-        except Declined as reason:
-            # Statically, only a binding some test reads is worth a word.
-            if ctx.diagnosed(assign) or _tested(facts, assign.targets[0].target.value):
-                ctx.skip(assign, "trap", str(reason))
+        rewritten = ctx.attempt("trap", assign, lambda: _rewrite(ctx, facts, path))
+        if isinstance(rewritten, Declined):
             continue
+        replacements.update(rewritten)
         ctx.record(assign, "trap", "torch.unique read only by tests -> the tensor itself under torch.compile")
     if not replacements:
         return None
@@ -129,6 +126,14 @@ def _bindings(facts: FunctionFacts) -> Iterator[list[cst.CSTNode]]:
 
 
 def _rewrite(ctx: Context, facts: FunctionFacts, path: list[cst.CSTNode]) -> dict[cst.CSTNode, cst.CSTNode]:
+    assign: cst.Assign = path[-1]
+    name = assign.targets[0].target.value
+    # Statically, only a binding some test reads is worth a word.
+    with declining(quiet=not (ctx.diagnosed(assign) or _tested(facts, name))):
+        return _rewrite_binding(ctx, facts, path)
+
+
+def _rewrite_binding(ctx: Context, facts: FunctionFacts, path: list[cst.CSTNode]) -> dict[cst.CSTNode, cst.CSTNode]:
     assign: cst.Assign = path[-1]
     name = assign.targets[0].target.value
     call: cst.Call = assign.value

@@ -82,17 +82,13 @@ def convert_masked_store(ctx: Context, original: cst.Assign, updated: cst.Assign
     if store is None or facts is None or not ctx.wanted(original, "where"):
         return updated
     target, mask = store
-    try:
-        _check_exact(facts, original.value, mask)
-        reads = list(_masked_names(original.value, mask))
-        others = sorted(facts.own_reads(original.value) - {mask, *reads})
-        unbound = [name for name in (target, mask, *reads, *others) if name in facts.own_reads(original)
-                   and name not in facts.bound_before(original)]
-        if unbound:
-            raise Declined(f"`{unbound[0]}` may be unbound here")
-    except Declined as decline:
-        ctx.skip(original, "where", str(decline))
-        return updated
+    _check_exact(facts, original.value, mask)
+    reads = list(_masked_names(original.value, mask))
+    others = sorted(facts.own_reads(original.value) - {mask, *reads})
+    unbound = [name for name in (target, mask, *reads, *others) if name in facts.own_reads(original)
+               and name not in facts.bound_before(original)]
+    if unbound:
+        raise Declined(f"`{unbound[0]}` may be unbound here")
     ctx.record(original, "where", "masked store -> torch.where")
     # One parameter per read: the original indexes at each read, and so must
     # the store run as written (autograd sums the reads' gradients apart).

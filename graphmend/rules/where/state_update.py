@@ -45,7 +45,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from graphmend.rules.base import Context, Declined, code, generated, replacing, runtime_call, thunk
+from graphmend.rules.base import Context, Declined, code, declining, generated, replacing, runtime_call, thunk
 from graphmend.rules.predicates import lower_test
 from graphmend.rules.where.if_statement import is_site
 
@@ -86,8 +86,8 @@ def convert_state_update(ctx: Context, original: cst.If, updated: cst.If):
     if not is_site(ctx, original, updated):
         return updated
     facts = ctx.facts
-    mark = ctx.mark()
-    try:
+    # Ours, declined: [Where]'s generic reason would hide this one.
+    with declining(prefix="state update: ", final=True):
         test = lower_test(facts, original.test, updated.test, original)
         cond = generated("cond", ctx.line(original))
         bound = facts.bound_before(original)
@@ -109,9 +109,5 @@ def convert_state_update(ctx: Context, original: cst.If, updated: cst.If):
             method = cst.SimpleString(f'"{call.func.attr.value}"')
             update = runtime_call("predicated_update", [cond, method, thunk(values, captured)])
             statements.append(cst.SimpleStatementLine([cst.Expr(update)]))
-    except Declined as decline:
-        ctx.rollback(mark)
-        ctx.skip(original, "where", f"state update: {decline}")
-        return updated.with_changes()  # ours, declined: [Where]'s generic reason would hide this one
     ctx.record(original, "where", "if: in-place update -> predicated update")
     return replacing(updated, statements)
