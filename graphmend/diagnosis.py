@@ -37,7 +37,7 @@ from rich.table import Table
 
 from graphmend import capture_verdicts, compat
 from graphmend.compat import capture
-from graphmend.analysis import scan
+from graphmend.analysis import scan, vocabulary
 from graphmend.analysis.source import DEFS, ParsedFile, innermost, parse_file, statement_at
 from graphmend.analysis.summaries import static_summaries
 from graphmend.conventions import GENERATED_PREFIX, RUNTIME_MODULE
@@ -273,7 +273,7 @@ def _user_function_name(code_name: str, filename: str, lineno: int) -> str:
 
 # -- classification ------------------------------------------------------------
 
-_SCALAR_CALLS = {"item", "tolist", "int", "float", "bool"}
+_SCALAR_CALLS = vocabulary.SCALAR_METHODS | vocabulary.SCALAR_BUILTINS
 
 
 def _calls(node: ast.AST) -> set[str]:
@@ -297,25 +297,19 @@ def _base_category(reason: str) -> str:
     return "OTHER"
 
 
-_LOGGER_METHODS = {
-    "debug", "info", "warning", "warn", "error", "critical", "exception", "log",
-    "warning_once", "info_once", "debug_once",
-}
-
-
 def _is_io_call(statement: ast.stmt | None) -> bool:
     """``print(...)``, ``warn(...)``, ``warnings.warn(...)`` or ``<logger>.<method>(...)``."""
     if not isinstance(statement, ast.Expr) or not isinstance(statement.value, ast.Call):
         return False
     func = statement.value.func
     if isinstance(func, ast.Name):
-        return func.id in {"print", "warn"}
+        return func.id in vocabulary.MESSAGE_FUNCTIONS
     if isinstance(func, ast.Attribute):
         owner = func.value
         owner_name = owner.attr if isinstance(owner, ast.Attribute) else getattr(owner, "id", "")
         if owner_name == "warnings":
             return func.attr == "warn"
-        return func.attr in _LOGGER_METHODS and "log" in owner_name.lower()
+        return func.attr in vocabulary.LOGGER_METHODS and "log" in owner_name.lower()
     return False
 
 

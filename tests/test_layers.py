@@ -6,8 +6,10 @@ dodge a cycle is still a cycle).
 * ``graphmend.rules`` rewrite: they import no mend (``patch``, ``discover``, ``reach``,
   ``resolve``, ``scope``, ``swap``), no public API and no diagnosis.
 * ``graphmend.runtime`` is what rewritten code imports: nothing of graphmend
-  but ``conventions`` and ``compat`` (it needs torch alone).
-* ``graphmend.compat`` imports nothing of graphmend but ``conventions``.
+  but ``conventions``, ``compat`` and the vocabulary of calls
+  (``analysis.vocabulary``, which imports nothing): it needs torch alone.
+* ``graphmend.compat`` imports nothing of graphmend but ``conventions`` and
+  the vocabulary.
 * No import cycle anywhere in the package.
 """
 
@@ -63,8 +65,9 @@ def _within(name: str, *packages: str) -> bool:
 
 #: layer -> the graphmend modules it may import (besides its own).
 ALLOWED = {
-    "graphmend.compat": ("graphmend.conventions",),
-    "graphmend.runtime": ("graphmend.conventions", "graphmend.compat"),
+    "graphmend.compat": ("graphmend.conventions", "graphmend.analysis.vocabulary"),
+    "graphmend.runtime": ("graphmend.conventions", "graphmend.compat", "graphmend.analysis.vocabulary"),
+    "graphmend.analysis.vocabulary": (),
 }
 #: layer -> the graphmend modules it must not import.
 FORBIDDEN = {

@@ -25,7 +25,7 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import ByteSpanPositionProvider, MetadataWrapper
 
-from graphmend.analysis import api
+from graphmend.analysis import vocabulary
 from graphmend.analysis.bindings import (
     dotted_name,
     iter_children,
@@ -254,7 +254,7 @@ class FunctionFacts:
         indices, not slices, and the arguments of indexing calls) that is a
         tensor the function makes (:meth:`reads_tensor`) and not a mask,
         whose shape tracing checks; or a call that rejects some values
-        (:data:`~graphmend.analysis.api.RAISING_FUNCTIONS`, and their
+        (:data:`~graphmend.analysis.vocabulary.RAISING_FUNCTIONS`, and their
         methods on a tensor the function makes).  Parameters may hold
         anything (an int index), so they do not count."""
         for statement in statements:
@@ -279,8 +279,8 @@ class FunctionFacts:
             if not isinstance(call, cst.Call):
                 continue
             method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
-            if self.qualified_name(call.func) in api.RAISING_FUNCTIONS or (
-                    method in api.RAISING_METHODS and self.reads_tensor(call.func.value)):
+            if self.qualified_name(call.func) in vocabulary.RAISING_FUNCTIONS or (
+                    method in vocabulary.RAISING_METHODS and self.reads_tensor(call.func.value)):
                 return f"`{code(call.func)}()` rejects some values"
         return None
 
@@ -373,7 +373,7 @@ class FunctionFacts:
             return "helper"
         if m.matches(call.func, m.Attribute(attr=m.Name())):
             method = call.func.attr.value
-            if (method in api.LOG_METHODS or method in api.ONCE_METHODS) and self._is_logger(call.func.value):
+            if method in vocabulary.LOGGER_METHODS and self._is_logger(call.func.value):
                 return method
         return None
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from graphmend.analysis.api import DYNAMIC_SCOPE_CALLS
+from graphmend.analysis.vocabulary import DYNAMIC_SCOPE_CALLS
 from graphmend.analysis.bindings import (
     iter_children,
     name_uses,

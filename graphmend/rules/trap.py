@@ -119,7 +119,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from graphmend.analysis.bindings import computed_from, dotted_name, following, walk
-from graphmend.analysis import api
+from graphmend.analysis import vocabulary
 from graphmend.analysis.effects import (
     hazards_around, in_place_updates, index_uses, literal_format, message_impurity, message_read,
 )
@@ -275,7 +275,7 @@ class _ReadsInMessage(cst.CSTTransformer):
         read = message_read(original_node, self.facts.qualified_name)
         if read is None or self.facts.is_static(read[1]):
             return updated_node
-        operand = updated_node.func.value if read[0] in api.MESSAGE_METHOD_READERS else updated_node.args[0].value
+        operand = updated_node.func.value if read[0] in vocabulary.MESSAGE_METHOD_READERS else updated_node.args[0].value
         return runtime_call("message_read", [cst.Arg(string(read[0])), cst.Arg(operand)])
 
 

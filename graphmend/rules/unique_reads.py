@@ -62,7 +62,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 import libcst.matchers as m
 
-from graphmend.analysis import api
+from graphmend.analysis import vocabulary
 from graphmend.analysis.bindings import following, iter_children, name_uses, nested_scopes, statements
 from graphmend.analysis.effects import UNIQUE_DEFAULT_OPTIONS, call_impurity, in_place_hazard, message_impurity
 from graphmend.analysis.facts import FunctionFacts, Metadata
@@ -70,9 +70,6 @@ from graphmend.analysis.tensorness import COMPARISON_OPERATORS
 from graphmend.rules.base import Context, Declined, code, declining, keyword, runtime_call, thunk, tuple_of
 
 _LOGICAL = (cst.BitAnd, cst.BitOr, cst.BitXor)
-#: Element-wise predicates that give the same answer for equal elements
-#: (not ``signbit``: ``torch.unique`` keeps one of ``0.0`` and ``-0.0``).
-_PREDICATES = api._names("isnan isinf isfinite isposinf isneginf isreal logical_not")
 _NUMBER = m.Integer() | m.Float() | m.Imaginary() | m.Name("True") | m.Name("False") | m.Name("None") | \
     m.UnaryOperation(operator=m.Minus() | m.Plus(), expression=m.Integer() | m.Float() | m.Imaginary())
 #: Options of ``torch.unique`` that keep its result the unique values alone
@@ -171,7 +168,7 @@ def _rewrite_binding(ctx: Context, facts: FunctionFacts, path: list[cst.CSTNode]
 def _unique_call(facts: FunctionFacts, call: cst.Call) -> tuple[cst.BaseExpression | None, list[cst.Arg]] | None:
     """(what it takes the unique values of, its options) for
     ``torch.unique(x, ...)`` or ``x.unique(...)``; None for other calls."""
-    if api.torch_function(facts.qualified_name(call.func)) == "unique":
+    if vocabulary.torch_function(facts.qualified_name(call.func)) == "unique":
         first = call.args[0] if call.args else None
         if first is None or first.keyword is not None or first.star:
             return None, list(call.args)
@@ -262,7 +259,7 @@ def _classify(facts: FunctionFacts, name: str, node: cst.CSTNode, sole: bool, re
 
 def _whole_reduction(facts: FunctionFacts, call: cst.Call) -> cst.BaseExpression | None:
     """``E`` of ``torch.any(E)``, ``torch.all(E)``, ``E.any()``, ``E.all()``."""
-    if api.torch_function(facts.qualified_name(call.func)) in ("any", "all"):
+    if vocabulary.torch_function(facts.qualified_name(call.func)) in ("any", "all"):
         if len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star:
             return call.args[0].value
         return None
@@ -293,9 +290,9 @@ def _element_wise(facts: FunctionFacts, name: str, expr: cst.BaseExpression,
     if m.matches(expr, m.UnaryOperation(operator=m.BitInvert())):
         return _element_wise(facts, name, expr.expression, operands)
     if isinstance(expr, cst.Call) and all(a.keyword is None and not a.star for a in expr.args):
-        if api.torch_function(facts.qualified_name(expr.func)) in _PREDICATES and len(expr.args) == 1:
+        if vocabulary.torch_function(facts.qualified_name(expr.func)) in vocabulary.VALUE_PREDICATES and len(expr.args) == 1:
             return _element_wise(facts, name, expr.args[0].value, operands)
-        if m.matches(expr.func, m.Attribute(attr=m.Name())) and expr.func.attr.value in _PREDICATES and not expr.args:
+        if m.matches(expr.func, m.Attribute(attr=m.Name())) and expr.func.attr.value in vocabulary.VALUE_PREDICATES and not expr.args:
             return _element_wise(facts, name, expr.func.value, operands)
     return None
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from graphmend.analysis import api
+from graphmend.analysis import vocabulary
 from graphmend.analysis.bindings import following, stored_names
 from graphmend.analysis.effects import alias_sources, is_nonnegative_index
 from graphmend.analysis.gradients import gradient_chains, one_sided, read_chains
@@ -93,7 +93,7 @@ def _python_value(facts, branch: cst.BaseExpression) -> bool:
     number read out of a tensor (``float(t)``)."""
     if facts.is_static(branch):
         return True
-    return isinstance(branch, cst.Call) and api.builtin(facts.qualified_name(branch.func)) in _NUMBER_BUILTINS
+    return isinstance(branch, cst.Call) and vocabulary.builtin(facts.qualified_name(branch.func)) in _NUMBER_BUILTINS
 
 
 class _NonnegativeIndexes(cst.CSTTransformer):

@@ -69,7 +69,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from graphmend.analysis import api
+from graphmend.analysis import vocabulary
 from graphmend.rules.base import Context, Declined, code, keyword, runtime_call
 
 #: Operators exact on every element (IEEE-754 correctly rounded).
@@ -157,11 +157,11 @@ def _check_exact(facts, node: cst.BaseExpression, mask: str) -> None:
         return
     if isinstance(node, cst.Call) and not any(arg.star or arg.keyword for arg in node.args):
         func = node.func
-        if api.torch_function(facts.qualified_name(func)) in api.EXACT_ELEMENTWISE:
+        if vocabulary.torch_function(facts.qualified_name(func)) in vocabulary.EXACT_ELEMENTWISE:
             if len(node.args) == 1:
                 _check_exact(facts, node.args[0].value, mask)
                 return
-        elif isinstance(func, cst.Attribute) and func.attr.value in api.EXACT_ELEMENTWISE:
+        elif isinstance(func, cst.Attribute) and func.attr.value in vocabulary.EXACT_ELEMENTWISE:
             method = func.attr.value
             if method == "to" and len(node.args) == 1 and facts.is_static(node.args[0].value) or (
                     method != "to" and not node.args):
