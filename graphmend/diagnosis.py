@@ -1,5 +1,5 @@
 """One Dynamo trace -> a Report of every graph break, each in one category
-(DC, IO, GUARD, SCALAR, DS, OTHER: see :func:`classify`).
+(DC, IO, GUARD, SCALAR, DS, OTHER: see :func:`break_category`).
 
 Dynamo appends a ``GraphCompileReason`` to
 ``torch._dynamo.output_graph.graph_break_reasons`` for every graph break,
@@ -313,7 +313,7 @@ def _is_io_call(statement: ast.stmt | None) -> bool:
     return False
 
 
-def classify(reason: str, filename: str, lineno: int) -> str:
+def break_category(reason: str, filename: str, lineno: int) -> str:
     """The category of a break, from Dynamo's reason and the source: DC
     (data-dependent control flow), IO (print, logging, warnings), GUARD (a
     tensor test whose body only raises), SCALAR (``.item()``, ``int(t)``...),
@@ -571,7 +571,7 @@ class BreakRecorder:
                 sites[key].count += 1
                 continue
             text = reason.reason.strip()
-            category = classify(text, frame.filename, lineno)
+            category = break_category(text, frame.filename, lineno)
             rewritten = _in_runtime(reason.user_stack)
             if rewritten:
                 # The runtime names why its predicated form did not apply.

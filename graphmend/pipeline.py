@@ -58,11 +58,10 @@ from graphmend.conventions import RUNTIME_ALIAS, RUNTIME_MODULE
 from graphmend.errors import SourceError
 from graphmend.rules import defer, trap, unique_reads, where
 from graphmend.rules.base import Context, Converter, Declined, Registry, RuleOptions, Site, Skip
-from graphmend.rules.options import built_in
-from graphmend.rules.options import select_rules as _select_from
+from graphmend.rules.options import built_in, select_rules
 
-__all__ = ["CONVERTERS", "RULE_NAMES", "SkeletonResult", "TransformResult", "disabled_rules", "select_rules",
-           "transform_skeleton", "transform_source"]
+__all__ = ["CONVERTERS", "RULE_NAMES", "SkeletonResult", "TransformResult", "disabled_rules", "transform_skeleton",
+           "transform_source"]
 
 
 @dataclass(frozen=True)
@@ -87,11 +86,6 @@ class SkeletonResult:
     def needs_runtime(self) -> bool:
         """Whether a rewrite calls graphmend's runtime (``pow(a, b) -> a ** b`` does not)."""
         return bool(self.sites) and f"{RUNTIME_ALIAS}." in self.code
-
-
-def select_rules(names: Iterable[str] | None) -> tuple[str, ...]:
-    """The rule names selected (all when ``None``), in rule order."""
-    return _select_from(names, CONVERTERS.rule_names())
 
 
 def _not_a_guard_for_trap(ctx: Context, original: cst.If) -> bool:
@@ -343,7 +337,7 @@ def transform_source(
     except (SyntaxError, ValueError) as err:
         raise SourceError(filename, getattr(err, "lineno", None) or 1, getattr(err, "msg", str(err))) from None
     helpers = effect_helpers | parsed.effect_helpers
-    selected = select_rules(rules)
+    selected = select_rules(rules, CONVERTERS.rule_names())
     if built_in(selected) or lines is not None:
         units = candidate_units(parsed, helpers, lines, also_static)
     else:

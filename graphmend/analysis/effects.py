@@ -33,6 +33,7 @@ from graphmend.analysis.summaries import Summary
 from graphmend.analysis.bindings import (
     assigned_targets, dotted_name, local_names, name_uses, parameter_names, target_names, walk, walk_own,
 )
+from graphmend.conventions import RUNTIME_MODULE
 
 QualifiedName = Callable[[cst.CSTNode], "str | None"]
 #: The summary of the Python function a call reaches, or None (see :mod:`graphmend.analysis.summaries`).
@@ -63,7 +64,7 @@ def call_impurity(call: cst.Call, qualified_name: QualifiedName, *, traced_error
     if builtin is not None:
         pure = builtin in vocabulary.PURE_BUILTINS or (traced_errors_fall_back and builtin in vocabulary.TRACED_PURE_BUILTINS)
         return None if pure else f"calls {shown}()"
-    if name.startswith("graphmend.runtime."):
+    if name.startswith(f"{RUNTIME_MODULE}."):
         return None
     function = vocabulary.torch_function(name)
     if function is not None:
@@ -197,9 +198,8 @@ def linear_impurity(expr: cst.CSTNode, qualified_name: QualifiedName) -> str | N
         if isinstance(node, cst.Call):
             name = vocabulary.torch_function(qualified_name(node.func))
             method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
-            if (name or method) not in vocabulary.LINEAR_CALLS and not (qualified_name(node.func) or "").startswith(
-                "graphmend.runtime."
-            ):
+            if (name or method) not in vocabulary.LINEAR_CALLS and \
+                    not (qualified_name(node.func) or "").startswith(f"{RUNTIME_MODULE}."):
                 return f"{code(node.func)}() has a derivative that depends on its input"
         elif isinstance(node, cst.BinaryOperation):
             if isinstance(node.operator, (cst.Multiply, cst.Divide)):

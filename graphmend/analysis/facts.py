@@ -58,7 +58,7 @@ from graphmend.analysis.liveness import Liveness
 from graphmend.analysis.source import ModuleNames
 from graphmend.analysis.summaries import Summary
 from graphmend.analysis.tensorness import (
-    COMPARISON_OPERATORS, Tensorness, classify, is_bool_scalar, is_bool_tensor, tensor_names,
+    COMPARISON_OPERATORS, Tensorness, is_bool_scalar, is_bool_tensor, tensor_names, tensorness_of,
 )
 
 
@@ -221,14 +221,14 @@ class FunctionFacts:
 
     def global_dotted(self, node: cst.CSTNode) -> str | None:
         """``node``'s dotted text when it names a module global or builtin
-        (so :func:`graphmend.runtime.resolve` finds the same object later)."""
+        (so :func:`graphmend.runtime.common.global_value` finds the same object later)."""
         dotted = dotted_name(node)
         if dotted is None or self.is_local(dotted.partition(".")[0]):
             return None
         return dotted
 
     def tensorness(self, expr: cst.BaseExpression) -> Tensorness:
-        return classify(expr, self.qualified_name, self.tensor_names)
+        return tensorness_of(expr, self.qualified_name, self.tensor_names)
 
     def is_mask(self, expr: cst.BaseExpression, seen: frozenset[str] = frozenset()) -> bool:
         """Whether ``expr`` surely indexes as a mask: a bool tensor (a

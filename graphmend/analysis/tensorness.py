@@ -40,7 +40,7 @@ COMPARISON_OPERATORS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.Gr
                         cst.Equal, cst.NotEqual)
 
 
-def classify(
+def tensorness_of(
     expr: cst.BaseExpression,
     qualified_name: QualifiedName,
     tensor_names: frozenset[str] = frozenset(),
@@ -51,7 +51,7 @@ def classify(
     ``tensor_names`` are local names some assignment binds to a tensor.
     """
     def go(node: cst.BaseExpression) -> Tensorness:
-        return classify(node, qualified_name, tensor_names)
+        return tensorness_of(node, qualified_name, tensor_names)
 
     if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
         return Tensorness.STATIC
@@ -81,7 +81,7 @@ def classify(
             result = _join(result, go(target.comparator))
         return result
     if isinstance(expr, cst.Call):
-        return _classify_call(expr, qualified_name, go)
+        return _call_tensorness(expr, qualified_name, go)
     return Tensorness.UNKNOWN
 
 
@@ -94,7 +94,7 @@ def _join(a: Tensorness, b: Tensorness) -> Tensorness:
     return Tensorness.UNKNOWN
 
 
-def _classify_call(
+def _call_tensorness(
     call: cst.Call, qualified_name: QualifiedName, go: Callable[[cst.BaseExpression], Tensorness]
 ) -> Tensorness:
     name = qualified_name(call.func) or ""
@@ -233,7 +233,7 @@ def tensor_names(function: cst.FunctionDef, qualified_name: QualifiedName) -> fr
     while changed:
         changed = False
         for name, value in assignments:
-            if name not in names and classify(value, qualified_name, frozenset(names)) is Tensorness.TENSOR:
+            if name not in names and tensorness_of(value, qualified_name, frozenset(names)) is Tensorness.TENSOR:
                 names.add(name)
                 changed = True
     return frozenset(names)

@@ -204,16 +204,16 @@ def _scan(facts: FunctionFacts, name: str, after: list[cst.CSTNode], own_block: 
         binds = name in name_uses(statement).stores
         if not binds:
             reads.span.append(statement)
-            _classify(facts, name, statement, sole, reads)
+            _sort_reads(facts, name, statement, sole, reads)
             continue
         if m.matches(statement, m.SimpleStatementLine(body=[m.Assign(targets=[m.AssignTarget(m.Name(name))])])):
             reads.span.append(statement)
-            _classify(facts, name, statement.body[0].value, sole, reads)
+            _sort_reads(facts, name, statement.body[0].value, sole, reads)
             return
         if not isinstance(statement, cst.If):
             raise Declined(f"`{name}` is bound again in a {type(statement).__name__} statement")
         reads.span.append(statement)
-        _classify(facts, name, statement.test, sole, reads)
+        _sort_reads(facts, name, statement.test, sole, reads)
         arms = [statements(statement.body)]
         if isinstance(statement.orelse, cst.If):
             arms.append([statement.orelse])
@@ -224,7 +224,7 @@ def _scan(facts: FunctionFacts, name: str, after: list[cst.CSTNode], own_block: 
         sole = False  # past an arm that binds it, either value may reach
 
 
-def _classify(facts: FunctionFacts, name: str, node: cst.CSTNode, sole: bool, reads: _Reads) -> None:
+def _sort_reads(facts: FunctionFacts, name: str, node: cst.CSTNode, sole: bool, reads: _Reads) -> None:
     """Sort the reads of ``name`` in ``node`` into tests and message reads;
     Declined for any other read."""
     loads = [n for n in name_uses(node).loads if n.value == name]

@@ -45,7 +45,7 @@ import types
 from graphmend import compat
 from graphmend.runtime import common, defer, encoding, indexing, loops, predicates, scalars, state, stores, trap
 from graphmend.runtime import where as where_operators
-from graphmend.runtime.common import compiling, resolve
+from graphmend.runtime.common import compiling
 from graphmend.runtime.defer import deferred_call, deferred_log, deferred_print, deferred_warn
 from graphmend.runtime.encoding import decode, encode, fstring, lazy_format, message_read, snapshot
 from graphmend.runtime.indexing import nonnegative_row, scalar_index
@@ -62,7 +62,7 @@ __all__ = [
     "allclose", "and_", "arange_list", "arm", "both_arms", "checked_in_python", "compiling", "decode", "deferred_assert",
     "deferred_call", "deferred_check", "deferred_log", "deferred_print", "deferred_raise", "deferred_warn",
     "empty_arm", "encode", "equal", "exact_float", "exact_int", "exact_item", "frozen_test", "fstring", "is_tensor", "isfinite_item",
-    "lazy_format", "masked_store", "message_read", "nonnegative_row", "not_", "or_", "predicated_update", "resolve", "scalar_index",
+    "lazy_format", "masked_store", "message_read", "nonnegative_row", "not_", "or_", "predicated_update", "scalar_index",
     "select", "snapshot", "store_buffer", "unique_tested", "where", "while_loop",
 ]
 

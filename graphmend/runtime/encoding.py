@@ -20,7 +20,7 @@ import torch
 
 from graphmend import compat
 from graphmend.analysis import vocabulary
-from graphmend.runtime.common import compiling, resolve
+from graphmend.runtime.common import compiling, global_value
 
 
 def snapshot(value, keep_grad: bool = False):
@@ -149,7 +149,7 @@ def decode(tokens, module: str | None = None) -> list:
             return torch.Size(tokens[position - count : position])
         if kind == "global":
             position += 1
-            return resolve(module, tokens[position - 1])
+            return global_value(module, tokens[position - 1])
         if kind == "format":
             position += 1
             return tokens[position - 1].format(*one())
