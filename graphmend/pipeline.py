@@ -23,10 +23,14 @@ The order lives only here:
    results: a ``print`` in a tensor arm is already a deferred call when
    its ``if`` is predicated (which gates it), a guard there already a
    deferred check.  On one node the converters are tried in registry order,
-   and the first that changes it wins; the engine records the reason of a
-   converter that declines (:class:`graphmend.rules.base.Declined`):
+   and the first that changes it wins.  Each build step runs through
+   :meth:`graphmend.rules.base.Context.attempt`, which records the reason
+   of one that declines (:class:`graphmend.rules.base.Declined`) and
+   forgets what it recorded; then the next converter tries the node, unless
+   the decline was final or gave a replacement:
 
-   * ``if``: [Trap] for a guard (``if T: raise``), else [Where];
+   * ``if``: [Trap] for a guard (``if T: raise``), else [Where] (a state
+     update, the ``if``, or, where the ``if`` stays, its ``elif``);
    * ``assert``: [Trap];
    * conditional expression, ``while``: [Where];
    * expression statement: [Defer] (print, logging, warnings, helpers);
@@ -197,9 +201,11 @@ def _lower(ctx: Context, module: cst.Module, returns: bool) -> tuple[dict, list]
     replacements, returns_lowered = {}, []
     for node in _functions(module):
         current = node
-        if "trap" in ctx.options.rules:
+        # The tests a torch.unique is lowered for are guards [Trap] defers;
+        # without [Trap] they still break, and the lowering would be for nothing.
+        if ctx.enabled("trap"):
             current = _with_facts(ctx, current, unique_reads.lower_unique_reads) or current
-        if returns and "where" in ctx.options.rules:
+        if returns and ctx.enabled("where"):
             lowered = _with_facts(ctx, current, lambda c, facts: where.lower_returns(
                 c, facts, lambda i: c.wanted(i, "where") and where.worth_trying(c, i, i.test)))
             if lowered is not None:

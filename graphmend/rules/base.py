@@ -66,8 +66,9 @@ def declining(*, prefix: str = "", suffix: str = "", at: cst.CSTNode | None = No
     try:
         yield
     except Declined as decline:
-        raise Declined(f"{prefix}{decline}{suffix}", at=at or decline.at, quiet=quiet or decline.quiet,
-                       instead=instead or decline.instead, final=final or decline.final) from None
+        raise Declined(f"{prefix}{decline}{suffix}", at=decline.at if at is None else at,
+                       quiet=quiet or decline.quiet, instead=decline.instead if instead is None else instead,
+                       final=final or decline.final) from None
 
 
 @dataclass(frozen=True)
@@ -133,29 +134,20 @@ class Context:
         self.sites.append(Site(rule, self.line(node), what))
         self.converted[id(node)] = None
 
-    def mark(self) -> tuple[int, int]:
-        """Where the results stand, for :meth:`rollback`."""
-        return len(self.sites), len(self.converted)
-
-    def rollback(self, mark: tuple[int, int]) -> None:
-        """Forget the sites recorded since ``mark`` (a rewrite that was dropped)."""
-        sites, converted = mark
-        del self.sites[sites:]
-        for key in list(self.converted)[converted:]:
-            del self.converted[key]
-
     def attempt(self, rule: str, node: cst.CSTNode, step: Callable[[], T]) -> T | Declined:
         """``step()``'s result, or the :class:`Declined` it raised: then the
         sites it recorded are forgotten and, unless quiet, the reason is
         recorded under ``rule``, said of ``node`` (or the decline's ``at``).
         The only place a skip is recorded."""
-        mark = self.mark()
+        sites, converted = len(self.sites), len(self.converted)
         try:
             return step()
         except Declined as decline:
-            self.rollback(mark)
+            del self.sites[sites:]
+            for key in list(self.converted)[converted:]:
+                del self.converted[key]
             if not decline.quiet:
-                self.skips.append(Skip(rule, self.line(decline.at or node), str(decline)))
+                self.skips.append(Skip(rule, self.line(node if decline.at is None else decline.at), str(decline)))
             return decline
 
     def original(self, updated: cst.CSTNode) -> cst.CSTNode | None:
