@@ -31,7 +31,6 @@ import ast
 from collections.abc import Iterable
 
 from graphmend.analysis import vocabulary
-from graphmend.analysis.message_helpers import effect_helpers, effect_only  # noqa: F401 -- their home before
 from graphmend.analysis.source import DEFS, ParsedFile, Unit
 
 _TENSOR_LIKE_CALLS = (
