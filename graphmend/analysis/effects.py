@@ -217,16 +217,14 @@ def linear_impurity(expr: cst.CSTNode, qualified_name: QualifiedName) -> str | N
 # -- in-place updates and the names they may reach ---------------------------------------
 
 _LITERAL_CONTAINERS = (cst.Tuple, cst.List, cst.Integer, cst.Float, cst.SimpleString)
-_VIEW_METHODS = vocabulary.VIEW_METHODS
-_OPERATION_NAMESPACES = vocabulary.OPERATION_NAMESPACES
-_HIGHER_ORDER = vocabulary.HIGHER_ORDER
 
 
 def _torch_operation(qualified: str | None) -> str | None:
     """``"log"`` for ``torch.log``, ``"relu"`` for ``torch.nn.functional.relu``:
     the name of a function in one of torch's operation namespaces; else None."""
     function = vocabulary.torch_function(qualified)
-    return function if function is not None and qualified.rpartition(".")[0] in _OPERATION_NAMESPACES else None
+    in_namespace = function is not None and qualified.rpartition(".")[0] in vocabulary.OPERATION_NAMESPACES
+    return function if in_namespace else None
 
 
 def in_place_updates(code: cst.FunctionDef | list[cst.CSTNode], function: cst.FunctionDef | None = None,
@@ -254,7 +252,7 @@ def in_place_updates(code: cst.FunctionDef | list[cst.CSTNode], function: cst.Fu
                 updates.append((root_name(sub), "the function stores into items, which may update a tensor in place"))
         if m.matches(node, m.Call(func=m.Attribute(attr=m.Name()))):
             method = node.func.attr.value
-            if method.endswith("_") and not method.endswith("__"):
+            if vocabulary.in_place_method(method):
                 updates.append((updated_root(node.func.value), f"the function updates tensors in place (.{method}())"))
     return updates
 
@@ -326,12 +324,13 @@ def alias_sources(value: cst.BaseExpression, qualified_name: QualifiedName | Non
             elif arg.keyword is not None and arg.keyword.value == "inplace" and not m.matches(arg.value, m.Name("False")):
                 written |= name_uses(value).loads_names()
         method = value.func.attr.value if isinstance(value.func, cst.Attribute) else None
-        if method in _VIEW_METHODS:
+        if method in vocabulary.VIEW_METHODS:
             return go(value.func.value) | written
         if method in vocabulary.PURE_METHODS:
             return written
         operation = _torch_operation(qualified_name(value.func)) if qualified_name else None
-        if operation is not None and not operation.endswith("_") and operation not in _VIEW_METHODS | _HIGHER_ORDER:
+        if operation is not None and not operation.endswith("_") and \
+                operation not in vocabulary.VIEW_METHODS | vocabulary.HIGHER_ORDER:
             return written  # torch's operations make new tensors, but for views
         if isinstance(value.func, cst.Name) and value.func.value in vocabulary.PURE_BUILTINS:
             return set()
@@ -462,7 +461,7 @@ def updated_root(node: cst.BaseExpression) -> str | None:
     while True:
         if isinstance(node, (cst.Attribute, cst.Subscript)):
             node = node.value
-        elif m.matches(node, m.Call(func=m.Attribute(attr=m.Name()))) and node.func.attr.value in _VIEW_METHODS:
+        elif m.matches(node, m.Call(func=m.Attribute(attr=m.Name()))) and node.func.attr.value in vocabulary.VIEW_METHODS:
             node = node.func.value
         else:
             return node.value if isinstance(node, cst.Name) else None
