@@ -7,7 +7,7 @@ dodge a cycle is still a cycle).
   ``resolve``, ``scope``, ``swap``), no public API and no diagnosis.
 * ``graphmend.runtime`` is what rewritten code imports: nothing of graphmend
   but ``conventions``, ``compat`` and the vocabulary of calls
-  (``analysis.vocabulary``, which imports nothing): it needs torch alone.
+  (``graphmend.vocabulary``, which imports nothing): it needs torch alone.
 * ``graphmend.compat`` imports nothing of graphmend but ``conventions`` and
   the vocabulary.
 * ``graphmend.diagnosis`` by concern, each module importing only those
@@ -68,9 +68,9 @@ def _within(name: str, *packages: str) -> bool:
 
 #: layer -> the graphmend modules it may import (besides its own).
 ALLOWED = {
-    "graphmend.compat": ("graphmend.conventions", "graphmend.analysis.vocabulary"),
-    "graphmend.runtime": ("graphmend.conventions", "graphmend.compat", "graphmend.analysis.vocabulary"),
-    "graphmend.analysis.vocabulary": (),
+    "graphmend.compat": ("graphmend.conventions", "graphmend.vocabulary"),
+    "graphmend.runtime": ("graphmend.conventions", "graphmend.compat", "graphmend.vocabulary"),
+    "graphmend.vocabulary": (),
 }
 #: layer -> the graphmend modules it must not import.
 FORBIDDEN = {

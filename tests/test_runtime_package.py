@@ -71,7 +71,7 @@ def test_every_module_of_the_runtime_is_known_to_compat() -> None:
 
 
 def test_the_runtime_reads_every_reader_the_analysis_allows() -> None:
-    from graphmend.analysis import vocabulary
+    from graphmend import vocabulary
     from graphmend.runtime import encoding
 
     assert set(encoding._READERS) == vocabulary.MESSAGE_READERS | vocabulary.MESSAGE_METHOD_READERS | vocabulary.UNIQUE_READERS | {"len"}

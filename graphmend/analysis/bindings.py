@@ -23,7 +23,7 @@ from collections.abc import Iterator, Sequence
 import libcst as cst
 import libcst.matchers as m
 
-from graphmend.analysis import vocabulary
+from graphmend import vocabulary
 
 
 #: Fields that hold layout, not code (whitespace, parentheses, commas).

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import libcst as cst
 import libcst.matchers as m
 
-from graphmend.analysis import vocabulary
+from graphmend import vocabulary
 from graphmend.analysis.summaries import Summary
 from graphmend.analysis.bindings import (
     assigned_targets, dotted_name, local_names, name_uses, parameter_names, target_names, walk, walk_own,

@@ -25,7 +25,7 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import ByteSpanPositionProvider, MetadataWrapper
 
-from graphmend.analysis import vocabulary
+from graphmend import vocabulary
 from graphmend.analysis.bindings import (
     dotted_name,
     iter_children,
@@ -254,7 +254,7 @@ class FunctionFacts:
         indices, not slices, and the arguments of indexing calls) that is a
         tensor the function makes (:meth:`reads_tensor`) and not a mask,
         whose shape tracing checks; or a call that rejects some values
-        (:data:`~graphmend.analysis.vocabulary.RAISING_FUNCTIONS`, and their
+        (:data:`~graphmend.vocabulary.RAISING_FUNCTIONS`, and their
         methods on a tensor the function makes).  Parameters may hold
         anything (an int index), so they do not count."""
         for statement in statements:

@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 
 import libcst as cst
 
-from graphmend.analysis import vocabulary
+from graphmend import vocabulary
 from graphmend.analysis.bindings import dotted_name, iter_children, target_names_of
 
 QualifiedName = Callable[[cst.CSTNode], "str | None"]

@@ -4,7 +4,7 @@ A module-level function that emits a message (``print``, a logger method,
 ``warn`` or another such helper) and does nothing else that calling it
 later could change (compute locals, test, raise under a test) is an effect
 call for [Defer], as ``print`` is: a library's warning helper.  Read over
-``ast`` alone, with :mod:`graphmend.analysis.vocabulary`'s vocabulary, so that the
+``ast`` alone, with :mod:`graphmend.vocabulary`'s vocabulary, so that the
 cheap scan (:mod:`graphmend.analysis.scan`) and a parsed file
 (:attr:`graphmend.analysis.source.ParsedFile.effect_helpers`) share it.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 
-from graphmend.analysis import vocabulary
+from graphmend import vocabulary
 
 
 def _callee(call: ast.Call) -> str:

@@ -5,7 +5,7 @@ libcst, and it needs no metadata), it keeps every def that *might* hold a
 site some rule rewrites, judging by the names a statement mentions, and
 drops the rest.  It must never drop a function a rule would rewrite; it may
 keep ones no rule touches (the rules then decide exactly, with facts).  The
-vocabulary is :mod:`graphmend.analysis.vocabulary`'s.
+vocabulary is :mod:`graphmend.vocabulary`'s.
 
 A def might hold a site when its own code (nested defs are judged on
 their own) has
@@ -30,7 +30,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from graphmend.analysis import vocabulary
+from graphmend import vocabulary
 from graphmend.analysis.source import DEFS, ParsedFile, Unit
 
 _TENSOR_LIKE_CALLS = (

@@ -34,7 +34,7 @@ import weakref
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 
-from graphmend.analysis import vocabulary
+from graphmend import vocabulary
 from graphmend.analysis.scan import _own_nodes, _plainly_static
 from graphmend.analysis.source import DEFS, ModuleNames, ParsedFile
 

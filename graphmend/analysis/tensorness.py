@@ -24,7 +24,7 @@ from collections.abc import Callable
 import libcst as cst
 import libcst.matchers as m
 
-from graphmend.analysis import vocabulary
+from graphmend import vocabulary
 from graphmend.analysis.bindings import walk_own
 
 

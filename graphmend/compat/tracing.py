@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 import torch
 
-from graphmend.analysis.vocabulary import in_place_method
 from graphmend.compat.probing import _probe_exec_strategy, _probe_reorderable
+from graphmend.vocabulary import in_place_method
 
 
 

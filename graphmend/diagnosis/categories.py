@@ -7,7 +7,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from graphmend.analysis import scan, vocabulary
+from graphmend import vocabulary
+from graphmend.analysis import scan
 from graphmend.analysis.source import ParsedFile, innermost, parse_file, statement_at
 from graphmend.diagnosis.report import RULE_FOR
 

@@ -118,8 +118,8 @@ from collections.abc import Sequence
 import libcst as cst
 import libcst.matchers as m
 
+from graphmend import vocabulary
 from graphmend.analysis.bindings import computed_from, dotted_name, following, walk
-from graphmend.analysis import vocabulary
 from graphmend.analysis.effects import (
     hazards_around, in_place_updates, index_uses, literal_format, message_impurity, message_read,
 )

@@ -62,7 +62,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 import libcst.matchers as m
 
-from graphmend.analysis import vocabulary
+from graphmend import vocabulary
 from graphmend.analysis.bindings import following, iter_children, name_uses, nested_scopes, statements
 from graphmend.analysis.effects import UNIQUE_DEFAULT_OPTIONS, call_impurity, in_place_hazard, message_impurity
 from graphmend.analysis.facts import FunctionFacts, Metadata

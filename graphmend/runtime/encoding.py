@@ -18,8 +18,7 @@ from typing import Any, NamedTuple
 
 import torch
 
-from graphmend import compat
-from graphmend.analysis import vocabulary
+from graphmend import compat, vocabulary
 from graphmend.runtime.common import compiling, global_value
 
 

@@ -114,7 +114,7 @@ Safety
       that arm.  The rule marks a merge ``grad=True`` when every operation
       of both arms has a derivative that does not depend on the values
       (additions, products with literals, reshapes, ``relu``, reductions:
-      ``analysis.vocabulary.LINEAR_CALLS``).  The two arms merge as one
+      ``graphmend.vocabulary.LINEAR_CALLS``).  The two arms merge as one
       ``torch.cond`` (``both_arms(..., by_cond=(...))``) where they may,
       which runs only the taken arm's backward: when no arm calls a runtime
       helper with effects and each reads every value that may carry a

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from graphmend.analysis import vocabulary
+from graphmend import vocabulary
 from graphmend.analysis.bindings import following, stored_names
 from graphmend.analysis.effects import alias_sources, is_nonnegative_index
 from graphmend.analysis.gradients import gradient_chains, one_sided, read_chains

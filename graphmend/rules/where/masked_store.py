@@ -69,7 +69,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from graphmend.analysis import vocabulary
+from graphmend import vocabulary
 from graphmend.rules.base import Context, Declined, code, keyword, runtime_call
 
 #: Operators exact on every element (IEEE-754 correctly rounded).

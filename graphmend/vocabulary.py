@@ -5,8 +5,9 @@ one-element bool, is it safe to evaluate when its branch is not taken, does
 it update its argument, does it draw random numbers, is an argument an
 index, is its derivative independent of values, does it print or log -- and
 the answers live here, keyed by the qualified name of a ``torch`` function,
-the name of a tensor method, or the name of a builtin.  Nothing here imports
-torch: ``graphmend fix`` runs without it.
+the name of a tensor method, or the name of a builtin.  The analysis, the
+scan, diagnose and the runtime all read it.  It imports nothing: ``graphmend
+fix`` runs without torch, and the runtime with torch alone.
 
 The tables are timid: a name that is not listed is unknown, and an unknown
 call makes a rule decline.
