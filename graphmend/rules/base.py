@@ -173,7 +173,9 @@ class Converter:
     rule it belongs to (the engine runs it only while that rule is
     enabled, and records its declines under it); ``node`` is the libcst
     node type it leaves; ``applies`` is a cheap check on the original node
-    (no facts) that must hold for ``build`` to be tried."""
+    (no facts) that must hold for ``build`` to be tried; ``build`` returns
+    the replacement (``updated`` itself to leave the node to the next
+    converter, silently) or raises :class:`Declined` with the reason."""
 
     name: str
     rule: str
