@@ -75,11 +75,12 @@ def _attach_capture_verdicts(report, script: str, script_args: list[str]) -> Non
 
     from graphmend import capture_verdicts
     from graphmend.compat import capture
-    from graphmend.diagnosis import BreakRecorder, _silenced, original_function_name
+    from graphmend.diagnosis.recording import BreakRecorder, original_function_name
+    from graphmend.diagnosis.tracing import silenced
 
     def trace():
         torch._dynamo.reset()
-        with _silenced(), capture.scope(), BreakRecorder() as recorder:
+        with silenced(), capture.scope(), BreakRecorder() as recorder:
             run_script(script, script_args)
         return recorder.report(ask_rules=False), capture.uncaptured_codes()
 

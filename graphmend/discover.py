@@ -377,7 +377,7 @@ def is_effect_helper(value: Any, depth: int = 0) -> bool:
         return value.func is warnings.warn or value.func is print
     if not isinstance(value, types.FunctionType) or depth > 3 or module_name(value).startswith("graphmend"):
         return False
-    from graphmend.analysis.scan import effect_only
+    from graphmend.analysis.message_helpers import effect_only
     from graphmend.resolve import wrapper_chain
 
     chain = wrapper_chain(value)

@@ -39,7 +39,8 @@ from graphmend.errors import GraphmendError
 from graphmend.analysis.source import line_map
 from graphmend.discover import matches
 from graphmend.scope import move_to_file_lines
-from graphmend.pipeline import select_rules, transform_source
+from graphmend.pipeline import CONVERTERS, transform_source
+from graphmend.rules.options import select_rules
 
 logger = logging.getLogger("graphmend")
 
@@ -103,7 +104,7 @@ class MendingFinder(importlib.abc.MetaPathFinder):
 
     def __init__(self, prefixes: Sequence[str], rules: Iterable[str] | None = None) -> None:
         self.prefixes = check_prefixes(prefixes)
-        self.rule_names = select_rules(rules)
+        self.rule_names = select_rules(rules, CONVERTERS.rule_names())
 
     def find_spec(self, fullname, path, target=None):
         if not matches(fullname, self.prefixes):

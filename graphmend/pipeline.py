@@ -23,10 +23,14 @@ The order lives only here:
    results: a ``print`` in a tensor arm is already a deferred call when
    its ``if`` is predicated (which gates it), a guard there already a
    deferred check.  On one node the converters are tried in registry order,
-   and the first that changes it wins; the engine records the reason of a
-   converter that declines (:class:`graphmend.rules.base.Declined`):
+   and the first that changes it wins.  Each build step runs through
+   :meth:`graphmend.rules.base.Context.attempt`, which records the reason
+   of one that declines (:class:`graphmend.rules.base.Declined`) and
+   forgets what it recorded; then the next converter tries the node, unless
+   the decline was final or gave a replacement:
 
-   * ``if``: [Trap] for a guard (``if T: raise``), else [Where];
+   * ``if``: [Trap] for a guard (``if T: raise``), else [Where] (a state
+     update, the ``if``, or, where the ``if`` stays, its ``elif``);
    * ``assert``: [Trap];
    * conditional expression, ``while``: [Where];
    * expression statement: [Defer] (print, logging, warnings, helpers);
@@ -58,11 +62,10 @@ from graphmend.conventions import RUNTIME_ALIAS, RUNTIME_MODULE
 from graphmend.errors import SourceError
 from graphmend.rules import defer, trap, unique_reads, where
 from graphmend.rules.base import Context, Converter, Declined, Registry, RuleOptions, Site, Skip
-from graphmend.rules.options import built_in
-from graphmend.rules.options import select_rules as _select_from
+from graphmend.rules.options import built_in, select_rules
 
-__all__ = ["CONVERTERS", "RULE_NAMES", "SkeletonResult", "TransformResult", "disabled_rules", "select_rules",
-           "transform_skeleton", "transform_source"]
+__all__ = ["CONVERTERS", "RULE_NAMES", "SkeletonResult", "TransformResult", "disabled_rules", "transform_skeleton",
+           "transform_source"]
 
 
 @dataclass(frozen=True)
@@ -89,11 +92,6 @@ class SkeletonResult:
         return bool(self.sites) and f"{RUNTIME_ALIAS}." in self.code
 
 
-def select_rules(names: Iterable[str] | None) -> tuple[str, ...]:
-    """The rule names selected (all when ``None``), in rule order."""
-    return _select_from(names, CONVERTERS.rule_names())
-
-
 def _not_a_guard_for_trap(ctx: Context, original: cst.If) -> bool:
     """A guard (``if T: raise``) is [Trap]'s alone while [Trap] is on."""
     return not (trap.is_guard(original) and ctx.enabled("trap"))
@@ -105,12 +103,13 @@ CONVERTERS = Registry([
     Converter("trap.guard", "trap", cst.If, trap.convert_guard, applies=lambda ctx, node: trap.is_guard(node)),
     Converter("where.state_update", "where", cst.If, where.convert_state_update, applies=_not_a_guard_for_trap),
     Converter("where.if_statement", "where", cst.If, where.convert_if, applies=_not_a_guard_for_trap),
+    Converter("where.elif_statement", "where", cst.If, where.convert_elif, applies=where.has_elif),
     Converter("trap.assert_statement", "trap", cst.Assert, trap.convert_assert),
     Converter("where.conditional_expression", "where", cst.IfExp, where.convert_ifexp),
     Converter("where.while_loop", "where", cst.While, where.convert_while),
     Converter("defer.effect_call", "defer", cst.Expr, defer.convert_effect_call),
-    Converter("where.static_values", "where", cst.Call, where.convert_static_tolist),
-    Converter("where.builtin_operators", "where", cst.Call, where.convert_builtin_pow),
+    Converter("where.static_values", "where", cst.Call, where.convert_static_tolist, applies=where.calls_tolist),
+    Converter("where.builtin_operators", "where", cst.Call, where.convert_builtin_pow, applies=where.calls_pow),
     Converter("where.scalar_index", "where", cst.Subscript, where.convert_scalar_index),
     Converter("where.truth_assignment", "where", cst.Assign, where.convert_truth_assignment),
     Converter("where.masked_store", "where", cst.Assign, where.convert_masked_store),
@@ -152,16 +151,17 @@ class _Engine(cst.CSTTransformer):
             if not (self.ctx.enabled(converter.rule) and converter.applies(self.ctx, original_node)):
                 continue
             self.ctx.ancestors.append(original_node)
-            mark = self.ctx.mark()
             try:
-                result = converter.build(self.ctx, original_node, updated_node)
-            except Declined as reason:
-                self.ctx.rollback(mark)
-                self.ctx.skip(original_node, converter.rule, str(reason))
-                result = updated_node
+                result = self.ctx.attempt(converter.rule, original_node,
+                                          lambda: converter.build(self.ctx, original_node, updated_node))
             finally:
                 self.ctx.ancestors.pop()
-            if result is not updated_node:
+            if isinstance(result, Declined):
+                if result.final or result.instead is not None:
+                    result = updated_node if result.instead is None else result.instead
+                    break
+                result = updated_node
+            elif result is not updated_node:
                 break
         if isinstance(result, cst.CSTNode):
             self.ctx.origins[result] = original_node
@@ -202,9 +202,11 @@ def _lower(ctx: Context, module: cst.Module, returns: bool) -> tuple[dict, list]
     replacements, returns_lowered = {}, []
     for node in _functions(module):
         current = node
-        if "trap" in ctx.options.rules:
+        # The tests a torch.unique is lowered for are guards [Trap] defers;
+        # without [Trap] they still break, and the lowering would be for nothing.
+        if ctx.enabled("trap"):
             current = _with_facts(ctx, current, unique_reads.lower_unique_reads) or current
-        if returns and "where" in ctx.options.rules:
+        if returns and ctx.enabled("where"):
             lowered = _with_facts(ctx, current, lambda c, facts: where.lower_returns(
                 c, facts, lambda i: c.wanted(i, "where") and where.worth_trying(c, i, i.test)))
             if lowered is not None:
@@ -344,7 +346,7 @@ def transform_source(
     except (SyntaxError, ValueError) as err:
         raise SourceError(filename, getattr(err, "lineno", None) or 1, getattr(err, "msg", str(err))) from None
     helpers = effect_helpers | parsed.effect_helpers
-    selected = select_rules(rules)
+    selected = select_rules(rules, CONVERTERS.rule_names())
     if built_in(selected) or lines is not None:
         units = candidate_units(parsed, helpers, lines, also_static)
     else:

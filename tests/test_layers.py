@@ -6,8 +6,13 @@ dodge a cycle is still a cycle).
 * ``graphmend.rules`` rewrite: they import no mend (``patch``, ``discover``, ``reach``,
   ``resolve``, ``scope``, ``swap``), no public API and no diagnosis.
 * ``graphmend.runtime`` is what rewritten code imports: nothing of graphmend
-  but ``conventions`` and ``compat`` (it needs torch alone).
-* ``graphmend.compat`` imports nothing of graphmend but ``conventions``.
+  but ``conventions``, ``compat`` and the vocabulary of calls
+  (``graphmend.vocabulary``, which imports nothing): it needs torch alone.
+* ``graphmend.compat`` imports nothing of graphmend but ``conventions`` and
+  the vocabulary.
+* ``graphmend.diagnosis`` by concern, each module importing only those
+  before it: the report, a break's category, the dry run of the rules, the
+  recording, the entry points.
 * No import cycle anywhere in the package.
 """
 
@@ -63,8 +68,9 @@ def _within(name: str, *packages: str) -> bool:
 
 #: layer -> the graphmend modules it may import (besides its own).
 ALLOWED = {
-    "graphmend.compat": ("graphmend.conventions",),
-    "graphmend.runtime": ("graphmend.conventions", "graphmend.compat"),
+    "graphmend.compat": ("graphmend.conventions", "graphmend.vocabulary"),
+    "graphmend.runtime": ("graphmend.conventions", "graphmend.compat", "graphmend.vocabulary"),
+    "graphmend.vocabulary": (),
 }
 #: layer -> the graphmend modules it must not import.
 FORBIDDEN = {
@@ -87,6 +93,18 @@ def test_a_low_layer_imports_only_what_it_is_allowed(layer: str) -> None:
 def test_a_layer_imports_nothing_above_it(layer: str) -> None:
     wrong = {(name, target) for name, targets in GRAPH.items() if _within(name, layer)
              for target in targets if _within(target, *FORBIDDEN[layer])}
+    assert not wrong, sorted(wrong)
+
+
+#: The diagnosis package's modules, each importing only those before it.
+DIAGNOSIS_ORDER = ("report", "categories", "dry_run", "recording", "tracing")
+
+
+def test_diagnosis_modules_import_only_those_before_them() -> None:
+    modules = [f"graphmend.diagnosis.{name}" for name in DIAGNOSIS_ORDER]
+    assert set(modules) == {name for name in MODULES if name.startswith("graphmend.diagnosis.")}
+    wrong = {(name, target) for index, name in enumerate(modules) for target in GRAPH[name]
+             if _within(target, "graphmend.diagnosis") and target not in modules[:index]}
     assert not wrong, sorted(wrong)
 
 

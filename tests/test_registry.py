@@ -6,12 +6,14 @@ red for each rule, or its tests do not test it)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import libcst as cst
 import pytest
 
 from graphmend import pipeline
 from graphmend.pipeline import transform_source
-from graphmend.rules.base import Context, Converter, Declined, Registry
+from graphmend.rules.base import Context, Converter, Declined, Registry, declining
 from graphmend.rules.options import RULE_NAMES
 
 SOURCE = "def f(x):\n    y = x + 1\n    return y\n"
@@ -40,6 +42,53 @@ def test_the_engine_records_a_decline_under_the_converters_rule() -> None:
     assert not result.changed
     assert [(skip.rule, skip.lineno, skip.reason) for skip in result.skips] == [
         ("plug", 2, "the plug-in never rewrites")]
+
+
+def _record_then_decline(ctx: Context, original: cst.Assign, updated: cst.Assign):
+    ctx.record(original, "plug", "renamed")
+    with declining(prefix="plug: ", suffix="; kept"):
+        raise Declined("changed its mind")
+
+
+def _quiet(ctx: Context, original: cst.Assign, updated: cst.Assign):
+    with declining(quiet=True):
+        raise Declined("not worth a word")
+
+
+def _final(ctx: Context, original: cst.Assign, updated: cst.Assign):
+    with declining(final=True):
+        raise Declined("the last word")
+
+
+def _instead(ctx: Context, original: cst.Assign, updated: cst.Assign):
+    with declining(instead=updated.with_changes(targets=[cst.AssignTarget(cst.Name("w"))])):
+        raise Declined("a fallback")
+
+
+@pytest.mark.parametrize(("first", "later", "code", "skips", "sites"), [
+    # A decline forgets what the step recorded, and says the reason as worded.
+    (_record_then_decline, _decline, "y = x + 1",
+     ["plug: changed its mind; kept", "the plug-in never rewrites"], []),
+    (_quiet, _rename, "z = x + 1", [], ["renamed"]),
+    (_final, _rename, "y = x + 1", ["the last word"], []),
+    (_instead, _rename, "w = x + 1", ["a fallback"], []),
+])
+def test_how_a_decline_is_recorded(first, later, code: str, skips: list[str], sites: list[str]) -> None:
+    converters = [Converter("plug.first", "plug", cst.Assign, first), Converter("plug.later", "plug", cst.Assign, later)]
+    with pipeline.CONVERTERS.added(*converters):
+        result = transform_source(SOURCE, rules=["plug"])
+    assert code in result.code
+    assert [skip.reason for skip in result.skips] == skips
+    assert [site.what for site in result.sites] == sites
+
+
+def test_only_the_engine_records_a_skip() -> None:
+    # Converters decline (raise Declined, worded with declining()); the
+    # books are kept in one place, Context.attempt.
+    package = Path(pipeline.__file__).parent
+    copies = [path.name for path in package.rglob("*.py")
+              if "except Declined" in path.read_text(encoding="utf-8") and path.name != "base.py"]
+    assert copies == []
 
 
 def test_a_registered_converter_runs_only_while_registered_and_its_rule_selected() -> None:

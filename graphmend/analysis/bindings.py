@@ -23,7 +23,7 @@ from collections.abc import Iterator, Sequence
 import libcst as cst
 import libcst.matchers as m
 
-from graphmend.analysis import api
+from graphmend import vocabulary
 
 
 #: Fields that hold layout, not code (whitespace, parentheses, commas).
@@ -254,7 +254,7 @@ def truth_only_names(function: cst.FunctionDef) -> frozenset[str]:
         elif m.matches(node, m.UnaryOperation(operator=m.Not())):
             mark(node.expression)
     uses = name_uses(function.body)
-    if any(name.value in api.DYNAMIC_SCOPE_CALLS for name in uses.loads):
+    if any(name.value in vocabulary.DYNAMIC_SCOPE_CALLS for name in uses.loads):
         return frozenset()
     read_otherwise = {name.value for name in uses.loads if id(name) not in tested}
     bound = set(uses.stores) | parameter_names(function)

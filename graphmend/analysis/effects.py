@@ -28,11 +28,12 @@ from dataclasses import dataclass
 import libcst as cst
 import libcst.matchers as m
 
-from graphmend.analysis import api
+from graphmend import vocabulary
 from graphmend.analysis.summaries import Summary
 from graphmend.analysis.bindings import (
     assigned_targets, dotted_name, local_names, name_uses, parameter_names, target_names, walk, walk_own,
 )
+from graphmend.conventions import RUNTIME_MODULE
 
 QualifiedName = Callable[[cst.CSTNode], "str | None"]
 #: The summary of the Python function a call reaches, or None (see :mod:`graphmend.analysis.summaries`).
@@ -59,15 +60,15 @@ def call_impurity(call: cst.Call, qualified_name: QualifiedName, *, traced_error
     shown = code(call.func)
     if name == "builtins.print":
         return "print() in a branch (I/O)"
-    builtin = api.builtin(name)
+    builtin = vocabulary.builtin(name)
     if builtin is not None:
-        pure = builtin in api.PURE_BUILTINS or (traced_errors_fall_back and builtin in api.TRACED_PURE_BUILTINS)
+        pure = builtin in vocabulary.PURE_BUILTINS or (traced_errors_fall_back and builtin in vocabulary.TRACED_PURE_BUILTINS)
         return None if pure else f"calls {shown}()"
-    if name.startswith("graphmend.runtime."):
+    if name.startswith(f"{RUNTIME_MODULE}."):
         return None
-    function = api.torch_function(name)
+    function = vocabulary.torch_function(name)
     if function is not None:
-        if function.endswith("_") or function in api.IMPURE_FUNCTIONS:
+        if function.endswith("_") or function in vocabulary.IMPURE_FUNCTIONS:
             return f"calls {shown}(), which has effects"
         if any(m.matches(arg, m.Arg(keyword=m.Name("out"))) for arg in call.args):
             return f"calls {shown}(out=...), which writes its argument"
@@ -77,7 +78,7 @@ def call_impurity(call: cst.Call, qualified_name: QualifiedName, *, traced_error
     if summary is not None:
         effect = summary.traced_effect if traced_errors_fall_back else summary.effect
         return None if effect is None else f"calls {shown}(), which {effect}"
-    if isinstance(call.func, cst.Attribute) and call.func.attr.value in api.PURE_METHODS:
+    if isinstance(call.func, cst.Attribute) and call.func.attr.value in vocabulary.PURE_METHODS:
         return None
     return f"calls {shown}(), which may have effects"
 
@@ -116,12 +117,6 @@ def expression_impurity(expr: cst.CSTNode, qualified_name: QualifiedName, *, tra
     return None
 
 
-#: torch functions whose first argument is not a tensor (sizes, data, dtypes).
-_NOT_TENSOR_FIRST = api._names(
-    """tensor as_tensor asarray scalar_tensor zeros ones full empty eye arange linspace logspace
-    finfo iinfo is_tensor is_storage device dtype Size get_default_dtype promote_types result_type
-    can_cast broadcast_shapes einsum"""
-)
 _CONSTANT = m.Integer() | m.Float() | m.Imaginary() | m.SimpleString() | m.ConcatenatedString() | m.Name(
     "None") | m.Name("True") | m.Name("False") | m.UnaryOperation(operator=m.Minus(), expression=m.Integer() | m.Float())
 
@@ -142,11 +137,11 @@ def constant_operand(statements, qualified_name: QualifiedName, constants: froze
             qualified = qualified_name(node.func)
             operation = _torch_operation(qualified)
             if operation is not None:
-                if operation in _NOT_TENSOR_FIRST:
+                if operation in vocabulary.NOT_TENSOR_FIRST:
                     continue
                 operand = next((a.value for a in node.args if a.keyword is None and not a.star), None)
-            elif api.torch_function(qualified) is None and isinstance(node.func, cst.Attribute) and \
-                    node.func.attr.value in api.PURE_METHODS:
+            elif vocabulary.torch_function(qualified) is None and isinstance(node.func, cst.Attribute) and \
+                    node.func.attr.value in vocabulary.PURE_METHODS:
                 operand = node.func.value
             else:
                 continue
@@ -202,11 +197,10 @@ def linear_impurity(expr: cst.CSTNode, qualified_name: QualifiedName) -> str | N
     quotients count only with a numeric literal on one side."""
     for node in walk(expr):
         if isinstance(node, cst.Call):
-            name = api.torch_function(qualified_name(node.func))
+            name = vocabulary.torch_function(qualified_name(node.func))
             method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
-            if (name or method) not in api.LINEAR_CALLS and not (qualified_name(node.func) or "").startswith(
-                "graphmend.runtime."
-            ):
+            if (name or method) not in vocabulary.LINEAR_CALLS and \
+                    not (qualified_name(node.func) or "").startswith(f"{RUNTIME_MODULE}."):
                 return f"{code(node.func)}() has a derivative that depends on its input"
         elif isinstance(node, cst.BinaryOperation):
             if isinstance(node.operator, (cst.Multiply, cst.Divide)):
@@ -224,16 +218,14 @@ def linear_impurity(expr: cst.CSTNode, qualified_name: QualifiedName) -> str | N
 # -- in-place updates and the names they may reach ---------------------------------------
 
 _LITERAL_CONTAINERS = (cst.Tuple, cst.List, cst.Integer, cst.Float, cst.SimpleString)
-_VIEW_METHODS = api.VIEW_METHODS
-_OPERATION_NAMESPACES = api.OPERATION_NAMESPACES
-_HIGHER_ORDER = api.HIGHER_ORDER
 
 
 def _torch_operation(qualified: str | None) -> str | None:
     """``"log"`` for ``torch.log``, ``"relu"`` for ``torch.nn.functional.relu``:
     the name of a function in one of torch's operation namespaces; else None."""
-    function = api.torch_function(qualified)
-    return function if function is not None and qualified.rpartition(".")[0] in _OPERATION_NAMESPACES else None
+    function = vocabulary.torch_function(qualified)
+    in_namespace = function is not None and qualified.rpartition(".")[0] in vocabulary.OPERATION_NAMESPACES
+    return function if in_namespace else None
 
 
 def in_place_updates(code: cst.FunctionDef | list[cst.CSTNode], function: cst.FunctionDef | None = None,
@@ -261,7 +253,7 @@ def in_place_updates(code: cst.FunctionDef | list[cst.CSTNode], function: cst.Fu
                 updates.append((root_name(sub), "the function stores into items, which may update a tensor in place"))
         if m.matches(node, m.Call(func=m.Attribute(attr=m.Name()))):
             method = node.func.attr.value
-            if method.endswith("_") and not method.endswith("__"):
+            if vocabulary.in_place_method(method):
                 updates.append((updated_root(node.func.value), f"the function updates tensors in place (.{method}())"))
     return updates
 
@@ -336,14 +328,15 @@ def alias_sources(value: cst.BaseExpression, qualified_name: QualifiedName | Non
         if summary is not None:  # before the tensor methods, as in call_impurity
             return written if summary.fresh else name_uses(value).loads_names()
         method = value.func.attr.value if isinstance(value.func, cst.Attribute) else None
-        if method in _VIEW_METHODS:
+        if method in vocabulary.VIEW_METHODS:
             return go(value.func.value) | written
-        if method in api.PURE_METHODS:
+        if method in vocabulary.PURE_METHODS:
             return written
         operation = _torch_operation(qualified_name(value.func)) if qualified_name else None
-        if operation is not None and not operation.endswith("_") and operation not in _VIEW_METHODS | _HIGHER_ORDER:
+        if operation is not None and not operation.endswith("_") and \
+                operation not in vocabulary.VIEW_METHODS | vocabulary.HIGHER_ORDER:
             return written  # torch's operations make new tensors, but for views
-        if isinstance(value.func, cst.Name) and value.func.value in api.PURE_BUILTINS:
+        if isinstance(value.func, cst.Name) and value.func.value in vocabulary.PURE_BUILTINS:
             return set()
         return name_uses(value).loads_names()  # an unknown call may hand back its argument
     return set()  # arithmetic, comparisons, literals: new values
@@ -469,7 +462,7 @@ def updated_root(node: cst.BaseExpression) -> str | None:
     while True:
         if isinstance(node, (cst.Attribute, cst.Subscript)):
             node = node.value
-        elif m.matches(node, m.Call(func=m.Attribute(attr=m.Name()))) and node.func.attr.value in _VIEW_METHODS:
+        elif m.matches(node, m.Call(func=m.Attribute(attr=m.Name()))) and node.func.attr.value in vocabulary.VIEW_METHODS:
             node = node.func.value
         else:
             return node.value if isinstance(node, cst.Name) else None
@@ -496,7 +489,7 @@ class _EffectFinder(cst.CSTVisitor):
         elif isinstance(target, cst.Attribute):
             # Any other attribute store is Python state, which Dynamo sets
             # after the graph's replayed calls: a failing check skips it.
-            if target.attr.value in api.TENSOR_STATE_ATTRIBUTES:
+            if target.attr.value in vocabulary.TENSOR_STATE_ATTRIBUTES:
                 self._add(node, f"{verb} {code(target)}", None)
         elif isinstance(target, cst.Subscript):
             self._add(node, f"{verb} {code(target)}", target)
@@ -525,7 +518,7 @@ class _EffectFinder(cst.CSTVisitor):
                 self._add(node, f"writes through out= in {code(node.func)}()", None, arg.value)
         if isinstance(node.func, cst.Attribute):
             method = node.func.attr.value
-            if api.in_place_method(method) or method in api.CONTAINER_MUTATORS:
+            if vocabulary.in_place_method(method) or method in vocabulary.CONTAINER_MUTATORS:
                 self._add(node, f"calls {code(node.func)}()", node.func.value)
 
 
@@ -609,7 +602,7 @@ def index_uses(statement: cst.CSTNode) -> list[cst.CSTNode]:
         elif isinstance(node, cst.Call):
             callee = cst.helpers.get_full_name_for_node(node.func) or ""
             last = callee.rsplit(".", 1)[-1]
-            if last in api.INDEXING_CALLS or _embedding_lookup(last):
+            if last in vocabulary.INDEXING_CALLS or _embedding_lookup(last):
                 arguments.extend(node.args)
     return subscripts + arguments
 
@@ -628,16 +621,16 @@ def message_read(call: cst.Call, qualified_name: QualifiedName) -> tuple[str, cs
     ``len(torch.unique(x))`` (a count only the data tells)."""
     name = qualified_name(call.func)
     args = list(call.args)
-    if api.torch_function(name) == "unique":
+    if vocabulary.torch_function(name) == "unique":
         reader = "torch.unique"
         args = [args[0], *_unique_options(args[1:])] if args else args
-    elif isinstance(call.func, cst.Attribute) and call.func.attr.value in api.MESSAGE_METHOD_READERS:
+    elif isinstance(call.func, cst.Attribute) and call.func.attr.value in vocabulary.MESSAGE_METHOD_READERS:
         method = call.func.attr.value
         options = _unique_options(args) if method == "unique" else args
         return (method, call.func.value) if not options else None
     else:
-        builtin = api.builtin(name)
-        reader = builtin if builtin in api.MESSAGE_READERS or (
+        builtin = vocabulary.builtin(name)
+        reader = builtin if builtin in vocabulary.MESSAGE_READERS or (
             builtin == "len" and len(args) == 1 and reads_unique(args[0].value, qualified_name)) else None
     if reader is not None and len(args) == 1:
         (arg,) = args
@@ -650,7 +643,7 @@ def reads_unique(expr: cst.BaseExpression, qualified_name: QualifiedName) -> boo
     """Whether ``expr`` is a message read that makes unique values (a
     tensor, which every reader then reads as it reads a tensor)."""
     read = message_read(expr, qualified_name) if isinstance(expr, cst.Call) else None
-    return read is not None and read[0] in api.UNIQUE_READERS
+    return read is not None and read[0] in vocabulary.UNIQUE_READERS
 
 
 #: ``unique``'s options at their defaults: the reader makes the same values.
@@ -716,22 +709,22 @@ def message_impurity(expr: cst.CSTNode, qualified_name: QualifiedName, static: C
             read = message_read(node, qualified_name)
             if read is not None and (id(node) in formatted or static(read[1])):
                 if id(node) in formatted and reads_unique(read[1], qualified_name):
-                    if read[0] in api.ONE_ELEMENT_READERS:
+                    if read[0] in vocabulary.ONE_ELEMENT_READERS:
                         return f"{code(node)} reads one value out of unique values (how many there are, only the data tells)"
                     formatted.add(id(read[1]))  # a read of a read: both are made after the graph
                 continue  # read after the graph; its operand is checked on its own
             if read is not None:
                 return f"{code(node)} reads a tensor's value for more than its text"
             name = qualified_name(node.func)
-            function = api.torch_function(name)
+            function = vocabulary.torch_function(name)
             method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
-            if (function if function is not None else method) in api.DATA_DEPENDENT_SHAPES:
+            if (function if function is not None else method) in vocabulary.DATA_DEPENDENT_SHAPES:
                 return f"{code(node)} has a size that depends on the data"
-            if api.builtin(name) is not None:
-                builtin = api.builtin(name)
-                if builtin not in api.MESSAGE_BUILTINS:
+            if vocabulary.builtin(name) is not None:
+                builtin = vocabulary.builtin(name)
+                if builtin not in vocabulary.MESSAGE_BUILTINS:
                     return f"calls {code(node.func)}()"
-                if builtin in api.MESSAGE_READERS and not all(static(a.value) for a in node.args):
+                if builtin in vocabulary.MESSAGE_READERS and not all(static(a.value) for a in node.args):
                     return f"{code(node)} reads a tensor's value"
                 continue
             summary = callee(node) if callee is not None and function is None else None
@@ -742,11 +735,11 @@ def message_impurity(expr: cst.CSTNode, qualified_name: QualifiedName, static: C
             if method is not None:
                 if method in ("format", "join") and isinstance(node.func.value, (cst.SimpleString, cst.ConcatenatedString)):
                     continue  # a literal's format: its arguments are checked on their own
-                if method in api.SCALAR_METHODS:
+                if method in vocabulary.SCALAR_METHODS:
                     return f"{code(node)} reads a tensor's value"
-                if method in api.STATIC_METHODS or (method in api.PURE_METHODS and function is None):
+                if method in vocabulary.STATIC_METHODS or (method in vocabulary.PURE_METHODS and function is None):
                     continue
-            if function is not None and function not in api.IMPURE_FUNCTIONS and not function.endswith("_"):
+            if function is not None and function not in vocabulary.IMPURE_FUNCTIONS and not function.endswith("_"):
                 continue
             return f"calls {code(node.func)}(), which may fail or have effects"
         if isinstance(node, cst.Subscript) and not static(node.value) and not all(

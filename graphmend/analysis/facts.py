@@ -25,7 +25,7 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import ByteSpanPositionProvider, MetadataWrapper
 
-from graphmend.analysis import api
+from graphmend import vocabulary
 from graphmend.analysis.bindings import (
     dotted_name,
     iter_children,
@@ -58,7 +58,7 @@ from graphmend.analysis.liveness import Liveness
 from graphmend.analysis.source import ModuleNames
 from graphmend.analysis.summaries import Summary, method_key
 from graphmend.analysis.tensorness import (
-    COMPARISON_OPERATORS, Tensorness, classify, is_bool_scalar, is_bool_tensor, tensor_names,
+    COMPARISON_OPERATORS, Tensorness, is_bool_scalar, is_bool_tensor, tensor_names, tensorness_of,
 )
 
 
@@ -237,14 +237,14 @@ class FunctionFacts:
 
     def global_dotted(self, node: cst.CSTNode) -> str | None:
         """``node``'s dotted text when it names a module global or builtin
-        (so :func:`graphmend.runtime.resolve` finds the same object later)."""
+        (so :func:`graphmend.runtime.common.global_value` finds the same object later)."""
         dotted = dotted_name(node)
         if dotted is None or self.is_local(dotted.partition(".")[0]):
             return None
         return dotted
 
     def tensorness(self, expr: cst.BaseExpression) -> Tensorness:
-        return classify(expr, self.qualified_name, self.tensor_names)
+        return tensorness_of(expr, self.qualified_name, self.tensor_names)
 
     def is_mask(self, expr: cst.BaseExpression, seen: frozenset[str] = frozenset()) -> bool:
         """Whether ``expr`` surely indexes as a mask: a bool tensor (a
@@ -270,7 +270,7 @@ class FunctionFacts:
         indices, not slices, and the arguments of indexing calls) that is a
         tensor the function makes (:meth:`reads_tensor`) and not a mask,
         whose shape tracing checks; or a call that rejects some values
-        (:data:`~graphmend.analysis.api.RAISING_FUNCTIONS`, and their
+        (:data:`~graphmend.vocabulary.RAISING_FUNCTIONS`, and their
         methods on a tensor the function makes).  Parameters may hold
         anything (an int index), so they do not count."""
         for statement in statements:
@@ -295,8 +295,8 @@ class FunctionFacts:
             if not isinstance(call, cst.Call):
                 continue
             method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
-            if self.qualified_name(call.func) in api.RAISING_FUNCTIONS or (
-                    method in api.RAISING_METHODS and self.reads_tensor(call.func.value)):
+            if self.qualified_name(call.func) in vocabulary.RAISING_FUNCTIONS or (
+                    method in vocabulary.RAISING_METHODS and self.reads_tensor(call.func.value)):
                 return f"`{code(call.func)}()` rejects some values"
         return None
 
@@ -403,7 +403,7 @@ class FunctionFacts:
             return "helper"
         if m.matches(call.func, m.Attribute(attr=m.Name())):
             method = call.func.attr.value
-            if (method in api.LOG_METHODS or method in api.ONCE_METHODS) and self._is_logger(call.func.value):
+            if method in vocabulary.LOGGER_METHODS and self._is_logger(call.func.value):
                 return method
         return None
 

@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 
 import libcst as cst
 
-from graphmend.analysis import api
+from graphmend import vocabulary
 from graphmend.analysis.bindings import dotted_name, iter_children, target_names_of
 
 QualifiedName = Callable[[cst.CSTNode], "str | None"]
@@ -42,15 +42,6 @@ QualifiedName = Callable[[cst.CSTNode], "str | None"]
 _CONSTANTS = frozenset({"True", "False", "None"})
 #: The target that stands for an arm's returned value.
 RETURN = "return"
-#: Calls whose value carries a gradient from their receiver, or (as
-#: ``torch.<name>(x, ...)``) from their first argument, whatever the values.
-_FIRST_OPERAND = api._names(
-    """clone contiguous reshape view flatten squeeze unsqueeze permute transpose t expand
-    expand_as sum mean cumsum neg float double half relu clamp clamp_min clamp_max
-    exp log sin cos tanh sigmoid softmax log_softmax sqrt rsqrt abs square pow gelu silu"""
-)
-#: Calls whose value carries a gradient from their first two operands.
-_TWO_OPERANDS = api._names("maximum minimum matmul mm bmm add sub mul div")
 
 
 def _chain(node: cst.CSTNode) -> str | None:
@@ -65,7 +56,7 @@ def read_chains(node: cst.CSTNode) -> set[str]:
         chain = _chain(node)
         if chain is not None:
             last = chain.rpartition(".")[2]
-            return set() if "." in chain and last in api.STATIC_ATTRIBUTES else {chain}
+            return set() if "." in chain and last in vocabulary.STATIC_ATTRIBUTES else {chain}
     if isinstance(node, cst.Call):
         parts = [node.func.value] if isinstance(node.func, cst.Attribute) else []  # a method's receiver
         parts += [arg.value for arg in node.args]
@@ -108,7 +99,7 @@ def gradient_chains(expr: cst.CSTNode, qualified_name: QualifiedName) -> set[str
 
 
 def _call_gradient_chains(call: cst.Call, qualified_name: QualifiedName) -> set[str]:
-    function = api.torch_function(qualified_name(call.func))
+    function = vocabulary.torch_function(qualified_name(call.func))
     positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
     if function is None and isinstance(call.func, cst.Attribute):  # a method: the receiver comes first
         name = call.func.attr.value
@@ -116,9 +107,9 @@ def _call_gradient_chains(call: cst.Call, qualified_name: QualifiedName) -> set[
     else:
         name = function
     operands: list[cst.BaseExpression] = []
-    if name in _FIRST_OPERAND:
+    if name in vocabulary.GRADIENT_FROM_FIRST_OPERAND:
         operands = positional[:1]
-    elif name in _TWO_OPERANDS:
+    elif name in vocabulary.GRADIENT_FROM_TWO_OPERANDS:
         operands = positional[:2]
     elif name == "where":
         operands = positional[1:3]

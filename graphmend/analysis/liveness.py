@@ -19,7 +19,6 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from graphmend.analysis.api import DYNAMIC_SCOPE_CALLS
 from graphmend.analysis.bindings import (
     iter_children,
     name_uses,
@@ -29,6 +28,7 @@ from graphmend.analysis.bindings import (
     target_names_of,
     walk_own,
 )
+from graphmend.vocabulary import DYNAMIC_SCOPE_CALLS
 
 
 @dataclass(frozen=True)

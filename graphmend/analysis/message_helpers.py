@@ -4,7 +4,7 @@ A module-level function that emits a message (``print``, a logger method,
 ``warn`` or another such helper) and does nothing else that calling it
 later could change (compute locals, test, raise under a test) is an effect
 call for [Defer], as ``print`` is: a library's warning helper.  Read over
-``ast`` alone, with :mod:`graphmend.analysis.api`'s vocabulary, so that the
+``ast`` alone, with :mod:`graphmend.vocabulary`'s vocabulary, so that the
 cheap scan (:mod:`graphmend.analysis.scan`) and a parsed file
 (:attr:`graphmend.analysis.source.ParsedFile.effect_helpers`) share it.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 
-from graphmend.analysis import api
+from graphmend import vocabulary
 
 
 def _callee(call: ast.Call) -> str:
@@ -26,9 +26,9 @@ def _callee(call: ast.Call) -> str:
 def _is_effect_call(call: ast.Call, helpers: set[str]) -> bool:
     func = call.func
     if isinstance(func, ast.Name):
-        return func.id in {"print", "warn"} | helpers
+        return func.id in vocabulary.MESSAGE_FUNCTIONS | helpers
     if isinstance(func, ast.Attribute):
-        return func.attr in api.LOG_METHODS | api.ONCE_METHODS | {"warn"}
+        return func.attr in vocabulary.LOGGER_METHODS | {"warn"}
     return False
 
 
@@ -65,7 +65,7 @@ def _effect_only(body: list[ast.stmt], helpers: set[str], guarded: bool = False)
     return True
 
 
-_INERT_CALLS = api.MESSAGE_BUILTINS | api.STATIC_METHODS | {"format", "join", "getattr", "isinstance"}
+_INERT_CALLS = vocabulary.MESSAGE_BUILTINS | vocabulary.STATIC_METHODS | {"format", "join", "getattr", "isinstance"}
 
 
 def _inert(expr: ast.AST) -> bool:

@@ -10,7 +10,7 @@ libraries, the standard library and anything that does not resolve to a
 file on disk are not read.
 
 A file learns which imported functions are *message helpers*
-(:func:`graphmend.analysis.scan.effect_helpers`: a function whose only
+(:func:`graphmend.analysis.message_helpers.effect_helpers`: a function whose only
 effect is a print, a log record or a warning), named as the file calls
 them (``warn_once``, ``logging_utils.warn_once``), so [Defer] defers a call
 to one as it defers a call to a helper defined in the file itself; and
@@ -28,7 +28,7 @@ import ast
 import functools
 import os
 
-from graphmend.analysis.scan import effect_helpers
+from graphmend.analysis.message_helpers import effect_helpers
 from graphmend.analysis.source import ParsedFile, parse_text
 from graphmend.analysis.summaries import MAX_DEPTH, Target, file_target, single_bindings
 

@@ -5,7 +5,7 @@ libcst, and it needs no metadata), it keeps every def that *might* hold a
 site some rule rewrites, judging by the names a statement mentions, and
 drops the rest.  It must never drop a function a rule would rewrite; it may
 keep ones no rule touches (the rules then decide exactly, with facts).  The
-vocabulary is :mod:`graphmend.analysis.api`'s.
+vocabulary is :mod:`graphmend.vocabulary`'s.
 
 A def might hold a site when its own code (nested defs are judged on
 their own) has
@@ -30,16 +30,15 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from graphmend.analysis import api
-from graphmend.analysis.message_helpers import effect_helpers, effect_only  # noqa: F401 -- their home before
+from graphmend import vocabulary
 from graphmend.analysis.source import DEFS, ParsedFile, Unit
 
 _TENSOR_LIKE_CALLS = (
-    api.TENSOR_FUNCTIONS | api.TENSOR_METHODS | api.SCALAR_METHODS | api.SCALAR_BUILTINS
-    | api.REDUCTIONS | api.BOOL_PREDICATES
+    vocabulary.TENSOR_FUNCTIONS | vocabulary.TENSOR_METHODS | vocabulary.SCALAR_METHODS | vocabulary.SCALAR_BUILTINS
+    | vocabulary.REDUCTIONS | vocabulary.BOOL_PREDICATES
     | {"allclose"}  # a Python bool read from tensors: rules.library_predicates lowers it
 )
-_EFFECT_NAMES = frozenset({"print", "warn"}) | api.LOG_METHODS | api.ONCE_METHODS
+_EFFECT_NAMES = vocabulary.MESSAGE_FUNCTIONS | vocabulary.LOGGER_METHODS
 
 
 def _callee(call: ast.Call) -> str:
@@ -97,9 +96,9 @@ def _plainly_static(test: ast.AST) -> bool:
     if isinstance(test, ast.UnaryOp):
         return _plainly_static(test.operand)
     if isinstance(test, ast.Call):
-        return _callee(test) in api.STATIC_BUILTINS | api.STATIC_METHODS
+        return _callee(test) in vocabulary.STATIC_BUILTINS | vocabulary.STATIC_METHODS
     if isinstance(test, ast.Attribute):
-        return test.attr in api.STATIC_ATTRIBUTES
+        return test.attr in vocabulary.STATIC_ATTRIBUTES
     if isinstance(test, ast.Subscript):
         return _plainly_static(test.value)
     return False

@@ -48,16 +48,13 @@ import weakref
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 
-from graphmend.analysis import api
+from graphmend import vocabulary
 from graphmend.analysis.scan import _own_nodes, _plainly_static
 from graphmend.analysis.source import DEFS, ModuleNames, ParsedFile
 
 #: How many calls down a summary follows (deeper calls are "too deep to read").
 MAX_DEPTH = 4
 
-#: ``torch`` functions in :data:`~graphmend.analysis.api.IMPURE_FUNCTIONS`
-#: whose effect is not a random draw.
-_NOT_RANDOM = api._names("save load set_printoptions")
 
 
 @dataclass(frozen=True)
@@ -268,7 +265,7 @@ class _Reader:
         elif isinstance(target, ast.Name):
             sources = self._sources(value) if value is not None else set()
             self.bound.setdefault(target.id, set()).update(sources)
-        elif isinstance(target, ast.Attribute) and target.attr not in api.TENSOR_STATE_ATTRIBUTES:
+        elif isinstance(target, ast.Attribute) and target.attr not in vocabulary.TENSOR_STATE_ATTRIBUTES:
             self.found.add("writes", f"writes `{ast.unparse(target)}`")
         else:
             self.found.update(f"stores into `{ast.unparse(target)}`")
@@ -324,36 +321,36 @@ class _Reader:
             return
         dotted = self._dotted(call.func)
         qualified = self._qualified(dotted) if dotted is not None else None
-        name = api.builtin(qualified)
+        name = vocabulary.builtin(qualified)
         if name is not None:
             if name == "print":
                 found.add("message", "prints")
-            elif name in api.PURE_BUILTINS:
+            elif name in vocabulary.PURE_BUILTINS:
                 pass
-            elif name in api.TRACED_PURE_BUILTINS:
+            elif name in vocabulary.TRACED_PURE_BUILTINS:
                 found.add("reads", f"calls {name}()", traced=False)
             else:
-                found.add("reads" if name in api.SCALAR_BUILTINS else "unreadable", f"calls {name}()")
+                found.add("reads" if name in vocabulary.SCALAR_BUILTINS else "unreadable", f"calls {name}()")
             return
         if qualified == "warnings.warn":
             found.add("message", "warns (warnings.warn)")
             return
-        function = api.torch_function(qualified)
+        function = vocabulary.torch_function(qualified)
         if function is not None:
             namespace = qualified.rpartition(".")[0]
-            if function in api.IMPURE_FUNCTIONS:
-                found.add("message" if function == "set_printoptions" else "random" if function not in _NOT_RANDOM
-                          else "writes", f"{'draws random numbers' if function not in _NOT_RANDOM else 'has effects'} "
+            if function in vocabulary.IMPURE_FUNCTIONS:
+                found.add("message" if function == "set_printoptions" else "random" if function not in vocabulary.NOT_RANDOM
+                          else "writes", f"{'draws random numbers' if function not in vocabulary.NOT_RANDOM else 'has effects'} "
                           f"({shown})")
-            elif api.in_place_method(function):
+            elif vocabulary.in_place_method(function):
                 found.update(f"updates its argument in place ({shown})")
-            elif namespace not in api.OPERATION_NAMESPACES or function in api.HIGHER_ORDER:
+            elif namespace not in vocabulary.OPERATION_NAMESPACES or function in vocabulary.HIGHER_ORDER:
                 found.add("unreadable", f"calls {shown}(), which may have effects")
-            elif qualified in api.RAISING_FUNCTIONS:
+            elif qualified in vocabulary.RAISING_FUNCTIONS:
                 found.add("raises", f"calls {shown}(), which rejects some values")
-            elif function in api.INDEXING_CALLS:
+            elif function in vocabulary.INDEXING_CALLS:
                 found.add("raises", f"calls {shown}(), whose index may be out of range")
-            elif function in api.DATA_DEPENDENT_SHAPES:
+            elif function in vocabulary.DATA_DEPENDENT_SHAPES:
                 found.add("reads", f"calls {shown}(), whose size depends on the data", traced=False)
             return
         if self.receiver is not None and _receiver_call(call, self.receiver):
@@ -361,17 +358,17 @@ class _Reader:
             return
         if isinstance(call.func, ast.Attribute) and dotted is None:  # a method of a value
             method = call.func.attr
-            if api.in_place_method(method) or method in api.CONTAINER_MUTATORS:
+            if vocabulary.in_place_method(method) or method in vocabulary.CONTAINER_MUTATORS:
                 found.update(f"updates `{ast.unparse(call.func.value)}` in place (.{method}())")
-            elif method in api.SCALAR_METHODS:
+            elif method in vocabulary.SCALAR_METHODS:
                 found.add("reads", f"reads a tensor's value (.{method}())")
-            elif method in api.RAISING_METHODS:
+            elif method in vocabulary.RAISING_METHODS:
                 found.add("raises", f"calls .{method}(), which rejects some values")
-            elif method not in api.PURE_METHODS and method not in api.STATIC_METHODS:
+            elif method not in vocabulary.PURE_METHODS and method not in vocabulary.STATIC_METHODS:
                 found.add("unreadable", f"calls {shown}(), which may have effects")
             return
         if isinstance(call.func, ast.Attribute) and dotted is not None and (
-                call.func.attr in api.LOG_METHODS or call.func.attr in api.ONCE_METHODS):
+                call.func.attr in vocabulary.LOGGER_METHODS):
             found.add("message", f"logs ({shown})")
             return
         self._summarized(call, shown, self.callee(dotted) if dotted is not None else None)
@@ -415,17 +412,17 @@ class _Reader:
                 return set() if summary is not None and summary.fresh else {self.receiver, "<unknown>"}
             if isinstance(expr.func, ast.Attribute) and self._dotted(expr.func) is None:
                 method = expr.func.attr
-                if method in api.VIEW_METHODS:
+                if method in vocabulary.VIEW_METHODS:
                     return go(expr.func.value)
-                if method in api.PURE_METHODS or method in api.STATIC_METHODS:
+                if method in vocabulary.PURE_METHODS or method in vocabulary.STATIC_METHODS:
                     return set()
             dotted = self._dotted(expr.func)
             qualified = self._qualified(dotted) if dotted is not None else None
-            function = api.torch_function(qualified)
-            if function is not None and qualified.rpartition(".")[0] in api.OPERATION_NAMESPACES and not (
-                    api.in_place_method(function) or function in api.VIEW_METHODS | api.HIGHER_ORDER):
+            function = vocabulary.torch_function(qualified)
+            if function is not None and qualified.rpartition(".")[0] in vocabulary.OPERATION_NAMESPACES and not (
+                    vocabulary.in_place_method(function) or function in vocabulary.VIEW_METHODS | vocabulary.HIGHER_ORDER):
                 return set()
-            if api.builtin(qualified) in ("len", "isinstance", "hasattr", "abs", "pow"):
+            if vocabulary.builtin(qualified) in ("len", "isinstance", "hasattr", "abs", "pow"):
                 return set()
             summary = self.summaries.get(id(expr))
             if summary is not None and summary.fresh:

@@ -24,7 +24,7 @@ from collections.abc import Callable
 import libcst as cst
 import libcst.matchers as m
 
-from graphmend.analysis import api
+from graphmend import vocabulary
 from graphmend.analysis.bindings import walk_own
 
 
@@ -40,7 +40,7 @@ COMPARISON_OPERATORS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.Gr
                         cst.Equal, cst.NotEqual)
 
 
-def classify(
+def tensorness_of(
     expr: cst.BaseExpression,
     qualified_name: QualifiedName,
     tensor_names: frozenset[str] = frozenset(),
@@ -51,7 +51,7 @@ def classify(
     ``tensor_names`` are local names some assignment binds to a tensor.
     """
     def go(node: cst.BaseExpression) -> Tensorness:
-        return classify(node, qualified_name, tensor_names)
+        return tensorness_of(node, qualified_name, tensor_names)
 
     if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
         return Tensorness.STATIC
@@ -61,7 +61,7 @@ def classify(
         return Tensorness.TENSOR if expr.value in tensor_names else Tensorness.UNKNOWN
     if isinstance(expr, cst.Attribute):
         name = qualified_name(expr) or ""
-        if expr.attr.value in api.STATIC_ATTRIBUTES or name.startswith(api.CONSTANT_PREFIXES):
+        if expr.attr.value in vocabulary.STATIC_ATTRIBUTES or name.startswith(vocabulary.CONSTANT_PREFIXES):
             return Tensorness.STATIC
         return Tensorness.UNKNOWN
     if isinstance(expr, cst.UnaryOperation):
@@ -81,7 +81,7 @@ def classify(
             result = _join(result, go(target.comparator))
         return result
     if isinstance(expr, cst.Call):
-        return _classify_call(expr, qualified_name, go)
+        return _call_tensorness(expr, qualified_name, go)
     return Tensorness.UNKNOWN
 
 
@@ -94,19 +94,19 @@ def _join(a: Tensorness, b: Tensorness) -> Tensorness:
     return Tensorness.UNKNOWN
 
 
-def _classify_call(
+def _call_tensorness(
     call: cst.Call, qualified_name: QualifiedName, go: Callable[[cst.BaseExpression], Tensorness]
 ) -> Tensorness:
     name = qualified_name(call.func) or ""
-    if api.builtin(name) in api.STATIC_BUILTINS:
+    if vocabulary.builtin(name) in vocabulary.STATIC_BUILTINS:
         return Tensorness.STATIC
-    if api.torch_function(name) in api.TENSOR_FUNCTIONS:
+    if vocabulary.torch_function(name) in vocabulary.TENSOR_FUNCTIONS:
         return Tensorness.TENSOR
     if isinstance(call.func, cst.Attribute):
         receiver = go(call.func.value)
-        if call.func.attr.value in api.STATIC_METHODS and receiver is not Tensorness.UNKNOWN:
+        if call.func.attr.value in vocabulary.STATIC_METHODS and receiver is not Tensorness.UNKNOWN:
             return Tensorness.STATIC
-        if call.func.attr.value in api.TENSOR_METHODS and receiver is not Tensorness.STATIC:
+        if call.func.attr.value in vocabulary.TENSOR_METHODS and receiver is not Tensorness.STATIC:
             # Few non-tensors have these methods; the run-time check covers them.
             return Tensorness.TENSOR
     return Tensorness.UNKNOWN
@@ -120,9 +120,9 @@ def is_torch_tensor(expr: cst.BaseExpression, qualified_name: QualifiedName) -> 
     function that returns one, a tensor method of one, or arithmetic and
     comparisons with one."""
     if isinstance(expr, cst.Call):
-        if api.torch_function(qualified_name(expr.func)) in api.TENSOR_FUNCTIONS:
+        if vocabulary.torch_function(qualified_name(expr.func)) in vocabulary.TENSOR_FUNCTIONS:
             return True
-        return isinstance(expr.func, cst.Attribute) and expr.func.attr.value in api.TENSOR_METHODS and \
+        return isinstance(expr.func, cst.Attribute) and expr.func.attr.value in vocabulary.TENSOR_METHODS and \
             is_torch_tensor(expr.func.value, qualified_name)
     if isinstance(expr, cst.BinaryOperation):
         return is_torch_tensor(expr.left, qualified_name) or is_torch_tensor(expr.right, qualified_name)
@@ -144,10 +144,10 @@ def _no_dimension(call: cst.Call, positional: int) -> bool:
 def is_zero_dim(expr: cst.BaseExpression, qualified_name: QualifiedName) -> bool:
     """True when ``expr`` provably evaluates to a 0-dim torch tensor."""
     if isinstance(expr, cst.Call):
-        function = api.torch_function(qualified_name(expr.func))
-        if function in api.REDUCTIONS and _no_dimension(expr, 1):
+        function = vocabulary.torch_function(qualified_name(expr.func))
+        if function in vocabulary.REDUCTIONS and _no_dimension(expr, 1):
             return True  # a torch reduction returns a tensor whatever it is given
-        if isinstance(expr.func, cst.Attribute) and expr.func.attr.value in api.REDUCTIONS and _no_dimension(expr, 0):
+        if isinstance(expr.func, cst.Attribute) and expr.func.attr.value in vocabulary.REDUCTIONS and _no_dimension(expr, 0):
             return is_torch_tensor(expr.func.value, qualified_name)
         return False
     if isinstance(expr, cst.BinaryOperation):
@@ -170,16 +170,16 @@ def _is_number(expr: cst.BaseExpression) -> bool:
 def is_bool_tensor(expr: cst.BaseExpression, qualified_name: QualifiedName) -> bool:
     """True when ``expr`` provably evaluates to a ``torch.bool`` tensor."""
     if isinstance(expr, cst.Call):
-        function = api.torch_function(qualified_name(expr.func))
-        if function in api.BOOL_PREDICATES:
+        function = vocabulary.torch_function(qualified_name(expr.func))
+        if function in vocabulary.BOOL_PREDICATES:
             return True
-        if function in api.BOOL_REDUCTIONS and len(expr.args) == 1:
+        if function in vocabulary.BOOL_REDUCTIONS and len(expr.args) == 1:
             return is_bool_tensor(expr.args[0].value, qualified_name)
         if isinstance(expr.func, cst.Attribute) and is_torch_tensor(expr.func.value, qualified_name):
             method = expr.func.attr.value
-            if method in api.BOOL_PREDICATES or method == "bool":
+            if method in vocabulary.BOOL_PREDICATES or method == "bool":
                 return True
-            if method in api.BOOL_REDUCTIONS:
+            if method in vocabulary.BOOL_REDUCTIONS:
                 return is_bool_tensor(expr.func.value, qualified_name)
         return False
     if isinstance(expr, cst.Comparison):
@@ -198,8 +198,8 @@ def is_bool_scalar(expr: cst.BaseExpression, qualified_name: QualifiedName) -> b
     comparison of a 0-dim tensor with a number or another 0-dim tensor
     (``x.sum() > 0``), and ``~``/``&``/``|`` of those."""
     if isinstance(expr, cst.Call):
-        function = api.torch_function(qualified_name(expr.func))
-        if function in api.BOOL_REDUCTIONS and _no_dimension(expr, 1):
+        function = vocabulary.torch_function(qualified_name(expr.func))
+        if function in vocabulary.BOOL_REDUCTIONS and _no_dimension(expr, 1):
             return is_bool_tensor(expr.args[0].value, qualified_name)
         if m.matches(expr.func, m.Attribute(attr=m.Name("any") | m.Name("all"))) and _no_dimension(expr, 0):
             return is_bool_tensor(expr.func.value, qualified_name)
@@ -233,7 +233,7 @@ def tensor_names(function: cst.FunctionDef, qualified_name: QualifiedName) -> fr
     while changed:
         changed = False
         for name, value in assignments:
-            if name not in names and classify(value, qualified_name, frozenset(names)) is Tensorness.TENSOR:
+            if name not in names and tensorness_of(value, qualified_name, frozenset(names)) is Tensorness.TENSOR:
                 names.add(name)
                 changed = True
     return frozenset(names)

@@ -15,6 +15,7 @@ from typing import Any
 import torch
 
 from graphmend.compat.counters import forget
+from graphmend.conventions import RUNTIME_ALIAS
 
 
 
@@ -85,7 +86,7 @@ def self_test(runtime: types.ModuleType) -> dict[str, str]:
 
     logger_name = "graphmend.self_test"
     test_logger = logging.getLogger(logger_name)
-    namespace: dict[str, Any] = {"_graphmend": runtime, "logger": test_logger, "__name__": "graphmend.compat"}
+    namespace: dict[str, Any] = {RUNTIME_ALIAS: runtime, "logger": test_logger, "__name__": "graphmend.compat"}
     exec(compile(_SELF_TEST_SOURCE, "<graphmend self-test>", "exec"), namespace)  # noqa: S102 -- our own constant source
     codes = [namespace[name].__code__ for name in ("helper", "printed", "logged", "checked", "everything")]
 

@@ -11,7 +11,9 @@ import operator
 from collections.abc import Callable
 
 import torch
+
 from graphmend.compat.probing import _probe_exec_strategy, _probe_reorderable
+from graphmend.vocabulary import in_place_method
 
 
 
@@ -154,11 +156,9 @@ def _stores_into_older_objects(side_effects) -> bool:
 
 def _updates_in_place(node) -> bool:
     """Whether an FX node Dynamo recorded may update a tensor in place
-    (any tensor: which ones existed before the graph is not worth proving).
-    PyTorch's in-place naming is spelled here again, not taken from
-    ``graphmend.analysis.api``: the runtime imports torch alone."""
+    (any tensor: which ones existed before the graph is not worth proving)."""
     if node.op == "call_method":
-        return node.target.endswith("_") and not node.target.endswith("__")
+        return in_place_method(node.target)
     if node.op != "call_function":
         return False
     schema = getattr(node.target, "_schema", None)
@@ -167,7 +167,7 @@ def _updates_in_place(node) -> bool:
         node.target is operator.setitem
         or "out" in node.kwargs
         or node.kwargs.get("inplace") is True
-        or (name.endswith("_") and not name.endswith("__"))
+        or in_place_method(name)
         or (schema is not None and schema.is_mutable)
     )
 

@@ -9,18 +9,23 @@ them in one bottom-up pass over a skeleton, in the order of a
 :class:`Registry`, handing each the *original* node (whose facts and
 metadata the converter reads) and the *updated* node (built from the
 rewritten children, which is what the converter builds on, as LibCST's
-``leave_*`` convention has it).  A build step that cannot prove its
-preconditions raises :class:`Declined` with the reason, and the engine
-records "skipped, because ..." as a result (a converter that must word or
-place the skip itself, or try another form first, records it itself); a
-rewrite is recorded with :meth:`Context.record`.
-"""
+``leave_*`` convention has it).
 
+The books are kept in one place, :meth:`Context.attempt`, which the engine
+runs every build step through: a step that cannot prove its preconditions
+raises :class:`Declined` with the reason, and the attempt undoes what the
+step recorded and records "skipped, because ..." under the converter's
+rule.  A step words or places its reason with :func:`declining` around the
+code that may decline (said of another node, with a prefix, not worth a
+word, a fallback replacement, the last word on the node); it never records
+a skip itself.  A rewrite is recorded with :meth:`Context.record`.
+"""
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import libcst as cst
 import libcst.matchers as m
@@ -29,10 +34,41 @@ from graphmend.analysis.facts import FunctionFacts, Metadata
 from graphmend.conventions import GENERATED_PREFIX, RUNTIME_ALIAS
 from graphmend.rules.options import RULE_NAMES, RuleOptions
 
-__all__ = ["RULE_NAMES", "Context", "Converter", "Declined", "Registry", "RuleOptions", "Site", "Skip"]
+__all__ = ["RULE_NAMES", "Context", "Converter", "Declined", "Registry", "RuleOptions", "Site", "Skip", "declining"]
+
+T = TypeVar("T")
 
 class Declined(Exception):
-    """A site a rule leaves alone; ``str()`` is the reason it records."""
+    """A site a rule leaves alone; ``str()`` is the reason recorded.
+
+    How the reason is recorded (set with :func:`declining`):
+
+    * ``at``: the node it is said of (default: the node the converter left);
+    * ``quiet``: not recorded (a decline not worth a word);
+    * ``instead``: the node's replacement nonetheless (default: the node as
+      its children left it, which the next converter may then try);
+    * ``final``: no other converter tries the node (its reason is the one
+      that says what happened).
+    """
+
+    def __init__(self, reason: str, *, at: cst.CSTNode | None = None, quiet: bool = False,
+                 instead: cst.CSTNode | None = None, final: bool = False) -> None:
+        super().__init__(reason)
+        self.at, self.quiet, self.instead, self.final = at, quiet, instead, final
+
+
+@contextlib.contextmanager
+def declining(*, prefix: str = "", suffix: str = "", at: cst.CSTNode | None = None, quiet: bool = False,
+              instead: cst.CSTNode | None = None, final: bool = False) -> Iterator[None]:
+    """A :class:`Declined` raised in the ``with`` block, reworded as
+    ``prefix + reason + suffix`` and recorded as the arguments say (see
+    :class:`Declined`)."""
+    try:
+        yield
+    except Declined as decline:
+        raise Declined(f"{prefix}{decline}{suffix}", at=decline.at if at is None else at,
+                       quiet=quiet or decline.quiet, instead=decline.instead if instead is None else instead,
+                       final=final or decline.final) from None
 
 
 @dataclass(frozen=True)
@@ -98,19 +134,21 @@ class Context:
         self.sites.append(Site(rule, self.line(node), what))
         self.converted[id(node)] = None
 
-    def mark(self) -> tuple[int, int]:
-        """Where the results stand, for :meth:`rollback`."""
-        return len(self.sites), len(self.converted)
-
-    def rollback(self, mark: tuple[int, int]) -> None:
-        """Forget the sites recorded since ``mark`` (a rewrite that was dropped)."""
-        sites, converted = mark
-        del self.sites[sites:]
-        for key in list(self.converted)[converted:]:
-            del self.converted[key]
-
-    def skip(self, node: cst.CSTNode, rule: str, reason: str) -> None:
-        self.skips.append(Skip(rule, self.line(node), reason))
+    def attempt(self, rule: str, node: cst.CSTNode, step: Callable[[], T]) -> T | Declined:
+        """``step()``'s result, or the :class:`Declined` it raised: then the
+        sites it recorded are forgotten and, unless quiet, the reason is
+        recorded under ``rule``, said of ``node`` (or the decline's ``at``).
+        The only place a skip is recorded."""
+        sites, converted = len(self.sites), len(self.converted)
+        try:
+            return step()
+        except Declined as decline:
+            del self.sites[sites:]
+            for key in list(self.converted)[converted:]:
+                del self.converted[key]
+            if not decline.quiet:
+                self.skips.append(Skip(rule, self.line(node if decline.at is None else decline.at), str(decline)))
+            return decline
 
     def original(self, updated: cst.CSTNode) -> cst.CSTNode | None:
         """The original node ``updated`` was built from (None for new code)."""
@@ -135,7 +173,9 @@ class Converter:
     rule it belongs to (the engine runs it only while that rule is
     enabled, and records its declines under it); ``node`` is the libcst
     node type it leaves; ``applies`` is a cheap check on the original node
-    (no facts) that must hold for ``build`` to be tried."""
+    (no facts) that must hold for ``build`` to be tried; ``build`` returns
+    the replacement (``updated`` itself to leave the node to the next
+    converter, silently) or raises :class:`Declined` with the reason."""
 
     name: str
     rule: str

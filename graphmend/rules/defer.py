@@ -119,7 +119,7 @@ import libcst.matchers as m
 
 from graphmend.analysis.bindings import following
 from graphmend.analysis.facts import FunctionFacts
-from graphmend.rules.base import Context, Declined, keyword, runtime_call, runtime_function, string
+from graphmend.rules.base import Context, Declined, declining, keyword, runtime_call, runtime_function, string
 
 STREAMS = {"sys.stdout": "stdout", "sys.stderr": "stderr"}
 PRINT_KEYWORDS = frozenset({"sep", "end", "file", "flush"})
@@ -243,14 +243,11 @@ def convert_effect_call(ctx: Context, original: cst.Expr, updated: cst.Expr) -> 
     if kind is None:
         return updated
     builder = {"print": _print, "warnings.warn": _warn, "helper": _helper}.get(kind, _log)
-    try:
+    with declining(prefix=f"{kind}: "):
         _check_nothing_fails_later(ctx)
         # An expression holds no statement this pass rewrites, so the
         # original call is the updated one, and it carries the metadata.
         replacement = builder(ctx, call, kind)
-    except Declined as reason:
-        ctx.skip(original, "defer", f"{kind}: {reason}")
-        return updated
     if facts.in_place_reason is not None:
         replacement = append_args(replacement, [keyword("keep_grad", cst.Name("False"))])
     ctx.record(original, "defer", f"{kind} -> deferred")

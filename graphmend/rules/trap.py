@@ -118,15 +118,15 @@ from collections.abc import Sequence
 import libcst as cst
 import libcst.matchers as m
 
+from graphmend import vocabulary
 from graphmend.analysis.bindings import computed_from, dotted_name, following, walk
-from graphmend.analysis import api
 from graphmend.analysis.effects import (
     hazards_around, in_place_updates, index_uses, literal_format, message_impurity, message_read,
 )
 from graphmend.analysis.facts import FunctionFacts
 from graphmend.analysis.tensorness import Tensorness
 from graphmend.rules.base import (
-    Context, Declined, code, is_dispatch, is_runtime_call, keyword, runtime_call, string, thunk, tuple_of,
+    Context, Declined, code, declining, is_dispatch, is_runtime_call, keyword, runtime_call, string, thunk, tuple_of,
 )
 from graphmend.rules.defer import deferred_text
 from graphmend.rules.predicates import lower_test, test_kind
@@ -156,17 +156,13 @@ def convert_guard(ctx: Context, original: cst.If, updated: cst.If) -> cst.If:
     ):
         return updated
     raise_ = original.body.body[0].body[0] if isinstance(original.body, cst.IndentedBlock) else original.body.body[0]
-    try:
-        exception, message = exception_parts(ctx, raise_)
-        untouched = check_placement(ctx, original, [*ctx.ancestors])
-        test = lower_test(facts, original.test, updated.test, original)
-        args = [cst.Arg(test), cst.Arg(string(exception)), cst.Arg(cst.Name("__name__"))]
-        if message is not None:
-            args.append(cst.Arg(message_thunk(facts, message, original)))
-        args += [untouched] if untouched is not None else []
-    except Declined as reason:
-        ctx.skip(original, "trap", str(reason))
-        return updated
+    exception, message = exception_parts(ctx, raise_)
+    untouched = check_placement(ctx, original, [*ctx.ancestors])
+    test = lower_test(facts, original.test, updated.test, original)
+    args = [cst.Arg(test), cst.Arg(string(exception)), cst.Arg(cst.Name("__name__"))]
+    if message is not None:
+        args.append(cst.Arg(message_thunk(facts, message, original)))
+    args += [untouched] if untouched is not None else []
     ctx.record(original, "trap", "raise guard -> deferred check")
     return updated.with_changes(test=runtime_call("deferred_check", args))
 
@@ -190,20 +186,18 @@ def convert_assert(ctx: Context, original: cst.Assert, updated: cst.Assert) -> c
     wanted = ctx.wanted(original, "trap") and (kind is Tensorness.TENSOR or ctx.diagnosed(original))
     if not (wanted or behind_a_rewrite):
         return updated
-    try:
+    in_python = dict(
+        suffix="; after a rewritten site, the assert is checked in Python (a graph break), after the "
+               "effects, messages and checks before it",
+        instead=updated.with_changes(test=runtime_call("checked_in_python", [updated.test])),
+    ) if behind_a_rewrite else {}
+    with declining(**in_python):
         untouched = check_placement(ctx, original, [*ctx.ancestors])
         test = lower_test(facts, original.test, updated.test, original)
         args = [cst.Arg(test), cst.Arg(cst.Name("__name__"))]
         if original.msg is not None:
             args.append(cst.Arg(message_thunk(facts, [cst.Arg(original.msg)], original)))
         args += [untouched] if untouched is not None else []
-    except Declined as reason:
-        if not behind_a_rewrite:
-            ctx.skip(original, "trap", str(reason))
-            return updated
-        ctx.skip(original, "trap", f"{reason}; after a rewritten site, the assert is checked in Python "
-                                   "(a graph break), after the effects, messages and checks before it")
-        return updated.with_changes(test=runtime_call("checked_in_python", [updated.test]))
     ctx.record(original, "trap", "assert -> deferred check")
     return updated.with_changes(test=runtime_call("deferred_assert", args))
 
@@ -281,7 +275,7 @@ class _ReadsInMessage(cst.CSTTransformer):
         read = message_read(original_node, self.facts.qualified_name)
         if read is None or self.facts.is_static(read[1]):
             return updated_node
-        operand = updated_node.func.value if read[0] in api.MESSAGE_METHOD_READERS else updated_node.args[0].value
+        operand = updated_node.func.value if read[0] in vocabulary.MESSAGE_METHOD_READERS else updated_node.args[0].value
         return runtime_call("message_read", [cst.Arg(string(read[0])), cst.Arg(operand)])
 
 

@@ -62,17 +62,14 @@ from dataclasses import dataclass, field
 import libcst as cst
 import libcst.matchers as m
 
-from graphmend.analysis import api
+from graphmend import vocabulary
 from graphmend.analysis.bindings import following, iter_children, name_uses, nested_scopes, statements
 from graphmend.analysis.effects import UNIQUE_DEFAULT_OPTIONS, call_impurity, in_place_hazard, message_impurity
 from graphmend.analysis.facts import FunctionFacts, Metadata
 from graphmend.analysis.tensorness import COMPARISON_OPERATORS
-from graphmend.rules.base import Context, Declined, code, keyword, runtime_call, thunk, tuple_of
+from graphmend.rules.base import Context, Declined, code, declining, keyword, runtime_call, thunk, tuple_of
 
 _LOGICAL = (cst.BitAnd, cst.BitOr, cst.BitXor)
-#: Element-wise predicates that give the same answer for equal elements
-#: (not ``signbit``: ``torch.unique`` keeps one of ``0.0`` and ``-0.0``).
-_PREDICATES = api._names("isnan isinf isfinite isposinf isneginf isreal logical_not")
 _NUMBER = m.Integer() | m.Float() | m.Imaginary() | m.Name("True") | m.Name("False") | m.Name("None") | \
     m.UnaryOperation(operator=m.Minus() | m.Plus(), expression=m.Integer() | m.Float() | m.Imaginary())
 #: Options of ``torch.unique`` that keep its result the unique values alone
@@ -101,13 +98,10 @@ def lower_unique_reads(ctx: Context, facts: FunctionFacts) -> cst.FunctionDef | 
         assign = path[-1]
         if not ctx.wanted(assign, "trap"):
             continue
-        try:
-            replacements.update(_rewrite(ctx, facts, path))
-        except Declined as reason:
-            # Statically, only a binding some test reads is worth a word.
-            if ctx.diagnosed(assign) or _tested(facts, assign.targets[0].target.value):
-                ctx.skip(assign, "trap", str(reason))
+        rewritten = ctx.attempt("trap", assign, lambda: _rewrite(ctx, facts, path))
+        if isinstance(rewritten, Declined):
             continue
+        replacements.update(rewritten)
         ctx.record(assign, "trap", "torch.unique read only by tests -> the tensor itself under torch.compile")
     if not replacements:
         return None
@@ -129,6 +123,14 @@ def _bindings(facts: FunctionFacts) -> Iterator[list[cst.CSTNode]]:
 
 
 def _rewrite(ctx: Context, facts: FunctionFacts, path: list[cst.CSTNode]) -> dict[cst.CSTNode, cst.CSTNode]:
+    assign: cst.Assign = path[-1]
+    name = assign.targets[0].target.value
+    # Statically, only a binding some test reads is worth a word.
+    with declining(quiet=not (ctx.diagnosed(assign) or _tested(facts, name))):
+        return _rewrite_binding(ctx, facts, path)
+
+
+def _rewrite_binding(ctx: Context, facts: FunctionFacts, path: list[cst.CSTNode]) -> dict[cst.CSTNode, cst.CSTNode]:
     assign: cst.Assign = path[-1]
     name = assign.targets[0].target.value
     call: cst.Call = assign.value
@@ -166,7 +168,7 @@ def _rewrite(ctx: Context, facts: FunctionFacts, path: list[cst.CSTNode]) -> dic
 def _unique_call(facts: FunctionFacts, call: cst.Call) -> tuple[cst.BaseExpression | None, list[cst.Arg]] | None:
     """(what it takes the unique values of, its options) for
     ``torch.unique(x, ...)`` or ``x.unique(...)``; None for other calls."""
-    if api.torch_function(facts.qualified_name(call.func)) == "unique":
+    if vocabulary.torch_function(facts.qualified_name(call.func)) == "unique":
         first = call.args[0] if call.args else None
         if first is None or first.keyword is not None or first.star:
             return None, list(call.args)
@@ -202,16 +204,16 @@ def _scan(facts: FunctionFacts, name: str, after: list[cst.CSTNode], own_block: 
         binds = name in name_uses(statement).stores
         if not binds:
             reads.span.append(statement)
-            _classify(facts, name, statement, sole, reads)
+            _sort_reads(facts, name, statement, sole, reads)
             continue
         if m.matches(statement, m.SimpleStatementLine(body=[m.Assign(targets=[m.AssignTarget(m.Name(name))])])):
             reads.span.append(statement)
-            _classify(facts, name, statement.body[0].value, sole, reads)
+            _sort_reads(facts, name, statement.body[0].value, sole, reads)
             return
         if not isinstance(statement, cst.If):
             raise Declined(f"`{name}` is bound again in a {type(statement).__name__} statement")
         reads.span.append(statement)
-        _classify(facts, name, statement.test, sole, reads)
+        _sort_reads(facts, name, statement.test, sole, reads)
         arms = [statements(statement.body)]
         if isinstance(statement.orelse, cst.If):
             arms.append([statement.orelse])
@@ -222,7 +224,7 @@ def _scan(facts: FunctionFacts, name: str, after: list[cst.CSTNode], own_block: 
         sole = False  # past an arm that binds it, either value may reach
 
 
-def _classify(facts: FunctionFacts, name: str, node: cst.CSTNode, sole: bool, reads: _Reads) -> None:
+def _sort_reads(facts: FunctionFacts, name: str, node: cst.CSTNode, sole: bool, reads: _Reads) -> None:
     """Sort the reads of ``name`` in ``node`` into tests and message reads;
     Declined for any other read."""
     loads = [n for n in name_uses(node).loads if n.value == name]
@@ -257,7 +259,7 @@ def _classify(facts: FunctionFacts, name: str, node: cst.CSTNode, sole: bool, re
 
 def _whole_reduction(facts: FunctionFacts, call: cst.Call) -> cst.BaseExpression | None:
     """``E`` of ``torch.any(E)``, ``torch.all(E)``, ``E.any()``, ``E.all()``."""
-    if api.torch_function(facts.qualified_name(call.func)) in ("any", "all"):
+    if vocabulary.torch_function(facts.qualified_name(call.func)) in ("any", "all"):
         if len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star:
             return call.args[0].value
         return None
@@ -288,9 +290,9 @@ def _element_wise(facts: FunctionFacts, name: str, expr: cst.BaseExpression,
     if m.matches(expr, m.UnaryOperation(operator=m.BitInvert())):
         return _element_wise(facts, name, expr.expression, operands)
     if isinstance(expr, cst.Call) and all(a.keyword is None and not a.star for a in expr.args):
-        if api.torch_function(facts.qualified_name(expr.func)) in _PREDICATES and len(expr.args) == 1:
+        if vocabulary.torch_function(facts.qualified_name(expr.func)) in vocabulary.VALUE_PREDICATES and len(expr.args) == 1:
             return _element_wise(facts, name, expr.args[0].value, operands)
-        if m.matches(expr.func, m.Attribute(attr=m.Name())) and expr.func.attr.value in _PREDICATES and not expr.args:
+        if m.matches(expr.func, m.Attribute(attr=m.Name())) and expr.func.attr.value in vocabulary.VALUE_PREDICATES and not expr.args:
             return _element_wise(facts, name, expr.func.value, operands)
     return None
 

@@ -45,7 +45,7 @@ import types
 from graphmend import compat
 from graphmend.runtime import common, defer, encoding, facts, indexing, loops, predicates, scalars, state, stores, trap
 from graphmend.runtime import where as where_operators
-from graphmend.runtime.common import compiling, resolve
+from graphmend.runtime.common import compiling
 from graphmend.runtime.defer import deferred_call, deferred_log, deferred_print, deferred_warn
 from graphmend.runtime.encoding import decode, encode, fstring, lazy_format, message_read, snapshot
 from graphmend.runtime.facts import count_facts
@@ -60,10 +60,12 @@ from graphmend.runtime.where import (and_, arm, both_arms, checked_in_python, em
                                      select, where)
 
 __all__ = [
-    "allclose", "and_", "arange_list", "arm", "both_arms", "checked_in_python", "compiling", "count_facts", "decode", "deferred_assert",
+    "allclose", "and_", "arange_list", "arm", "both_arms", "checked_in_python", "compiling", "count_facts", "decode",
+    "deferred_assert",
     "deferred_call", "deferred_check", "deferred_log", "deferred_print", "deferred_raise", "deferred_warn",
-    "empty_arm", "encode", "equal", "exact_float", "exact_int", "exact_item", "frozen_test", "fstring", "is_tensor", "isclose_items", "isfinite_item",
-    "lazy_format", "masked_store", "message_read", "nonnegative_row", "not_", "or_", "predicated_augment", "predicated_update", "resolve", "scalar_index",
+    "empty_arm", "encode", "equal", "exact_float", "exact_int", "exact_item", "frozen_test", "fstring", "is_tensor",
+    "isclose_items", "isfinite_item", "lazy_format", "masked_store", "message_read", "nonnegative_row", "not_", "or_",
+    "predicated_augment", "predicated_update", "scalar_index",
     "select", "snapshot", "store_buffer", "unique_tested", "where", "while_loop",
 ]
 

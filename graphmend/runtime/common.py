@@ -26,7 +26,7 @@ def _plain(value) -> bool:
     return type(value) in (torch.Tensor, torch.nn.Parameter)
 
 
-def resolve(module: str | None, dotted: str | None):
+def global_value(module: str | None, dotted: str | None):
     """The object ``dotted`` names in module ``module``'s globals or builtins."""
     if dotted is None:
         return None

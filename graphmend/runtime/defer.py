@@ -19,7 +19,7 @@ import warnings
 import torch
 
 from graphmend import compat
-from graphmend.runtime.common import _open, compiling, resolve
+from graphmend.runtime.common import _open, compiling, global_value
 from graphmend.runtime.encoding import decode, encode
 
 
@@ -111,10 +111,10 @@ def deferred_call(function: str, module: str, *args, gate=None, keep_grad=True, 
             _replay_call(gate, module, function, len(names), *names, *tokens)
             return
     if named:
-        args = tuple(resolve(module, a) if i in positions else a for i, a in enumerate(args))
-        kwargs = {k: resolve(module, v) if k in named else v for k, v in kwargs.items()}
+        args = tuple(global_value(module, a) if i in positions else a for i, a in enumerate(args))
+        kwargs = {k: global_value(module, v) if k in named else v for k, v in kwargs.items()}
     if _open(gate):
-        resolve(module, function)(*args, **kwargs)
+        global_value(module, function)(*args, **kwargs)
 
 
 def _print(stream, sep, end, flush, *values) -> None:
@@ -133,7 +133,7 @@ def _log(logger: logging.Logger, method: str, *args) -> None:
 
 
 def _warn(category: str | None, module: str | None, stacklevel: int, message) -> None:
-    warnings.warn(message, resolve(module, category), _stacklevel_past_runtime(stacklevel))
+    warnings.warn(message, global_value(module, category), _stacklevel_past_runtime(stacklevel))
 
 
 #: Frames that are not the user's: the runtime package's modules and
@@ -187,4 +187,4 @@ def _replay_call(gate, module: str, function: str, keyword_count: int, *rest) ->
     if _open(gate):
         names, values = rest[:keyword_count], decode(rest[keyword_count:], module)
         positional = values[: len(values) - keyword_count]
-        resolve(module, function)(*positional, **dict(zip(names, values[len(positional):])))
+        global_value(module, function)(*positional, **dict(zip(names, values[len(positional):])))

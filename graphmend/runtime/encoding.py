@@ -18,8 +18,8 @@ from typing import Any, NamedTuple
 
 import torch
 
-from graphmend import compat
-from graphmend.runtime.common import compiling, resolve
+from graphmend import compat, vocabulary
+from graphmend.runtime.common import compiling, global_value
 
 
 def snapshot(value, keep_grad: bool = False):
@@ -148,7 +148,7 @@ def decode(tokens, module: str | None = None) -> list:
             return torch.Size(tokens[position - count : position])
         if kind == "global":
             position += 1
-            return resolve(module, tokens[position - 1])
+            return global_value(module, tokens[position - 1])
         if kind == "format":
             position += 1
             return tokens[position - 1].format(*one())
@@ -208,18 +208,8 @@ _READERS: dict[str, Callable[[Any], Any]] = {
 }
 
 
-#: The readers that take a one-element tensor.  This and the next mirror
-#: ``analysis.api``'s reader sets: rewritten code runs with this module and
-#: torch alone, so it does not import the analysis (a test checks they agree).
-_ONE_ELEMENT = frozenset({"float", "int", "bool", "item"})
-
-
-#: The readers that make a tensor (the unique values), which another reader may read.
-_UNIQUE_READS = frozenset({"unique", "torch.unique"})
-
-
 #: The readers whose result shows a ``grad_fn`` (given the tensor itself).
-_SHOWS_GRAD = frozenset({"str", "repr", "unique", "torch.unique"})
+_SHOWS_GRAD = frozenset({"str", "repr"}) | vocabulary.UNIQUE_READERS
 
 
 class _Read(NamedTuple):
@@ -247,12 +237,12 @@ def message_read(reader: str, value):
     ``"len"``): the replay makes both.  A one-element reader of these
     raises here (how many values there are, only the data tells)."""
     if isinstance(value, _Read) and compiling():
-        if value.reader not in _UNIQUE_READS or reader in _ONE_ELEMENT:
+        if value.reader not in vocabulary.UNIQUE_READERS or reader in vocabulary.ONE_ELEMENT_READERS:
             raise TypeError(f"graphmend: {reader}() of unique values is left to the original check")
         return _Read(reader, value)
     if not (isinstance(value, torch.Tensor) and compiling()):
         return _READERS[reader](value)
-    if reader in _ONE_ELEMENT and (value.numel() != 1 or (value.is_complex() and reader in ("float", "int"))):
+    if reader in vocabulary.ONE_ELEMENT_READERS and (value.numel() != 1 or (value.is_complex() and reader in ("float", "int"))):
         raise TypeError(f"graphmend: {reader}() of this tensor is left to the original check")
     return _Read(reader, value if reader in _SHOWS_GRAD else value.detach())
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import torch
 
 from graphmend import compat
-from graphmend.runtime.common import _fall_back, _open, _plain, compiling, resolve
+from graphmend.runtime.common import _fall_back, _open, _plain, compiling, global_value
 from graphmend.runtime.encoding import decode, encode, snapshot
 
 
@@ -109,7 +109,7 @@ def deferred_raise(exception: str, module: str, make_args=None, gate=None, untou
     if compiling() and _may_wait(untouched):
         _replay_check(gate, True, exception, module, called, *encode(_message(make_args)))
     elif _open(gate):
-        raised = resolve(module, exception)
+        raised = global_value(module, exception)
         raise raised(*make_args()) if called else raised
 
 
@@ -168,7 +168,7 @@ def _message(make_args) -> tuple:
 @compat.register_replay
 def _replay_check(gate, test, exception: str, module: str, called: bool, *tokens) -> None:
     if _open(gate) and test:
-        raised = resolve(module, exception)
+        raised = global_value(module, exception)
         raise raised(*decode(tokens)) if called else raised
 
 

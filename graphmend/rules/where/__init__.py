@@ -116,7 +116,7 @@ Safety
       that arm.  The rule marks a merge ``grad=True`` when every operation
       of both arms has a derivative that does not depend on the values
       (additions, products with literals, reshapes, ``relu``, reductions:
-      ``analysis.api.LINEAR_CALLS``).  The two arms merge as one
+      ``graphmend.vocabulary.LINEAR_CALLS``).  The two arms merge as one
       ``torch.cond`` (``both_arms(..., by_cond=(...))``) where they may,
       which runs only the taken arm's backward: when no arm calls a runtime
       helper with effects and each reads every value that may carry a
@@ -153,17 +153,18 @@ Safety
       thunk that raises under torch.compile makes the original choice.
 """
 
-from graphmend.rules.where.builtin_operators import convert_builtin_pow
+from graphmend.rules.where.builtin_operators import calls_pow, convert_builtin_pow
 from graphmend.rules.where.conditional_expression import convert_ifexp
 from graphmend.rules.where.count_facts import convert_count_facts
-from graphmend.rules.where.if_statement import convert_if, worth_trying
+from graphmend.rules.where.if_statement import convert_elif, convert_if, has_elif, worth_trying
 from graphmend.rules.where.masked_store import convert_masked_store
 from graphmend.rules.where.returns import lower_returns
 from graphmend.rules.where.scalar_index import convert_scalar_index
 from graphmend.rules.where.state_update import convert_state_update
-from graphmend.rules.where.static_values import convert_static_tolist
+from graphmend.rules.where.static_values import calls_tolist, convert_static_tolist
 from graphmend.rules.where.truth_assignment import convert_truth_assignment
 from graphmend.rules.where.while_loop import convert_while
 
-__all__ = ["convert_builtin_pow", "convert_count_facts", "convert_if", "convert_ifexp", "convert_masked_store", "convert_scalar_index",
-           "convert_state_update", "convert_static_tolist", "convert_truth_assignment", "convert_while", "lower_returns", "worth_trying"]
+__all__ = ["calls_pow", "calls_tolist", "convert_builtin_pow", "convert_count_facts", "convert_elif", "convert_if",
+           "convert_ifexp", "convert_masked_store", "convert_scalar_index", "convert_state_update", "convert_static_tolist",
+           "convert_truth_assignment", "convert_while", "has_elif", "lower_returns", "worth_trying"]

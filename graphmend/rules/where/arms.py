@@ -29,7 +29,7 @@ import enum
 import libcst as cst
 import libcst.matchers as m
 
-from graphmend.analysis import api
+from graphmend import vocabulary
 from graphmend.analysis.bindings import (
     assigned_targets,
     definitely_bound,
@@ -656,11 +656,11 @@ def _static_size(facts, expr: cst.BaseExpression, static: set[str]) -> bool:
     if isinstance(expr, cst.Name):
         return expr.value in static
     if isinstance(expr, cst.Attribute):
-        return expr.attr.value in api.STATIC_ATTRIBUTES
+        return expr.attr.value in vocabulary.STATIC_ATTRIBUTES
     if isinstance(expr, cst.Subscript):
         return _static_size(facts, expr.value, static)
     if isinstance(expr, cst.Call):
-        return (isinstance(expr.func, cst.Attribute) and expr.func.attr.value in api.STATIC_METHODS) or (
+        return (isinstance(expr.func, cst.Attribute) and expr.func.attr.value in vocabulary.STATIC_METHODS) or (
             facts.qualified_name(expr.func) == "builtins.len")
     if isinstance(expr, cst.UnaryOperation):
         return _static_size(facts, expr.expression, static)
@@ -676,16 +676,16 @@ def _reads(expr: cst.BaseExpression, names: set[str]) -> bool:
 
 
 def _size_arguments(facts, call: cst.Call) -> list[cst.BaseExpression]:
-    """The arguments of ``call`` that are sizes (:data:`api.SIZE_FUNCTION_POSITIONS`)."""
+    """The arguments of ``call`` that are sizes (:data:`vocabulary.SIZE_FUNCTION_POSITIONS`)."""
     name = call.func.attr.value if isinstance(call.func, cst.Attribute) else (
         call.func.value if isinstance(call.func, cst.Name) else None)
     qualified = facts.qualified_name(call.func)
-    if qualified is not None and qualified.rpartition(".")[0] in api.OPERATION_NAMESPACES:
-        positions = api.SIZE_FUNCTION_POSITIONS.get(name, ())
-    elif isinstance(call.func, cst.Attribute) and name in api.SIZE_METHODS:
+    if qualified is not None and qualified.rpartition(".")[0] in vocabulary.OPERATION_NAMESPACES:
+        positions = vocabulary.SIZE_FUNCTION_POSITIONS.get(name, ())
+    elif isinstance(call.func, cst.Attribute) and name in vocabulary.SIZE_METHODS:
         positions = None
     else:
         return []
     positional = [a.value for a in call.args if a.keyword is None and a.star == ""]
     sizes = positional if positions is None else [positional[i] for i in positions if i < len(positional)]
-    return sizes + [a.value for a in call.args if a.keyword is not None and a.keyword.value in api.SIZE_KEYWORDS]
+    return sizes + [a.value for a in call.args if a.keyword is not None and a.keyword.value in vocabulary.SIZE_KEYWORDS]

@@ -32,23 +32,24 @@ from __future__ import annotations
 
 import libcst as cst
 
-from graphmend.rules.base import Context
+from graphmend.rules.base import Context, Declined
 
 #: Operands that bind tighter than ``**`` on its left: no parentheses.
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.Imaginary,
           cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Tuple, cst.List, cst.Dict, cst.Set)
 
 
+def calls_pow(ctx: Context, original: cst.Call) -> bool:
+    """The cheap test (every call of the file comes here): a call of a name ``pow``."""
+    return isinstance(original.func, cst.Name) and original.func.value == "pow"
+
+
 def convert_builtin_pow(ctx: Context, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-    # Every call of the file comes here: the cheap test first.
-    if not (isinstance(original.func, cst.Name) and original.func.value == "pow"):
-        return updated
     facts = ctx.facts
     if facts is None or not ctx.wanted(original, "where") or facts.qualified_name(original.func) != "builtins.pow":
         return updated
     if len(updated.args) != 2 or any(arg.star or arg.keyword is not None for arg in updated.args):
-        ctx.skip(original, "where", "pow() with a modulus, keyword or starred arguments")
-        return updated
+        raise Declined("pow() with a modulus, keyword or starred arguments")
     base, exponent = (_operand(arg.value) for arg in updated.args)
     ctx.record(original, "where", "pow(a, b) -> a ** b")
     power = cst.BinaryOperation(base, cst.Power(), exponent)

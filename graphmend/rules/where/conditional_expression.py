@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from graphmend.analysis import api
+from graphmend import vocabulary
 from graphmend.analysis.bindings import following, stored_names
 from graphmend.analysis.effects import alias_sources, is_nonnegative_index
 from graphmend.analysis.gradients import gradient_chains, one_sided, read_chains
@@ -37,33 +37,29 @@ def convert_ifexp(ctx: Context, original: cst.IfExp, updated: cst.IfExp) -> cst.
     facts = ctx.facts
     if not (facts and ctx.wanted(original, "where") and worth_trying(ctx, original, original.test)):
         return updated
-    try:
-        statement = next(a for a in reversed(ctx.ancestors)
-                         if isinstance(a, (cst.BaseSmallStatement, cst.BaseCompoundStatement)))
-        path = ctx.ancestors[: ctx.ancestors.index(statement) + 1]
-        replaced = set(stored_names(statement)) | alias_sources(original, facts.qualified_name)
-        nonnegative = [nonnegative_names(original.test, taken) for taken in (True, False)]
-        reason = (facts.impurity(original.body, traced_errors_fall_back=True, nonnegative=nonnegative[0])
-                  or facts.impurity(original.orelse, traced_errors_fall_back=True, nonnegative=nonnegative[1])
-                  ) or facts.in_place_hazard(
-            replaced, [statement, *following(path)])
-        if reason:
-            raise Declined(reason)
-        python_values = [b for b in (original.body, original.orelse) if _python_value(facts, b)]
-        if len(python_values) == 1:  # two merge when they are equal (diffusers' `gamma = … if … else 0.0`)
-            raise Declined(f"`{code(python_values[0])}` is not a tensor, and the other branch may be")
-        test = lower_test(facts, original.test, updated.test, statement)
-        bound = facts.bound_before(statement)
-        captured = []
-        for branch in (original.body, original.orelse):
-            names = sorted(facts.own_reads(branch))
-            unbound = [name for name in names if name not in bound]
-            if unbound:
-                raise Declined(f"`{unbound[0]}` may be unbound here, and the branch reads it")
-            captured.append(names)
-    except Declined as decline:
-        ctx.skip(original, "where", str(decline))
-        return updated
+    statement = next(a for a in reversed(ctx.ancestors)
+                     if isinstance(a, (cst.BaseSmallStatement, cst.BaseCompoundStatement)))
+    path = ctx.ancestors[: ctx.ancestors.index(statement) + 1]
+    replaced = set(stored_names(statement)) | alias_sources(original, facts.qualified_name)
+    nonnegative = [nonnegative_names(original.test, taken) for taken in (True, False)]
+    reason = (facts.impurity(original.body, traced_errors_fall_back=True, nonnegative=nonnegative[0])
+              or facts.impurity(original.orelse, traced_errors_fall_back=True, nonnegative=nonnegative[1])
+              ) or facts.in_place_hazard(
+        replaced, [statement, *following(path)])
+    if reason:
+        raise Declined(reason)
+    python_values = [b for b in (original.body, original.orelse) if _python_value(facts, b)]
+    if len(python_values) == 1:  # two merge when they are equal (diffusers' `gamma = … if … else 0.0`)
+        raise Declined(f"`{code(python_values[0])}` is not a tensor, and the other branch may be")
+    test = lower_test(facts, original.test, updated.test, statement)
+    bound = facts.bound_before(statement)
+    captured = []
+    for branch in (original.body, original.orelse):
+        names = sorted(facts.own_reads(branch))
+        unbound = [name for name in names if name not in bound]
+        if unbound:
+            raise Declined(f"`{unbound[0]}` may be unbound here, and the branch reads it")
+        captured.append(names)
     ctx.record(original, "where", "conditional expression -> torch.where")
     branches = [branch.visit(_NonnegativeIndexes(names)) for branch, names in zip((updated.body, updated.orelse), nonnegative)]
     args = [test, thunk(branches[0], captured[0]), thunk(branches[1], captured[1])]
@@ -97,7 +93,7 @@ def _python_value(facts, branch: cst.BaseExpression) -> bool:
     number read out of a tensor (``float(t)``)."""
     if facts.is_static(branch):
         return True
-    return isinstance(branch, cst.Call) and api.builtin(facts.qualified_name(branch.func)) in _NUMBER_BUILTINS
+    return isinstance(branch, cst.Call) and vocabulary.builtin(facts.qualified_name(branch.func)) in _NUMBER_BUILTINS
 
 
 class _NonnegativeIndexes(cst.CSTTransformer):

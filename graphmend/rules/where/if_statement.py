@@ -36,6 +36,7 @@ from graphmend.rules.base import (
     Declined,
     assign,
     code,
+    declining,
     generated,
     is_dispatch,
     is_runtime_call,
@@ -91,32 +92,26 @@ def _inside_a_diagnosed_if(ctx: Context, original: cst.If) -> bool:
 
 
 def convert_if(ctx: Context, original: cst.If, updated: cst.If):
-    """Leave an ``if``: its predicated form, or ``updated`` with the reason
-    recorded.  An ``if`` in elif position is left to the ``if`` it belongs to."""
-    if id(original) in ctx.elifs:
+    """Leave an ``if``: its predicated form (declined, an elif mended on
+    the way is not kept either).  An ``if`` in elif position is left to
+    the ``if`` it belongs to."""
+    if id(original) in ctx.elifs or not is_site(ctx, original, updated):
         return updated
-    if not is_site(ctx, original, updated):
-        return _convert_elif_alone(ctx, original, updated)
-    mark = ctx.mark()
-    try:
-        return replacing(updated, mend_if(ctx, original, updated))
-    except Declined as decline:
-        ctx.rollback(mark)  # an elif mended on the way is not kept either
-        ctx.skip(original, "where", str(decline))
-        return _convert_elif_alone(ctx, original, updated)
+    return replacing(updated, mend_if(ctx, original, updated))
 
 
-def _convert_elif_alone(ctx: Context, original: cst.If, updated: cst.If):
-    """When the ``if`` itself stays, its ``elif`` may still be mended, as
-    the only statement of an ``else``."""
-    if not isinstance(original.orelse, cst.If) or not is_site(ctx, original.orelse, updated.orelse):
+def convert_elif(ctx: Context, original: cst.If, updated: cst.If):
+    """Leave an ``if`` that stays (tried after :func:`convert_if`): its
+    ``elif`` may still be mended, as the only statement of an ``else``."""
+    if id(original) in ctx.elifs or not is_site(ctx, original.orelse, updated.orelse):
         return updated
-    try:
+    with declining(at=original.orelse):
         inner = mend_if(ctx, original.orelse, updated.orelse)
-    except Declined as decline:
-        ctx.skip(original.orelse, "where", str(decline))
-        return updated
     return updated.with_changes(orelse=cst.Else(cst.IndentedBlock(inner)))
+
+
+def has_elif(ctx: Context, original: cst.If) -> bool:
+    return isinstance(original.orelse, cst.If)
 
 
 def mend_if(ctx: Context, original: cst.If, updated: cst.If) -> list[cst.BaseStatement]:

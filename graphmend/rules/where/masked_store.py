@@ -69,7 +69,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from graphmend.analysis import api
+from graphmend import vocabulary
 from graphmend.rules.base import Context, Declined, code, keyword, runtime_call
 
 #: Operators exact on every element (IEEE-754 correctly rounded).
@@ -82,17 +82,13 @@ def convert_masked_store(ctx: Context, original: cst.Assign, updated: cst.Assign
     if store is None or facts is None or not ctx.wanted(original, "where"):
         return updated
     target, mask = store
-    try:
-        _check_exact(facts, original.value, mask)
-        reads = list(_masked_names(original.value, mask))
-        others = sorted(facts.own_reads(original.value) - {mask, *reads})
-        unbound = [name for name in (target, mask, *reads, *others) if name in facts.own_reads(original)
-                   and name not in facts.bound_before(original)]
-        if unbound:
-            raise Declined(f"`{unbound[0]}` may be unbound here")
-    except Declined as decline:
-        ctx.skip(original, "where", str(decline))
-        return updated
+    _check_exact(facts, original.value, mask)
+    reads = list(_masked_names(original.value, mask))
+    others = sorted(facts.own_reads(original.value) - {mask, *reads})
+    unbound = [name for name in (target, mask, *reads, *others) if name in facts.own_reads(original)
+               and name not in facts.bound_before(original)]
+    if unbound:
+        raise Declined(f"`{unbound[0]}` may be unbound here")
     ctx.record(original, "where", "masked store -> torch.where")
     # One parameter per read: the original indexes at each read, and so must
     # the store run as written (autograd sums the reads' gradients apart).
@@ -161,11 +157,11 @@ def _check_exact(facts, node: cst.BaseExpression, mask: str) -> None:
         return
     if isinstance(node, cst.Call) and not any(arg.star or arg.keyword for arg in node.args):
         func = node.func
-        if api.torch_function(facts.qualified_name(func)) in api.EXACT_ELEMENTWISE:
+        if vocabulary.torch_function(facts.qualified_name(func)) in vocabulary.EXACT_ELEMENTWISE:
             if len(node.args) == 1:
                 _check_exact(facts, node.args[0].value, mask)
                 return
-        elif isinstance(func, cst.Attribute) and func.attr.value in api.EXACT_ELEMENTWISE:
+        elif isinstance(func, cst.Attribute) and func.attr.value in vocabulary.EXACT_ELEMENTWISE:
             method = func.attr.value
             if method == "to" and len(node.args) == 1 and facts.is_static(node.args[0].value) or (
                     method != "to" and not node.args):

@@ -48,7 +48,7 @@ import libcst as cst
 
 from graphmend.analysis.bindings import iter_children, name_uses, nested_scopes, parameter_names, walk_own
 from graphmend.analysis.tensorness import COMPARISON_OPERATORS, Tensorness
-from graphmend.rules.base import Context, Declined, code, runtime_call
+from graphmend.rules.base import Context, Declined, code, declining, runtime_call
 
 #: Operators whose result at an element depends on that element alone (not ``@``).
 _ELEMENT_WISE = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power,
@@ -67,19 +67,16 @@ def convert_scalar_index(ctx: Context, original: cst.Subscript, updated: cst.Sub
         return updated
     if not (ctx.diagnosed(original) or _indexes_like_a_diagnosed_read(ctx, facts, candidates)):
         return updated
-    try:
+    # Said only of an index that looks like a tensor: on a diagnosed line,
+    # most other subscripts index with Python values or masks, which do not break.
+    with declining(quiet=not any(facts.tensorness(element.slice.value) is Tensorness.TENSOR
+                                 for element in candidates)):
         if any(isinstance(element.slice, cst.Index) and element.slice.star for element in original.slice):
             raise Declined("a starred index")
         reason = facts.in_place_reason
         if reason:
             raise Declined(f"{reason}: the indexed value is a view there, which an update in place would show")
         _check_use(facts, original, ctx.ancestors[-2])
-    except Declined as decline:
-        # Said only of an index that looks like a tensor: on a diagnosed line,
-        # most other subscripts index with Python values or masks, which do not break.
-        if any(facts.tensorness(element.slice.value) is Tensorness.TENSOR for element in candidates):
-            ctx.skip(original, "where", str(decline))
-        return updated
     ctx.record(original, "where", "0-dim tensor index -> one-element index")
     return runtime_call("scalar_index", [cst.Arg(updated.value), cst.Arg(_index_value(updated.slice))])
 

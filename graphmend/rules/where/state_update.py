@@ -62,7 +62,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from graphmend.rules.base import Context, Declined, code, generated, replacing, runtime_call, string, thunk
+from graphmend.rules.base import Context, Declined, code, declining, generated, replacing, runtime_call, string, thunk
 from graphmend.rules.predicates import lower_test
 from graphmend.rules.where.if_statement import is_site
 
@@ -229,8 +229,8 @@ def convert_state_update(ctx: Context, original: cst.If, updated: cst.If):
     if not is_site(ctx, original, updated):
         return updated
     facts = ctx.facts
-    mark = ctx.mark()
-    try:
+    # Ours, declined: [Where]'s generic reason would hide this one.
+    with declining(prefix="state update: ", final=True):
         flag = next((flag for flag in flags if flag is not None), None)
         if flag is not None:
             raise Declined(f"`{code(flag)}` stores a Python value under a tensor test, which `torch.where` cannot "
@@ -244,9 +244,5 @@ def convert_state_update(ctx: Context, original: cst.If, updated: cst.If):
         statements: list[cst.BaseStatement] = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cond)], frozen)])]
         for update, new in zip(updates, new_updates):
             statements.append(cst.SimpleStatementLine([cst.Expr(_predicated(ctx, cond, update, new))]))
-    except Declined as decline:
-        ctx.rollback(mark)
-        ctx.skip(original, "where", f"state update: {decline}")
-        return updated.with_changes()  # ours, declined: [Where]'s generic reason would hide this one
     ctx.record(original, "where", "if: in-place update -> predicated update")
     return replacing(updated, statements)

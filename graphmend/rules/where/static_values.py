@@ -39,15 +39,17 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from graphmend.rules.base import Context, runtime_function
+from graphmend.rules.base import Context, Declined, runtime_function
 
 _ARANGE_TOLIST = m.Call(func=m.Attribute(value=m.Call(), attr=m.Name("tolist")), args=[])
 
 
+def calls_tolist(ctx: Context, original: cst.Call) -> bool:
+    """The cheap test (every call of the file comes here): a call of a ``.tolist`` attribute."""
+    return isinstance(original.func, cst.Attribute) and original.func.attr.value == "tolist"
+
+
 def convert_static_tolist(ctx: Context, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-    # Every call of the file comes here: the cheap test first.
-    if not (isinstance(original.func, cst.Attribute) and original.func.attr.value == "tolist"):
-        return updated
     facts = ctx.facts
     if facts is None or not m.matches(original, _ARANGE_TOLIST) or not ctx.wanted(original, "where"):
         return updated
@@ -55,8 +57,7 @@ def convert_static_tolist(ctx: Context, original: cst.Call, updated: cst.Call) -
         return updated
     arange = updated.func.value
     if not 1 <= len(arange.args) <= 3 or any(arg.star or arg.keyword is not None for arg in arange.args):
-        ctx.skip(original, "where", "torch.arange(...).tolist() with keyword or starred arguments")
-        return updated
+        raise Declined("torch.arange(...).tolist() with keyword or starred arguments")
     ctx.record(original, "where", "torch.arange(...).tolist() -> range")
     # The arguments as written, layout included.
     return arange.with_changes(func=runtime_function("arange_list"))

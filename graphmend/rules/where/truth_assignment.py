@@ -42,13 +42,9 @@ def convert_truth_assignment(ctx: Context, original: cst.Assign, updated: cst.As
     ):
         return updated
     name = original.targets[0].target.value
-    try:
-        if name not in facts.truth_only:
-            raise Declined(f"`{name}` is read for more than its truth, so it must keep Python's value")
-        value = lower_test(facts, original.value, updated.value, original)
-    except Declined as reason:
-        ctx.skip(original, "where", str(reason))
-        return updated
+    if name not in facts.truth_only:
+        raise Declined(f"`{name}` is read for more than its truth, so it must keep Python's value")
+    value = lower_test(facts, original.value, updated.value, original)
     if value is updated.value:
         return updated
     ctx.record(original, "where", "test stored in a flag -> tensor predicate")

@@ -41,11 +41,7 @@ def convert_while(ctx: Context, original: cst.While, updated: cst.While):
     facts = ctx.facts
     if facts is None or not ctx.wanted(original, "where") or not worth_trying(ctx, original, original.test):
         return updated
-    try:
-        return replacing(updated, _mend_while(ctx, original, updated))
-    except Declined as decline:
-        ctx.skip(original, "where", str(decline))
-        return updated
+    return replacing(updated, _mend_while(ctx, original, updated))
 
 
 def _mend_while(ctx: Context, original: cst.While, updated: cst.While) -> list[cst.BaseStatement]:

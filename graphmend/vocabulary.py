@@ -5,8 +5,9 @@ one-element bool, is it safe to evaluate when its branch is not taken, does
 it update its argument, does it draw random numbers, is an argument an
 index, is its derivative independent of values, does it print or log -- and
 the answers live here, keyed by the qualified name of a ``torch`` function,
-the name of a tensor method, or the name of a builtin.  Nothing here imports
-torch: ``graphmend fix`` runs without it.
+the name of a tensor method, or the name of a builtin.  The analysis, the
+scan, diagnose and the runtime all read it.  It imports nothing: ``graphmend
+fix`` runs without torch, and the runtime with torch alone.
 
 The tables are timid: a name that is not listed is unknown, and an unknown
 call makes a rule decline.
@@ -47,6 +48,14 @@ IMPURE_FUNCTIONS = _names(
     poisson rand rand_like randint randint_like randn randn_like randperm save load seed
     set_printoptions"""
 )
+#: Those of :data:`IMPURE_FUNCTIONS` whose effect is not a random draw.
+NOT_RANDOM = _names("save load set_printoptions")
+#: torch functions whose first argument is not a tensor (sizes, data, dtypes).
+NOT_TENSOR_FIRST = _names(
+    """tensor as_tensor asarray scalar_tensor zeros ones full empty eye arange linspace logspace
+    finfo iinfo is_tensor is_storage device dtype Size get_default_dtype promote_types result_type
+    can_cast broadcast_shapes einsum"""
+)
 #: Tensor methods that may return their receiver or a view of it.
 VIEW_METHODS = _names(
     """view view_as reshape reshape_as t transpose permute squeeze unsqueeze expand expand_as
@@ -68,6 +77,9 @@ BOOL_PREDICATES = _names(
     "isinf isnan isfinite isneginf isposinf eq ne gt ge lt le logical_not logical_and "
     "logical_or logical_xor greater less isclose"
 )
+#: Element-wise predicates that give the same answer for equal elements
+#: (not ``signbit``: ``torch.unique`` keeps one of ``0.0`` and ``-0.0``).
+VALUE_PREDICATES = _names("isnan isinf isfinite isposinf isneginf isreal logical_not")
 #: Reductions to a 0-dim tensor when called without a dimension.
 REDUCTIONS = _names("all any sum mean max min amax amin prod norm count_nonzero argmax argmin")
 #: Reductions whose 0-dim result is a bool tensor whatever the input
@@ -96,6 +108,15 @@ LINEAR_CALLS = _names(
     expand_as sum mean cumsum neg to float double half relu where masked_fill clamp clamp_min
     clamp_max maximum minimum detach cat stack"""
 )
+#: Calls whose value carries a gradient from their receiver, or (as
+#: ``torch.<name>(x, ...)``) from their first argument, whatever the values.
+GRADIENT_FROM_FIRST_OPERAND = _names(
+    """clone contiguous reshape view flatten squeeze unsqueeze permute transpose t expand
+    expand_as sum mean cumsum neg float double half relu clamp clamp_min clamp_max
+    exp log sin cos tanh sigmoid softmax log_softmax sqrt rsqrt abs square pow gelu silu"""
+)
+#: Calls whose value carries a gradient from their first two operands.
+GRADIENT_FROM_TWO_OPERANDS = _names("maximum minimum matmul mm bmm add sub mul div")
 
 #: Element-wise operations (methods, and ``torch`` functions of one
 #: tensor) whose value at an element depends on that element alone and is
@@ -171,6 +192,11 @@ DYNAMIC_SCOPE_CALLS = _names("locals vars eval exec")
 LOG_METHODS = _names("debug info warning warn error critical exception log")
 #: transformers' ``lru_cache``d ``logging.Logger`` methods.
 ONCE_METHODS = _names("warning_once info_once")
+#: Every logger method that emits a message.
+LOGGER_METHODS = LOG_METHODS | ONCE_METHODS
+#: Functions (by the name called) that emit a message: ``print``, and
+#: ``warn`` (``warnings.warn``, or imported from ``warnings``).
+MESSAGE_FUNCTIONS = _names("print warn")
 #: Methods that mutate a list, dict or set in place.
 CONTAINER_MUTATORS = _names(
     """append extend insert pop remove clear update setdefault popitem add discard sort

@@ -1,0 +1,148 @@
+"""Classifying a break: its category (DC, IO, GUARD, SCALAR, DS, OTHER) from
+Dynamo's reason and the statement, and the rule expected to fix it (or Dynamo's hint).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+from graphmend import vocabulary
+from graphmend.analysis import scan
+from graphmend.analysis.source import ParsedFile, innermost, parse_file, statement_at
+from graphmend.diagnosis.report import RULE_FOR
+
+
+_SCALAR_HINT = (
+    "torch._dynamo.config.capture_scalar_outputs = True keeps the scalar in the graph"
+)
+_DS_HINT = (
+    "torch._dynamo.config.capture_dynamic_output_shape_ops = True traces it with an "
+    "unbacked size, if later code does not branch on that size"
+)
+
+
+_SCALAR_CALLS = vocabulary.SCALAR_METHODS | vocabulary.SCALAR_BUILTINS
+
+
+def _calls(node: ast.AST) -> set[str]:
+    names = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Call):
+            func = sub.func
+            names.add(func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", ""))
+    return names
+
+
+def _base_category(reason: str) -> str:
+    if "generic_jump" in reason or "Data-dependent" in reason or "data dependent" in reason:
+        return "DC"
+    if "item()" in reason or "tolist()" in reason or "capture_scalar_outputs" in reason:
+        return "SCALAR"
+    if "Dynamic shape operator" in reason or "capture_dynamic_output_shape_ops" in reason:
+        return "DS"
+    if "logging.Logger" in reason or "builtin operator `print`" in reason:
+        return "IO"
+    return "OTHER"
+
+
+def _is_io_call(statement: ast.stmt | None) -> bool:
+    """``print(...)``, ``warn(...)``, ``warnings.warn(...)`` or ``<logger>.<method>(...)``."""
+    if not isinstance(statement, ast.Expr) or not isinstance(statement.value, ast.Call):
+        return False
+    func = statement.value.func
+    if isinstance(func, ast.Name):
+        return func.id in vocabulary.MESSAGE_FUNCTIONS
+    if isinstance(func, ast.Attribute):
+        owner = func.value
+        owner_name = owner.attr if isinstance(owner, ast.Attribute) else getattr(owner, "id", "")
+        if owner_name == "warnings":
+            return func.attr == "warn"
+        return func.attr in vocabulary.LOGGER_METHODS and "log" in owner_name.lower()
+    return False
+
+
+def break_category(reason: str, filename: str, lineno: int) -> str:
+    """The category of a break, from Dynamo's reason and the source: DC
+    (data-dependent control flow), IO (print, logging, warnings), GUARD (a
+    tensor test whose body only raises), SCALAR (``.item()``, ``int(t)``...),
+    DS (data-dependent output shape) or OTHER."""
+    category = _base_category(reason)
+    statement = statement_at(filename, lineno)
+    if category == "OTHER" and _is_io_call(statement):
+        return "IO"  # e.g. warnings.warn: "Attempted to call function marked as skipped"
+    if category == "OTHER" and isinstance(statement, ast.If) and "equal" in _calls(statement.test) and \
+            gb_type(reason) == "Data dependent operator":
+        category = "DC"  # ``if not torch.equal(a, b):`` reads the tensors back to branch on them
+    if category == "DC" and isinstance(statement, ast.If) and all(
+        isinstance(s, ast.Raise) for s in statement.body
+    ):
+        return "GUARD"
+    return category
+
+
+def _scalar_where_may_fix(filename: str, lineno: int, reason: str) -> bool:
+    """A scalar that feeds a predicate, a statement reading back
+    ``arange(...).tolist()``, or, where Dynamo met an operator reading data
+    back rather than ``.item()``, one indexing with what may be a 0-dim
+    tensor (``x[i]``): [Where] is asked about them."""
+    parsed = parse_file(filename)
+    if parsed is None:
+        return False
+    node = innermost(parsed.tree, lineno, (ast.If, ast.While, ast.IfExp))
+    if node is not None and _calls(node.test) & _SCALAR_CALLS:
+        return True
+    indexing = gb_type(reason) == "Data dependent operator"
+    return _statement_holds(parsed, lineno, lambda n: scan.arange_tolist(n) or indexing and scan.scalar_subscript(n))
+
+
+def gb_type(reason: str) -> str | None:
+    """The gb_type of a break reason: its first line ("Data-dependent
+    branching" for a data-dependent jump, whose reason has none)."""
+    headline = reason.strip().split("\n", 1)[0].strip()
+    return "Data-dependent branching" if headline.startswith("generic_jump") else headline or None
+
+
+def dynamo_hint(reason: str) -> str | None:
+    for line in reason.splitlines():
+        if line.strip().startswith("Hint:"):
+            return line.strip().removeprefix("Hint:").strip()
+    return None
+
+
+def static_fix(category: str, reason: str, filename: str, lineno: int) -> tuple[str | None, str | None]:
+    """(rule, hint) from the category alone, before asking the rule itself."""
+    if category == "SCALAR":
+        if _scalar_where_may_fix(filename, lineno, reason):
+            return "where", _SCALAR_HINT  # the hint, unless [Where] fixes it or says why not
+        return None, _SCALAR_HINT
+    if category == "DS":
+        if _statement_is(filename, lineno, scan.masked_store):
+            return "where", None
+        if _statement_is(filename, lineno, scan.unique_binding):
+            return "trap", None
+        return None, _DS_HINT
+    if category in RULE_FOR:
+        return RULE_FOR[category], None
+    if category == "OTHER" and _builtin_pow_at(filename, lineno):
+        return "where", None
+    return None, dynamo_hint(reason)
+
+
+def _builtin_pow_at(filename: str, lineno: int) -> bool:
+    """A statement calling ``pow()``: Dynamo does not trace the builtin on a
+    tensor, [Where] spells it ``**``."""
+    parsed = parse_file(filename)
+    return parsed is not None and _statement_holds(parsed, lineno, scan.builtin_pow)
+
+
+def _statement_is(filename: str, lineno: int, found: Callable[[ast.AST], bool]) -> bool:
+    """Whether the statement at ``lineno`` is one ``found`` accepts."""
+    statement = statement_at(filename, lineno)
+    return statement is not None and found(statement)
+
+
+def _statement_holds(parsed: ParsedFile, lineno: int, found: Callable[[ast.AST], bool]) -> bool:
+    """Whether the statement at ``lineno`` holds a node ``found`` accepts."""
+    statement = parsed.statement_at(lineno)
+    return statement is not None and any(found(n) for n in ast.walk(statement))
