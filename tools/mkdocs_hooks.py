@@ -45,10 +45,13 @@ RULE_PAGES = [
     ("where-scalar-index", "graphmend/rules/where/scalar_index.py", "[Where] scalar index"),
     ("where-static-values", "graphmend/rules/where/static_values.py", "[Where] static values"),
     ("where-builtin-operators", "graphmend/rules/where/builtin_operators.py", "[Where] builtin pow"),
+    ("where-state-update", "graphmend/rules/where/state_update.py", "[Where] state updates"),
+    ("where-count-facts", "graphmend/rules/where/count_facts.py", "[Where] count facts"),
     ("defer", "graphmend/rules/defer.py", "[Defer]"),
     ("trap", "graphmend/rules/trap.py", "[Trap]"),
     ("unique-reads", "graphmend/rules/unique_reads.py", "[Trap] unique reads"),
     ("predicates", "graphmend/rules/predicates.py", "test predicates (shared)"),
+    ("library-predicates", "graphmend/rules/library_predicates.py", "library predicates (shared)"),
 ]
 
 _SPEC_REF = re.compile(r"\s*\(SPEC [\d., ]+\)")

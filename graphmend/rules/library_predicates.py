@@ -1,4 +1,4 @@
-"""Predicate forms libraries use, as tensor predicates (issue #34, item 7).
+"""Predicate forms libraries use, as tensor predicates.
 
 What it does
     In a test that a rule lowers (``if``, ``while``, a guard, ``assert``, a

@@ -1,4 +1,4 @@
-"""[Where]: predicated state updates (issue #34, item 6).
+"""[Where]: predicated state updates.
 
 What it does
     ``if T:`` (no ``else``) whose arm only updates tensors in place --
