@@ -29,6 +29,12 @@ KNOWN_BUGS = {
         "compiled original do the same (pre-existing at 22c896a)",
         lambda mismatch: "sequence item 1: expected str instance, float found" in mismatch.detail,
     ),
+    "captured_size_of_one_broadcasts": (
+        "[Capture]: Dynamo assumes a captured size is not 1 where it meets a broadcast and asserts it equals the "
+        "other size, so an input eager broadcasts fails in the graph",
+        lambda mismatch: mismatch.arm == "compiled" and "error: None != " in mismatch.detail
+        and "Runtime assertion failed for expression" in mismatch.detail,
+    ),
 }
 
 
@@ -90,3 +96,23 @@ def test_mended_module_imports_the_runtime_once():
     source = "import torch\n\n\ndef f(x):\n    y = x if x.sum() > 0 else -x\n    print(y)\n    return y\n"
     code = transform_source(source).code
     assert code.count("runtime as _graphmend") == 1, code
+
+
+def test_compiled_arm_captures_as_graphmend_compile_does(tmp_path):
+    """The compiled arm runs inside [Capture]'s scope: a mask-indexed sum is
+    held in the one graph, ``range()`` of a captured count falls back to
+    its break (one site of each counted), and a shape error on a captured
+    size, which the graph raises with Dynamo's runtime-assert message, is
+    counted apart (x < 1.5 selects 2 or 3 elements on rows 0 and 3: eager
+    fails there too, with its own message)."""
+    captured = "def f(x, y, acc, ns):\n    return x[x > 0].sum() * y\n"
+    falls_back = ("def f(x, y, acc, ns):\n    v0 = y * 1\n    for i in range(int((x > 0).sum())):\n"
+                  "        v0 = v0 + x[i]\n    return v0\n")
+    shape_error = "def f(x, y, acc, ns):\n    return x[x < 1.5] + y\n"
+    tally = check_batch([SourceProgram(captured), SourceProgram(falls_back), SourceProgram(shape_error)], tmp_path)
+    assert not tally.mismatches, tally.mismatches[0].report()
+    assert (tally.sites_captured, tally.sites_fell_back) == (2, 1)
+    assert (tally.capture_held, tally.capture_fell_back) == (2, 1)
+    assert (tally.fixable, tally.one_graph) == (2, 2)
+    assert sum(tally.fallback_reasons.values()) == 1, tally.fallback_reasons
+    assert tally.capture_asserts == 2

@@ -65,11 +65,24 @@ def main(argv: list[str] | None = None) -> int:
     for kind, count in kinds.most_common():
         print(f"  {count:7d}  {kind}")
     print(f"compiled differences torch.compile of the original shows too (Dynamo's): {total.dynamo_divergences}")
+    print(f"compiled errors [Capture] words as Dynamo's runtime assert on a captured size (same type, other "
+          f"message; not counted as mismatches): {total.capture_asserts}")
     rate = total.one_graph / total.fixable if total.fixable else float("nan")
     print(f"programs whose breaks are all fixable (rewritten, nothing declined, no unfixable category left): "
           f"{total.fixable}; one graph: {total.one_graph} ({rate:.1%})")
     for what, count in total.stays.most_common(15):
         print(f"  {count:7d}  still breaks: {what}")
+    print("graphs per compiled program (over all rows): "
+          + ", ".join(f"{graphs}: {count}" for graphs, count in sorted(total.graphs.items())))
+    if total.capture_off:
+        print(f"[Capture] is OFF on this torch ({total.capture_off}): the compiled arm is plain torch.compile")
+    sites = total.sites_captured + total.sites_fell_back
+    print(f"DS / SCALAR sites in compiled programs: {sites}; captured: {total.sites_captured}, "
+          f"still breaking (fell back): {total.sites_fell_back}; programs with one: "
+          f"{total.capture_held + total.capture_fell_back}, all captured: {total.capture_held}, "
+          f"some fell back: {total.capture_fell_back}")
+    for what, count in total.fallback_reasons.most_common(10):
+        print(f"  {count:7d}  frame compiled without capture: {what}")
     if args.save:
         Path(args.save).mkdir(parents=True, exist_ok=True)
         for number, examples in enumerate(total.stay_examples.values()):
