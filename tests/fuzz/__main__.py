@@ -65,8 +65,6 @@ def main(argv: list[str] | None = None) -> int:
     for kind, count in kinds.most_common():
         print(f"  {count:7d}  {kind}")
     print(f"compiled differences torch.compile of the original shows too (Dynamo's): {total.dynamo_divergences}")
-    print(f"compiled errors [Capture] words as Dynamo's runtime assert on a captured size (same type, other "
-          f"message; not counted as mismatches): {total.capture_asserts}")
     rate = total.one_graph / total.fixable if total.fixable else float("nan")
     print(f"programs whose breaks are all fixable (rewritten, nothing declined, no unfixable category left): "
           f"{total.fixable}; one graph: {total.one_graph} ({rate:.1%})")

@@ -479,11 +479,12 @@ _UNIQUE_TESTS = ("torch.any(({u} > 1) & ({u} != {k}))", "(~torch.isnan({u}) & ({
 def unique_check(draw, scope: "_Scope") -> tuple[Stmt, ...]:
     """torchmetrics' label check: the unique values of rounded data,
     tested element by element under ``any``/``all`` against a number, a
-    local number or a tensor, maybe after other code, then a guard whose
+    local number or a 0-dim tensor (not a (4,) one: unique values are
+    fewer on most rows, a shape error), maybe after other code, then a guard whose
     message shows them (or a read that needs them: ``len``, ``.sum()``)."""
     names = scope.names()
     rounded, unique = scope.new(), scope.new_unique()
-    k = draw(st.sampled_from(("0", "-1", "2.5", "lim", *names)))
+    k = draw(st.sampled_from(("0", "-1", "2.5", "lim", *(f"{name}.sum()" for name in names))))
     test = draw(st.sampled_from(_UNIQUE_TESTS)).format(u=unique, k=k)
     show = draw(st.sampled_from((f"{{{unique}}}", f"{{{unique}.tolist()}} of {{{rounded}.shape}}", f"{{len({unique})}}",
                                  f"{{{unique}}}")))

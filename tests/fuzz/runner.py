@@ -209,11 +209,6 @@ class Tally:
     capture_fell_back: int = 0
     #: Why [Capture] compiled a frame again without the switches, one count per frame.
     fallback_reasons: Counter = field(default_factory=Counter)
-    #: Compiled runs where eager raised an error and the captured graph the
-    #: same type with Dynamo's runtime-assert message on a captured size
-    #: (:func:`_captured_size_assert`): [Capture] words a shape error its own
-    #: way; counted apart, not as mismatches, and not hidden.
-    capture_asserts: int = 0
     #: Why [Capture] is off on this torch (then the compiled arm is plain torch.compile).
     capture_off: str | None = None
     #: The first programs seen for each kind in ``stays`` (their source,
@@ -233,7 +228,6 @@ class Tally:
         self.capture_fell_back += other.capture_fell_back
         self.fallback_reasons.update(other.fallback_reasons)
         self.capture_off = self.capture_off or other.capture_off
-        self.capture_asserts += other.capture_asserts
         for what, examples in other.stay_examples.items():
             mine = self.stay_examples.setdefault(what, [])
             mine.extend(examples[: STAY_EXAMPLES - len(mine)])
@@ -383,20 +377,6 @@ def _count_graphs(report, program: Program, tally: Tally) -> None:
             examples.append(f"# breaks at: {statements}\n# grad={program.grad}\n{program.source()}")
 
 
-#: Dynamo's message where a runtime assert on a captured (unbacked) size fails.
-_CAPTURED_SIZE_ASSERT = re.compile(r"Runtime assertion failed for expression .+ on node '\w+'")
-
-
-def _captured_size_assert(expected: Outcome, actual: Outcome) -> bool:
-    """Eager raised an error and the captured graph one of the same type
-    with Dynamo's runtime-assert message instead (a shape error on a
-    captured size: ``x[x > 0] + y``), all else identical."""
-    if expected.error is None or actual.error is None or expected.error[0] != actual.error[0]:
-        return False
-    return (_CAPTURED_SIZE_ASSERT.match(actual.error[1]) is not None
-            and difference(replace(expected, error=actual.error), actual) is None)
-
-
 def _check_program(program, original, mended, rows, counter, tally) -> Mismatch | None:
     # As graphmend.compile compiles it: inside [Capture]'s scope.
     compiled_mended = in_capture_scope(torch.compile(mended, backend=counter)) if counter is not None else None
@@ -411,9 +391,6 @@ def _check_program(program, original, mended, rows, counter, tally) -> Mismatch 
         actual = run(compiled_mended, row, program.grad)
         found = difference(expected, actual)
         if found is None:
-            continue
-        if _captured_size_assert(expected, actual):
-            tally.capture_asserts += 1
             continue
         # Plain torch.compile of the original behaving the same way is Dynamo's doing.
         if compiled_original is None:
