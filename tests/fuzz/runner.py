@@ -2,11 +2,14 @@
 
 The arms: the original eagerly (the reference), the mended code eagerly, and
 the mended code compiled as ``graphmend.compile`` compiles it --
-``torch.compile`` inside [Capture]'s scope (:func:`graphmend.compat.capture.wrap`:
-Dynamo's ``capture_scalar_outputs`` and ``capture_dynamic_output_shape_ops``
-on for that callable's calls, a frame where capture fails compiled again
-without) -- with a graph-counting backend (no inductor) that also records
-where a graph holds a data-dependent value (a DS / SCALAR site captured).  Each arm runs every program on a battery of inputs chosen so the
+``torch.compile`` inside [Capture]'s scope
+(:func:`graphmend.compat.capture.wrap`: Dynamo's ``capture_scalar_outputs``
+and ``capture_dynamic_output_shape_ops`` on for that callable's calls, a
+frame where capture fails compiled again without; plain ``torch.compile``
+when transformed as ``graphmend fix`` does) -- with a graph-counting
+backend (no inductor) that also records where a graph holds a
+data-dependent value (a DS / SCALAR site captured).  Each arm runs every
+program on a battery of inputs chosen so the
 predicates of the grammar (signs of sums, means, extremes, first and last
 elements) go both ways, plus inputs Hypothesis draws; for a program with
 ``grad=True`` the inputs require grad and the gradients are compared too.
@@ -190,7 +193,8 @@ class Tally:
     fired: Counter = field(default_factory=Counter)
     declined: Counter = field(default_factory=Counter)
     runner_errors: Counter = field(default_factory=Counter)  # batches the runner itself failed on
-    #: Compiled programs graphmend rewrote, where no rule declined a site and
+    #: Compiled programs graphmend rewrote or whose DS / SCALAR site [Capture]
+    #: held in a graph, where no rule declined a site and
     #: no break left is of a category no rewrite removes (``Break.fixable`` false):
     #: every break they had is fixable.
     fixable: int = 0
@@ -280,7 +284,7 @@ def check_batch(
     for skip in result.skips:
         tally.declined[f"{skip.rule}: {_reason_kind(skip.reason)}"] += 1
     mended = load_module(result.code, directory, "fuzz_mended")
-    tally.capture_off = capture_disabled()
+    tally.capture_off = None if static else capture_disabled()
     torch._dynamo.reset()
     rows = BATTERY + tuple(extra_rows)
     spans = _spans(source, names)
@@ -295,7 +299,8 @@ def check_batch(
         counter = SiteCounter(mended.__file__) if compiled else None
         fell_back_before = set(uncaptured_codes())
         with BreakRecorder() as recorder:  # the compiled arm's breaks
-            found = _check_program(program, getattr(original, name), getattr(mended, name), rows, counter, tally)
+            found = _check_program(program, getattr(original, name), getattr(mended, name), rows, counter, tally,
+                                   capture=not static)
         if found is not None:
             tally.mismatches.append(found)
         elif compiled and tally.dynamo_divergences == divergences:
@@ -377,9 +382,11 @@ def _count_graphs(report, program: Program, tally: Tally) -> None:
             examples.append(f"# breaks at: {statements}\n# grad={program.grad}\n{program.source()}")
 
 
-def _check_program(program, original, mended, rows, counter, tally) -> Mismatch | None:
-    # As graphmend.compile compiles it: inside [Capture]'s scope.
-    compiled_mended = in_capture_scope(torch.compile(mended, backend=counter)) if counter is not None else None
+def _check_program(program, original, mended, rows, counter, tally, capture=True) -> Mismatch | None:
+    # As graphmend.compile compiles it: inside [Capture]'s scope (a file
+    # `graphmend fix` wrote is compiled by plain torch.compile).
+    compiled_mended = (in_capture_scope(torch.compile(mended, backend=counter), capture)
+                       if counter is not None else None)
     compiled_original = None
     for row_index, row in enumerate(rows):
         expected = run(original, row, program.grad)
