@@ -7,7 +7,9 @@ Each worker draws batches of programs from the grammar with Hypothesis
 records mismatches instead of stopping at the first; the parent reduces
 each mismatch (``runner.reduce``), prints it, and prints the totals:
 programs run, compiled, mismatches, differences torch.compile of the
-original shows too, and the rules fired and declined.  The exit status is 1
+original shows too, the share of all-fixable programs in one graph, the
+DS / SCALAR sites [Capture] held in a graph and those that fell back to
+their break (with why), and the rules fired and declined.  The exit status is 1
 when a mismatch was found.  ``GRAPHMEND_FUZZ_PROGRAMS`` sets the default N.
 """
 
@@ -39,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="run the compiled arm on every K-th program (default 1: all)")
     parser.add_argument("--static", action="store_true",
                         help="transform as `graphmend fix` does (no diagnosis: only tests that look like tensors)"
-                             " instead of as `graphmend.mend` does")
+                             " and compile with plain torch.compile, instead of as `graphmend.compile` does")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--minutes", type=float, default=float("inf"), help="start no batch after this long")
     parser.add_argument("--reduce", type=int, default=20, metavar="K", help="reduce at most K kinds of mismatch")
@@ -59,17 +61,29 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.time() - started
 
     print(f"programs run: {total.programs} ({total.compiled} also compiled) in {elapsed:.0f} s, {args.jobs} jobs, "
-          f"transformed as {'graphmend fix' if args.static else 'graphmend.mend'} does")
+          f"transformed as {'graphmend fix' if args.static else 'graphmend.mend'} does, compiled "
+          f"{'with plain torch.compile' if args.static else 'as graphmend.compile does ([Capture] on)'}")
     kinds = Counter(_kind(m) for m in total.mismatches)
     print(f"mismatches: {len(total.mismatches)} ({len(kinds)} kinds)")
     for kind, count in kinds.most_common():
         print(f"  {count:7d}  {kind}")
     print(f"compiled differences torch.compile of the original shows too (Dynamo's): {total.dynamo_divergences}")
     rate = total.one_graph / total.fixable if total.fixable else float("nan")
-    print(f"programs whose breaks are all fixable (rewritten, nothing declined, no unfixable category left): "
-          f"{total.fixable}; one graph: {total.one_graph} ({rate:.1%})")
+    print("programs whose breaks are all fixable (rewritten or captured, nothing declined, no unfixable category "
+          f"left): {total.fixable}; one graph: {total.one_graph} ({rate:.1%})")
     for what, count in total.stays.most_common(15):
         print(f"  {count:7d}  still breaks: {what}")
+    print("graphs per compiled program (over all rows): "
+          + ", ".join(f"{graphs}: {count}" for graphs, count in sorted(total.graphs.items())))
+    if total.capture_off:
+        print(f"[Capture] is OFF on this torch ({total.capture_off}): the compiled arm is plain torch.compile")
+    sites = total.sites_captured + total.sites_fell_back
+    print(f"DS / SCALAR sites in compiled programs: {sites}; captured: {total.sites_captured}, "
+          f"still breaking (fell back): {total.sites_fell_back}; programs with one: "
+          f"{total.capture_held + total.capture_fell_back}, all captured: {total.capture_held}, "
+          f"some fell back: {total.capture_fell_back}")
+    for what, count in total.fallback_reasons.most_common(10):
+        print(f"  {count:7d}  frame compiled without capture: {what}")
     if args.save:
         Path(args.save).mkdir(parents=True, exist_ok=True)
         for number, examples in enumerate(total.stay_examples.values()):

@@ -14,8 +14,12 @@ messages, messages that read tensors
 tensors, shapes, a class or an object, reduction axes from
 ``torch.arange(...).tolist()``, flags reset in tensor arms and tested
 after, integer indices (some out of range) right of ``or``, chained
-comparisons, unique values tested under ``any``/``all``, 0-dim indices -- and
-everything that must stop
+comparisons, unique values tested under ``any``/``all``, 0-dim indices,
+data-dependent shapes and scalars ([Capture]'s DS / SCALAR sites: mask
+indexing, ``nonzero``, ``masked_select``, ``unique``, ``repeat_interleave``,
+``.item()`` / ``int(t)`` as a size, a bound or a value, ``.tolist()`` loops;
+at the top, in arms and in loop bodies, and values of a dynamic shape
+returned) -- and everything that must stop
 them: in-place updates, aliases, list appends, attribute stores, static
 Python tests and values of other shapes or dtypes.
 
@@ -101,7 +105,7 @@ class Stmt:
 
     def lines(self, indent: str) -> list[str]:
         out = [indent + self.text]
-        if self.text.startswith("while "):
+        if self.text.startswith(("while ", "for ")):
             return out + _block(self.body, indent + "    ")
         if not self.text.startswith("if "):
             return out
@@ -305,6 +309,13 @@ def guard(draw, names: tuple[str, ...]) -> Stmt:
     return Stmt(f"if {draw(predicate(names))}:", body=(Stmt(raise_),))
 
 
+#: Data-dependent sites a loop body adds to its growing local ``{w}``
+#: (at least 1 everywhere, or nan): none is negative, so the loop still ends.
+_LOOP_SITES = ("{w}[{w} > 2].sum() * 0.5", "int(({w} > 3).sum().item())", "{w}.max().item()",
+               "torch.nonzero({w} >= 2).numel()", "torch.masked_select({w}, {w} < 4).mean()",
+               "len({w}.tolist())")  # fmt: skip
+
+
 @st.composite
 def loop(draw, scope: "_Scope") -> tuple[Stmt, ...]:
     """A loop on a tensor that ends: a fresh local grows until a bound."""
@@ -312,7 +323,8 @@ def loop(draw, scope: "_Scope") -> tuple[Stmt, ...]:
     w = scope.new()
     grow = draw(st.sampled_from((f"{w} * 2", f"{w} * 2 + 1", f"{w} + {w}.abs()", f"_grow_same({w})",
                                  f"grow_other({w})", f"_grow_same({w}) + _pure_same({a}, {a}).sum() * 0",
-                                 f"_prints_same({w}) * 2", f"view_other({w}) * 2", f"_writes_same(ns, {w})")))
+                                 f"_prints_same({w}) * 2", f"view_other({w}) * 2", f"_writes_same(ns, {w})",
+                                 *(f"{w} * 2 + {site.format(w=w)}" for site in _LOOP_SITES))))
     return (Stmt(f"{w} = {a}.abs() + 1"), Stmt(f"while {w}.sum() < 50:", body=(Stmt(f"{w} = {grow}"),)))
 
 
@@ -467,11 +479,12 @@ _UNIQUE_TESTS = ("torch.any(({u} > 1) & ({u} != {k}))", "(~torch.isnan({u}) & ({
 def unique_check(draw, scope: "_Scope") -> tuple[Stmt, ...]:
     """torchmetrics' label check: the unique values of rounded data,
     tested element by element under ``any``/``all`` against a number, a
-    local number or a tensor, maybe after other code, then a guard whose
+    local number or a 0-dim tensor (not a (4,) one: unique values are
+    fewer on most rows, a shape error), maybe after other code, then a guard whose
     message shows them (or a read that needs them: ``len``, ``.sum()``)."""
     names = scope.names()
     rounded, unique = scope.new(), scope.new_unique()
-    k = draw(st.sampled_from(("0", "-1", "2.5", "lim", *names)))
+    k = draw(st.sampled_from(("0", "-1", "2.5", "lim", *(f"{name}.sum()" for name in names))))
     test = draw(st.sampled_from(_UNIQUE_TESTS)).format(u=unique, k=k)
     show = draw(st.sampled_from((f"{{{unique}}}", f"{{{unique}.tolist()}} of {{{rounded}.shape}}", f"{{len({unique})}}",
                                  f"{{{unique}}}")))
@@ -487,6 +500,93 @@ def unique_check(draw, scope: "_Scope") -> tuple[Stmt, ...]:
         return (*head, Stmt(f"if {test}:", body=(raise_,)))
     check = scope.new_flag()
     return (*head, Stmt(f"{check} = {test}"), Stmt(f"if {check}:", body=(raise_,)))
+
+
+# -- data-dependent shapes and scalars ([Capture]'s DS / SCALAR sites) --------------
+
+#: Bool masks of an input: on some row each selects none, some or every element.
+_DS_MASKS = ("{a} > 0", "{a} < 0.5", "{a} != 0", "{a} > 1000", "{a} > -1000", "{a} >= {a}.min()")
+#: A number of elements, 0 to 4, read from a mask ``{m}``: a size or a bound.
+_DS_COUNTS = ("int({m}.sum().item())", "int({m}.sum())", "{m}.sum().item()", "int(torch.count_nonzero({m}))",
+              "len(torch.nonzero({m}))")  # fmt: skip
+#: (4,) float32 values from a data-dependent shape or a scalar read from a
+#: tensor: ``{a}``, ``{b}`` inputs, ``{m}`` a mask.  Each is legal on every
+#: input (an empty selection is summed, never ``max``-ed), so an arm the
+#: mended code runs though it is not taken cannot fail.
+_DS_VALUES = (
+    "{a}[{m}].sum() * {b}", "{a}[{m}].mean() + {b}", "{a}[{m}].abs().sum() * {b}", "{a}[{m}].numel() * {b}",
+    "{a}[torch.nonzero({m}).squeeze(1)].sum() * {b}", "{b}.index_select(0, torch.nonzero({m})[:, 0]).sum() + {a}",
+    "{a}.gather(0, torch.nonzero({m}, as_tuple=True)[0]).mean() * {b}", "{a}[torch.where({m})[0]].sum() + {b}",
+    "{a}[{m}.nonzero().flatten()].sum() * {b}", "torch.masked_select({a}, {m}).sum() * {b}",
+    "{a}.masked_select({m}).numel() + {b}", "{a} * {b}.max().item()", "torch.clamp({a}, min={b}.min().item() - 1)",
+    "{a} + {b}.sum().item()", "{a} / ({b}.abs().max().item() + 1)", "{a} * {b}.tolist()[0]",
+    "{b} * sum({a}.tolist())", "{b} * sum({m}.long().tolist())", "{a} * max({m}.int().cumsum(0).tolist())", "{b} * torch.unique({a}.round()).numel()", "{b} + torch.unique({a}.round()).sum()",
+    "{b} * len(torch.unique({m}))", "{b} * torch.unique({a}.round(), return_counts=True)[1].max()",
+    "torch.repeat_interleave({a}, ({b} > 0).long() + 1).sum() * {b}",
+    "{a}.repeat_interleave(({a} > 0).long()).sum() + {b}", "{a}[torch.repeat_interleave({m}.long())].sum() * {b}",
+)  # fmt: skip
+#: The same from a count ``{n}`` (0 to 4) used as a size or a bound.
+_DS_SIZED = ("torch.zeros({n}).sum() + {b}", "torch.ones({n}).sum() * {b}", "torch.arange({n}).float().sum() + {b}",
+             "{a}[:{n}].sum() * {b}", "{a}[{n}:].sum() + {b}", "{a}.narrow(0, 0, {n}).sum() * {b}",
+             "{b}.new_zeros({n}).sum() + {a}", "torch.full(({n},), 2.0).sum() * {b}", "{b} * {n}")  # fmt: skip
+#: Values of a dynamic shape, returned as they are (compared with their shape).
+DS_RETURNS = ("{a}[{a} > 0]", "torch.nonzero({a} < 0.5)", "torch.unique({a}.round())",
+              "{a}[:int(({b} > 0).sum())]", "torch.masked_select({a}, {b} != 0)")  # fmt: skip
+
+
+@st.composite
+def data_dependent(draw, scope: "_Scope") -> tuple[Stmt, ...]:
+    """[Capture]'s sites: mask-indexed reductions, ``nonzero`` gathers,
+    ``masked_select``, ``unique``, ``repeat_interleave`` with tensor
+    repeats, ``.item()`` / ``int(t)`` / ``len`` as a size, a bound or a
+    value, and loops over ``.tolist()`` or ``range(n)`` of a count (some
+    Dynamo cannot hold with the value captured: a guard on it, ``range``
+    of it; those fall back).  Each binds a fresh (4,) float32 local that
+    later statements may use; its helpers' names (masks, counts, loop
+    variables) are not ones tensor expressions draw."""
+    a, b = draw(st.sampled_from(INPUTS)), draw(st.sampled_from(INPUTS))
+    mask_expr = draw(st.sampled_from(_DS_MASKS)).format(a=draw(st.sampled_from(INPUTS)))
+    head: list[Stmt] = []
+    if draw(st.booleans()):  # the mask through a name, or inline
+        mask = scope.new_mask()
+        head.append(Stmt(f"{mask} = {mask_expr}"))
+    else:
+        mask = f"({mask_expr})"
+    kind = draw(st.sampled_from(("value", "value", "value", "sized", "sized", "tolist", "tolist_test",
+                                 "range", "static_loop")))
+    if kind == "value":
+        return (*head, Stmt(f"{scope.new()} = {draw(st.sampled_from(_DS_VALUES)).format(a=a, b=b, m=mask)}"))
+    count = draw(st.sampled_from(_DS_COUNTS)).format(m=mask)
+    if kind == "sized":
+        if draw(st.booleans()):
+            n = scope.new_aux("n")
+            head.append(Stmt(f"{n} = {count}"))
+        else:
+            n = count
+        return (*head, Stmt(f"{scope.new()} = {draw(st.sampled_from(_DS_SIZED)).format(a=a, b=b, n=n)}"))
+    item = scope.new_aux("e")
+    # Dynamo captures the elements of an integer tensor's .tolist() only
+    # (torch 2.13: "Tensor.tolist() with non-integer tensor" breaks).
+    listed = draw(st.sampled_from((f"{a}.tolist()", f"{mask}.tolist()", f"{mask}.long().tolist()",
+                                   f"{mask}.int().cumsum(0).tolist()")))
+    if kind == "tolist":  # Python numbers summed in order: the graph must add them the same way
+        total = scope.new_aux("s")
+        return (*head, Stmt(f"{total} = 0.0"),
+                Stmt(f"for {item} in {listed}:", body=(Stmt(f"{total} = {total} + {item}"),)),
+                Stmt(f"{scope.new()} = {b} * {total}"))
+    if kind == "tolist_test":  # a Python test of each captured number: a guard, so it falls back
+        total = scope.new_aux("k")
+        return (*head, Stmt(f"{total} = 0"),
+                Stmt(f"for {item} in {listed}:", body=(Stmt(f"if {item}:", body=(Stmt(f"{total} = {total} + 1"),)),)),
+                Stmt(f"{scope.new()} = {b} + {total}"))
+    out = scope.new()
+    if kind == "range":  # range() of a captured count needs a Python int: falls back
+        return (*head, Stmt(f"{out} = {b} * 1"),
+                Stmt(f"for {item} in range({count}):", body=(Stmt(f"{out} = {out} + {a}[{item}]"),)))
+    # A loop Dynamo unrolls, a site in its body.
+    value = draw(st.sampled_from(_DS_VALUES)).format(a=a, b=b, m=f"({a} > {item})")
+    return (*head, Stmt(f"{out} = {b} * 1"),
+            Stmt(f"for {item} in range(2):", body=(Stmt(f"{out} = {out} + {value}"),)))
 
 
 @st.composite
@@ -517,6 +617,7 @@ class _Scope:
         self.flags = 0
         self.masks = 0
         self.uniques = 0
+        self.aux = 0
 
     def names(self) -> tuple[str, ...]:
         return (*INPUTS, *self.locals)
@@ -536,6 +637,11 @@ class _Scope:
         self.uniques += 1
         return f"uniq{self.uniques - 1}"
 
+    def new_aux(self, prefix: str) -> str:
+        """A count, a loop variable or a total: not a tensor name for expressions."""
+        self.aux += 1
+        return f"{prefix}{self.aux - 1}"
+
     def new_mask(self) -> str:
         """A bool mask's name, not one for tensor expressions."""
         self.masks += 1
@@ -553,6 +659,7 @@ _TOP_LEVEL_FORMS = (
     (12, unique_check),
     (12, scalar_index),
     (12, domain_guard),
+    (3, data_dependent),
 )
 
 
@@ -568,6 +675,9 @@ def statements(draw, scope: _Scope, depth: int, size: int) -> tuple[Stmt, ...]:
                 continue
         elif draw(st.integers(0, 11)) == 0:  # in a tensor arm, where [Where] gates the store
             body.extend(draw(masked_store(scope)))
+            continue
+        elif draw(st.integers(0, 5)) == 0:  # a DS / SCALAR site in a tensor arm
+            body.extend(draw(data_dependent(scope)))
             continue
         body.append(draw(statement(scope, depth)))
         if body[-1].text.startswith(("return", "raise")):
@@ -623,6 +733,9 @@ def statement(draw, scope: _Scope, depth: int) -> Stmt:
 
 @st.composite
 def return_value(draw, names: tuple[str, ...]) -> str:
+    if draw(st.integers(0, 7)) == 0:  # a value of a data-dependent shape
+        a, b = draw(st.sampled_from(INPUTS)), draw(st.sampled_from(INPUTS))
+        return f"{draw(st.sampled_from(DS_RETURNS)).format(a=a, b=b)}, {draw(tensor_expr(names, odd=False))}"
     if draw(st.booleans()):
         return draw(tensor_expr(names))
     return f"{draw(tensor_expr(names))}, {draw(tensor_expr(names, odd=False))}"

@@ -1,8 +1,15 @@
 """Run fuzz programs three ways and compare everything observable.
 
 The arms: the original eagerly (the reference), the mended code eagerly, and
-the mended code under ``torch.compile`` with a graph-counting backend (no
-inductor).  Each arm runs every program on a battery of inputs chosen so the
+the mended code compiled as ``graphmend.compile`` compiles it --
+``torch.compile`` inside [Capture]'s scope
+(:func:`graphmend.compat.capture.wrap`: Dynamo's ``capture_scalar_outputs``
+and ``capture_dynamic_output_shape_ops`` on for that callable's calls, a
+frame where capture fails compiled again without; plain ``torch.compile``
+when transformed as ``graphmend fix`` does) -- with a graph-counting
+backend (no inductor) that also records where a graph holds a
+data-dependent value (a DS / SCALAR site captured).  Each arm runs every
+program on a battery of inputs chosen so the
 predicates of the grammar (signs of sums, means, extremes, first and last
 elements) go both ways, plus inputs Hypothesis draws; for a program with
 ``grad=True`` the inputs require grad and the gradients are compared too.
@@ -17,9 +24,10 @@ per function, so a batch of programs is transformed as one module (one
 parse, one metadata pass per rule), and all programs of a batch share one
 ``torch._dynamo.reset()``.
 
-A compiled difference that ``torch.compile`` of the *original* shows as
-well is Dynamo's, not graphmend's: it is counted apart ("dynamo") and not
-reported as a mismatch.
+A compiled difference that plain ``torch.compile`` of the *original* (no
+[Capture]) shows as well is Dynamo's, not graphmend's: it is counted apart
+("dynamo") and not reported as a mismatch.  A difference only the captured
+graph shows is graphmend's: it turned the switches on.
 """
 
 from __future__ import annotations
@@ -38,6 +46,9 @@ import torch
 
 from fuzz.grammar import HEADER, Program, Stmt
 from graphmend.analysis.summaries import Summarizer
+from graphmend.compat.capture import disabled as capture_disabled
+from graphmend.compat.capture import uncaptured_codes
+from graphmend.compat.capture import wrap as in_capture_scope
 from graphmend.compare import first_difference
 from graphmend.discover import callee_summaries_of
 from graphmend.diagnosis import BreakRecorder
@@ -182,7 +193,8 @@ class Tally:
     fired: Counter = field(default_factory=Counter)
     declined: Counter = field(default_factory=Counter)
     runner_errors: Counter = field(default_factory=Counter)  # batches the runner itself failed on
-    #: Compiled programs graphmend rewrote, where no rule declined a site and
+    #: Compiled programs graphmend rewrote or whose DS / SCALAR site [Capture]
+    #: held in a graph, where no rule declined a site and
     #: no break left is of a category no rewrite removes (``Break.fixable`` false):
     #: every break they had is fixable.
     fixable: int = 0
@@ -190,6 +202,19 @@ class Tally:
     one_graph: int = 0
     #: What still breaks in the others (category: reason), one count per program.
     stays: Counter = field(default_factory=Counter)
+    #: Compiled programs (no mismatch) by how many graphs their mended form made over all rows.
+    graphs: Counter = field(default_factory=Counter)
+    #: DS / SCALAR sites (lines of a program) the compiled arm held in a
+    #: graph, and ones that still broke there (capture fell back, or never applied).
+    sites_captured: int = 0
+    sites_fell_back: int = 0
+    #: Programs with a DS / SCALAR site: every one captured / one or more not.
+    capture_held: int = 0
+    capture_fell_back: int = 0
+    #: Why [Capture] compiled a frame again without the switches, one count per frame.
+    fallback_reasons: Counter = field(default_factory=Counter)
+    #: Why [Capture] is off on this torch (then the compiled arm is plain torch.compile).
+    capture_off: str | None = None
     #: The first programs seen for each kind in ``stays`` (their source,
     #: with the break's line), so that a summary can show what stays.
     stay_examples: dict = field(default_factory=dict)
@@ -200,6 +225,13 @@ class Tally:
         self.fixable += other.fixable
         self.one_graph += other.one_graph
         self.stays.update(other.stays)
+        self.graphs.update(other.graphs)
+        self.sites_captured += other.sites_captured
+        self.sites_fell_back += other.sites_fell_back
+        self.capture_held += other.capture_held
+        self.capture_fell_back += other.capture_fell_back
+        self.fallback_reasons.update(other.fallback_reasons)
+        self.capture_off = self.capture_off or other.capture_off
         for what, examples in other.stay_examples.items():
             mine = self.stay_examples.setdefault(what, [])
             mine.extend(examples[: STAY_EXAMPLES - len(mine)])
@@ -252,6 +284,7 @@ def check_batch(
     for skip in result.skips:
         tally.declined[f"{skip.rule}: {_reason_kind(skip.reason)}"] += 1
     mended = load_module(result.code, directory, "fuzz_mended")
+    tally.capture_off = None if static else capture_disabled()
     torch._dynamo.reset()
     rows = BATTERY + tuple(extra_rows)
     spans = _spans(source, names)
@@ -263,13 +296,62 @@ def check_batch(
         rewritten = any(first <= s.lineno <= last for s in result.sites)
         declined = any(first <= s.lineno <= last for s in result.skips)
         divergences = tally.dynamo_divergences
+        counter = SiteCounter(mended.__file__) if compiled else None
+        fell_back_before = set(uncaptured_codes())
         with BreakRecorder() as recorder:  # the compiled arm's breaks
-            found = _check_program(program, getattr(original, name), getattr(mended, name), rows, compiled, tally)
+            found = _check_program(program, getattr(original, name), getattr(mended, name), rows, counter, tally,
+                                   capture=not static)
         if found is not None:
             tally.mismatches.append(found)
-        elif compiled and rewritten and not declined and tally.dynamo_divergences == divergences:
-            _count_graphs(recorder.report(ask_rules=False), program, tally)
+        elif compiled and tally.dynamo_divergences == divergences:
+            report = recorder.report(ask_rules=False)
+            tally.graphs[recorder.graph_count] += 1
+            captured = _count_sites(report, counter, set(uncaptured_codes()) - fell_back_before, tally)
+            if (rewritten or captured) and not declined:
+                _count_graphs(report, program, tally)
     return tally
+
+
+class SiteCounter(GraphCounter):
+    """A graph counter that also records the lines of ``path`` where a graph
+    it is given holds a data-dependent value: a node that binds a new
+    unbacked symbol (``nonzero``, a mask index, ``.item()``; Dynamo's
+    ``unbacked_bindings``) is a captured DS / SCALAR site.  The lines of a
+    frame [Capture] compiled and then threw away are recorded too; that
+    site breaks again in the frame compiled without capture, which is how
+    :func:`_count_sites` tells them apart."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__()
+        self.path = path
+        self.lines: set[int] = set()
+
+    def __call__(self, gm: torch.fx.GraphModule, example_inputs: Any) -> Callable[..., Any]:
+        for node in gm.graph.nodes:
+            if node.meta.get("unbacked_bindings"):
+                lines = [int(line) for file, line in re.findall(r'File "([^"]+)", line (\d+)',
+                                                                 node.meta.get("stack_trace") or "")
+                         if file == self.path]
+                self.lines.update(lines[-1:])  # the innermost frame of the program's own code
+        return super().__call__(gm, example_inputs)
+
+
+def _count_sites(report, counter: SiteCounter, fell_back_codes: set, tally: Tally) -> bool:
+    """One program's DS / SCALAR sites: captured (held in a graph, no break
+    left there) or not (a DS / SCALAR break left at that line); whether one
+    was captured."""
+    broken = {b.lineno for b in report.breaks if b.category in ("DS", "SCALAR") and b.filename == counter.path}
+    captured = counter.lines - broken
+    tally.sites_captured += len(captured)
+    tally.sites_fell_back += len(broken)
+    if broken:
+        tally.capture_fell_back += 1
+    elif captured:
+        tally.capture_held += 1
+    reasons = uncaptured_codes()
+    for code in fell_back_codes:
+        tally.fallback_reasons[_reason_kind(reasons[code].split(" at ")[0])] += 1
+    return bool(captured)
 
 
 def _spans(source: str, names: list[str]) -> dict[str, tuple[int, int]]:
@@ -300,8 +382,11 @@ def _count_graphs(report, program: Program, tally: Tally) -> None:
             examples.append(f"# breaks at: {statements}\n# grad={program.grad}\n{program.source()}")
 
 
-def _check_program(program, original, mended, rows, compiled, tally) -> Mismatch | None:
-    compiled_mended = torch.compile(mended, backend=GraphCounter()) if compiled else None
+def _check_program(program, original, mended, rows, counter, tally, capture=True) -> Mismatch | None:
+    # As graphmend.compile compiles it: inside [Capture]'s scope (a file
+    # `graphmend fix` wrote is compiled by plain torch.compile).
+    compiled_mended = (in_capture_scope(torch.compile(mended, backend=counter), capture)
+                       if counter is not None else None)
     compiled_original = None
     for row_index, row in enumerate(rows):
         expected = run(original, row, program.grad)
@@ -314,7 +399,7 @@ def _check_program(program, original, mended, rows, compiled, tally) -> Mismatch
         found = difference(expected, actual)
         if found is None:
             continue
-        # torch.compile of the original behaving the same way is Dynamo's doing.
+        # Plain torch.compile of the original behaving the same way is Dynamo's doing.
         if compiled_original is None:
             compiled_original = torch.compile(original, backend=GraphCounter())
             # Called on the same rows before, it reaches the same Dynamo state
