@@ -88,6 +88,10 @@ def other(x):
     return x * x.max().item()
 
 
+def broadcast_selection(x, y):
+    return x[x > 0.2] + y
+
+
 def pad_by_amount(x, amount):
     # A captured size flowing into an output's shape: with the switches on,
     # Dynamo raises PendingUnbackedSymbolNotFound rather than running eagerly.
@@ -209,6 +213,20 @@ def test_a_compile_error_with_the_switches_on_falls_back_to_the_break(forms):
     assert torch.equal(ours(x, amount), forms.pad_by_amount(x, amount))
     why = capture.uncaptured_codes()[forms.pad_by_amount.__code__]
     assert why.startswith("Dynamo cannot compile the frame with the switches on: ") and "Pending" in why
+
+
+def test_a_graph_that_assumes_a_captured_size_falls_back_to_the_break(forms):
+    """A selection of one element broadcasts eagerly; Dynamo cannot decide
+    ``u0 == 1`` and assumes it is not, asserting ``Eq(u0, 4)`` when the
+    graph runs, which would raise on that input.  Such a frame is compiled
+    without capture, so both selections give eager's result."""
+    torch._dynamo.reset()
+    y = torch.ones(4)
+    ours = graphmend.compile(forms.broadcast_selection, backend="eager")
+    for x in (torch.tensor([0.1, 0.3, -1.0, 0.0]), torch.tensor([0.5, 0.3, 0.9, 1.0])):
+        assert torch.equal(ours(x, y), forms.broadcast_selection(x, y))
+    why = capture.uncaptured_codes()[forms.broadcast_selection.__code__]
+    assert why == "the graph would assume a captured size: Eq(u0, 4)"
 
 
 @pytest.mark.parametrize("name", ["gate", "helper_guard", "range_loop"])

@@ -20,25 +20,10 @@ BATCH = 8
 EXAMPLES = int(os.environ.get("GRAPHMEND_FUZZ_CI_EXAMPLES", "12"))  # batches of BATCH/2 to BATCH programs
 REGRESSIONS = Path(__file__).parent / "fuzz" / "regressions"
 
-def _captured_size_asserted(mismatch: Mismatch) -> bool:
-    return mismatch.arm == "compiled" and "Runtime assertion failed for expression" in mismatch.detail
-
-
 #: Open bugs, by regression file: how their mismatches read.  The fuzz test
 #: tolerates only these; the regression tests below are strict xfails, so
 #: fixing a bug turns its test into a failure until its entry is removed.
-KNOWN_BUGS = {
-    "captured_size_of_one_broadcasts": (
-        "[Capture]: Dynamo assumes a captured size is not 1 where it meets a broadcast and asserts it equals the "
-        "other size, so an input eager broadcasts fails in the graph",
-        lambda mismatch: _captured_size_asserted(mismatch) and "error: None != " in mismatch.detail,
-    ),
-    "captured_size_shape_error_loses_effects": (
-        "[Capture]: a shape error on a captured size is Dynamo's runtime assert, raised by the graph before "
-        "its pending effects (a list append) are replayed, and in other words",
-        _captured_size_asserted,
-    ),
-}
+KNOWN_BUGS: dict = {}
 
 
 def _unknown(mismatches: list[Mismatch]) -> list[Mismatch]:

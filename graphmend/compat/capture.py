@@ -109,6 +109,8 @@ def probe() -> str | None:
 
         params = list(inspect.signature(convert_frame.ConvertFrame.__call__).parameters)
         convert_frame.ConvertFrameAssert.__call__  # noqa: B018
+        output_graph.OutputGraph.call_user_compiler  # noqa: B018
+        from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols  # noqa: F401
         if not isinstance(output_graph.graph_break_reasons, list):
             return "torch._dynamo.output_graph.graph_break_reasons is not a list"
     except (ImportError, AttributeError, ValueError) as error:
@@ -273,8 +275,12 @@ def _compile_failing_frames_without_capture() -> None:
         if raised is None and counters["frames"]["ok"] != ok:  # compiled, but a captured value met a guard
             _WITHOUT_CAPTURE[code] = f"a captured value meets a guard: {_why(guards[0])}"
         else:
-            error = _error_text(raised or _ACTIVE.error) or (_why(breaks[0]) if breaks else "no reason given")
-            _WITHOUT_CAPTURE[code] = f"Dynamo cannot compile the frame with the switches on: {error}"
+            assumed = _cause(raised, AssumedSize)
+            if assumed is not None:
+                _WITHOUT_CAPTURE[code] = f"the graph would assume a captured size: {str(assumed.args[0]).splitlines()[0]}"
+            else:
+                error = _error_text(raised or _ACTIVE.error) or (_why(breaks[0]) if breaks else "no reason given")
+                _WITHOUT_CAPTURE[code] = f"Dynamo cannot compile the frame with the switches on: {error}"
         logger.debug("graphmend: %s (%s:%d) does not compile with [capture] on (%s); compiling it without",
                      code.co_name, code.co_filename, code.co_firstlineno, _WITHOUT_CAPTURE[code])
         with _switches_off():
@@ -297,6 +303,52 @@ def _compile_failing_frames_without_capture() -> None:
             raise
 
     convert_frame.ConvertFrameAssert.__call__ = inner_call
+    user_compiler = output_graph.OutputGraph.call_user_compiler
+
+    @functools.wraps(user_compiler)
+    def call_user_compiler(self, gm, example_inputs):
+        if _ACTIVE.on and any(getattr(torch._dynamo.config, name) for name in SWITCHES):
+            assumed = assumed_fact(self.shape_env)
+            if assumed is not None:
+                raise AssumedSize(assumed)
+        return user_compiler(self, gm, example_inputs)
+
+    output_graph.OutputGraph.call_user_compiler = call_user_compiler
+
+
+class AssumedSize(Exception):
+    """A graph that holds only if a captured value has a size Dynamo assumed."""
+
+
+def assumed_fact(shape_env: Any) -> str | None:
+    """A run-time assert on a captured value that is not one of its natural
+    bounds, or None.  Dynamo decides what it cannot prove about an unbacked
+    size by assuming, and asserts the assumption when the graph runs: a
+    selection of one element meeting a broadcast is assumed not to be 1
+    (``Eq(u0, 4)``), so the graph raises on an input that eager
+    broadcasts, and where eager raises a shape error the graph raises its
+    assert instead, before the effects replayed after it.  A size's natural
+    bounds (``u0 >= 0``, ``u0 <= numel``, what ``nonzero`` and ``.item()``
+    used as a size promise) hold for every input; anything else makes the
+    frame compile without capture."""
+    import sympy
+    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+
+    for asserts in getattr(shape_env, "deferred_runtime_asserts", {}).values():
+        for runtime_assert in asserts:
+            expr = runtime_assert.expr
+            if isinstance(expr, sympy.GreaterThan):
+                low, high = expr.rhs, expr.lhs
+            elif isinstance(expr, sympy.LessThan):
+                low, high = expr.lhs, expr.rhs
+            else:
+                return str(expr)
+            if low == 0 and isinstance(high, sympy.Symbol):
+                continue
+            if isinstance(low, sympy.Symbol) and low in free_unbacked_symbols(low) and not free_unbacked_symbols(high):
+                continue
+            return str(expr)
+    return None
 
 
 #: Dynamo's words for a guard it cannot decide on an unbacked value.
@@ -317,6 +369,18 @@ def _why(record: Any) -> str:
     text = record.reason.strip().splitlines()[0] if record.reason.strip() else "no reason given"
     stack = getattr(record, "user_stack", None) or ()
     return f"{text} at {stack[-1].filename}:{stack[-1].lineno}" if stack else text
+
+
+def _cause(error: BaseException | None, kind: type[BaseException]) -> BaseException | None:
+    """``error`` or the first exception of type ``kind`` it was raised from
+    (Dynamo wraps a backend's error in ``BackendCompilerFailed``)."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, kind):
+            return error
+        seen.add(id(error))
+        error = error.__cause__ or getattr(error, "inner_exception", None) or error.__context__
+    return None
 
 
 def _error_text(error: BaseException | None) -> str | None:

@@ -6,6 +6,9 @@
 # and asserts Eq(u0, 4) at run time, so the captured graph raises
 # "Runtime assertion failed for expression u0 >= 4" on an input eager runs.
 # Plain torch.compile breaks at the mask index instead and is exact.
+# Fixed: a frame whose graph would assume a captured size (any run-time
+# assert but a size's natural bounds) is compiled without capture
+# (graphmend.compat.capture.assumed_fact).
 GRAD = False
 
 

@@ -7,6 +7,9 @@
 # assert ("Runtime assertion failed for expression u0 >= 4") and the
 # append, replayed after the graph, never happens.  Same cause as
 # captured_size_of_one_broadcasts; plain torch.compile breaks at the mask.
+# Fixed: a frame whose graph would assume a captured size (any run-time
+# assert but a size's natural bounds) is compiled without capture
+# (graphmend.compat.capture.assumed_fact).
 GRAD = False
 
 
