@@ -530,6 +530,43 @@ def markdown(results: list[dict[str, Any]], environment: dict[str, str], corpus:
     return "\n".join(lines) + "\n"
 
 
+CSV_COLUMNS = (
+    "row", "library", "mode", "graphs_before", "breaks_before", "breaks_default_first_call",
+    "breaks_default_settled", "default_graphs_per_call", "breaks_diagnosis_path", "identical_default", "gradients_identical_default",
+    "identical_mended_eager", "gradients_identical_mended_eager", "identical_mended_compiled",
+    "gradients_identical_mended_compiled", "remaining_default", "remaining_diagnosis_path", "errors",
+)
+
+
+def write_csv(results: list[dict[str, Any]], path: Path) -> None:
+    """One line a row and mode: breaks before, after the default path (its
+    first call and where the process settles) and after the diagnosis path;
+    whether outputs and gradients are bit-identical; the remaining break
+    events by category; what failed."""
+    import csv
+
+    def cell(value: Any) -> str:
+        return "" if value is None else str(value)
+
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(CSV_COLUMNS)
+        for r in results:
+            before, after, default = r.get("before"), r.get("after"), r.get("default") or {}
+            eager, compiled = r.get("eager") or {}, r.get("compiled") or {}
+            errors = "; ".join(f"{k}: {(v.splitlines() or [''])[0][:200]}" for k, v in r.get("errors", {}).items())
+            writer.writerow([
+                r["row"], f"{r.get('library', '?')} {r.get('version', '')}".strip(), r["mode"],
+                cell(before and before["graph_count"]), cell(before and before["break_count"]),
+                cell(default.get("first", {}).get("break_count")), cell(default.get("settled", {}).get("break_count")),
+                " ".join(map(str, default.get("graphs_per_call", []))),
+                cell(after and after["break_count"]), cell(default.get("identical")),
+                cell(default.get("grads_identical")), cell(eager.get("identical")), cell(eager.get("grads_identical")),
+                cell(compiled.get("identical")), cell(compiled.get("grads_identical")),
+                _cats(default.get("settled")) if default else "", _cats(after) if after else "", errors,
+            ])
+
+
 def _default_cell(result: dict[str, Any]) -> str:
     before, default = result.get("before"), result.get("default")
     if not default:
@@ -567,6 +604,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--merge", action="store_true", help="update rows in an existing results.json instead of replacing it")
     parser.add_argument("--render", action="store_true", help="only rewrite results.md from an existing results.json")
+    parser.add_argument("--csv", type=Path, help="also write one CSV line a row and mode to this path")
     parser.add_argument("--worker", nargs=3, metavar=("ROW", "MODE", "RESULT"), help=argparse.SUPPRESS)
     parser.add_argument("--explain-this", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
@@ -593,6 +631,8 @@ def main(argv: list[str] | None = None) -> int:
     if options.render:
         data = json.loads(json_path.read_text())
         (out / "ecosystem-results.md").write_text(markdown(data["results"], data["environment"], options.corpus))
+        if options.csv:
+            write_csv(data["results"], options.csv)
         return 0
 
     previous: list[dict[str, Any]] = []
@@ -606,7 +646,7 @@ def main(argv: list[str] | None = None) -> int:
             explain = name in options.explain and mode == "inference"
             result = _run_worker(options.corpus, name, mode, explain, options.timeout, log_dir)
             results.append(result)
-            _write(out, previous, results, options.corpus)  # a run stopped early keeps what it measured
+            _write(out, previous, results, options.corpus, options.csv)  # a run stopped early keeps what it measured
             before, after = result.get("before"), result.get("after")
             eager = result.get("eager") or {}
             default = (result.get("default") or {}).get("settled") or {}
@@ -618,12 +658,13 @@ def main(argv: list[str] | None = None) -> int:
                 f" {result['wall_seconds']}s {list(result.get('errors', {}))}",
                 flush=True,
             )
-    _write(out, previous, results, options.corpus)
+    _write(out, previous, results, options.corpus, options.csv)
     print(f"wrote {json_path} and {out / 'ecosystem-results.md'}")
     return 0
 
 
-def _write(out: Path, previous: list[dict[str, Any]], results: list[dict[str, Any]], corpus: str) -> None:
+def _write(out: Path, previous: list[dict[str, Any]], results: list[dict[str, Any]], corpus: str,
+           csv_path: Path | None) -> None:
     if previous:
         fresh = {(r["row"], r["mode"]) for r in results}
         merged = [r for r in previous if (r["row"], r["mode"]) not in fresh] + results
@@ -633,6 +674,8 @@ def _write(out: Path, previous: list[dict[str, Any]], results: list[dict[str, An
     (out / "ecosystem-results.json").write_text(json.dumps({"environment": env, "results": results}, indent=1,
                                                            default=str))
     (out / "ecosystem-results.md").write_text(markdown(results, env, corpus))
+    if csv_path:
+        write_csv(results, csv_path)
 
 
 if __name__ == "__main__":
