@@ -86,8 +86,10 @@ def _breaks(report: Any) -> dict[str, Any]:
 def measure(call: Callable[..., Any], args: tuple, kwargs: dict, *, training: bool, calls: int = 3,
             backend: str = "eager", compile: Callable[..., Any] | None = None) -> dict[str, Any]:
     """``graphmend.compile(call, backend=backend)`` (or ``compile``) called
-    ``calls`` times: what each call compiled, and the last call that
-    compiled anything (the graphs the process settles on)."""
+    ``calls`` times: what each call compiled, and the graphs the process
+    settles on: after those calls, Dynamo's caches are emptied and one more
+    call compiles everything the mended code runs (the last call that
+    compiled anything may have recompiled one frame and reused the rest)."""
     import torch
 
     import graphmend
@@ -100,7 +102,10 @@ def measure(call: Callable[..., Any], args: tuple, kwargs: dict, *, training: bo
             with BreakRecorder() as recorder:
                 outputs.append(compiled(*args, **kwargs))
             per_call.append(_breaks(recorder.report(ask_rules=False)))
-    settled = next((c for c in reversed(per_call) if c["graphs"]), per_call[0])
+        torch._dynamo.reset()
+        with BreakRecorder() as recorder:
+            compiled(*args, **kwargs)
+        settled = _breaks(recorder.report(ask_rules=False))
     return {"calls": per_call, "first": per_call[0], "settled": settled, "output": outputs[0]}
 
 

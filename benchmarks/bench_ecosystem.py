@@ -213,8 +213,10 @@ def _diagnose(fn: Any, args: tuple, kwargs: dict, training: bool) -> Any:
 def _default_path(row: Any, training: bool, original: dict[str, Any]) -> dict[str, Any]:
     """``graphmend.compile(fn, backend="eager")`` called three times: the
     first call's graphs, breaks and result (compared with the eager
-    original's), and the graphs the process settles on (the last call that
-    compiled anything: the call after an in-process mending)."""
+    original's), and the graphs the process settles on: after those calls,
+    Dynamo's caches are emptied and one more call compiles everything the
+    mended code runs.  (The last call that compiled anything is not that: a
+    call that recompiles one frame, for fresh inputs, reuses the others.)"""
     import torch
 
     import graphmend
@@ -244,6 +246,14 @@ def _default_path(row: Any, training: bool, original: dict[str, Any]) -> dict[st
                     break
                 first = first or outcome
                 reports.append(recorder.report(ask_rules=False))
+            settled = None
+            if later_error is None:
+                torch._dynamo.reset()
+                _, args, kwargs = row.build(training)
+                with BreakRecorder() as recorder:
+                    recorder.checkpoint(0)
+                    _run(row, training, fn, args, kwargs, compiled)
+                settled = recorder.report(ask_rules=False)
         finally:
             graphmend.unmend(fn)
             torch._dynamo.reset()
@@ -251,7 +261,8 @@ def _default_path(row: Any, training: bool, original: dict[str, Any]) -> dict[st
                 os.environ.pop("GRAPHMEND_CACHE_DIR", None)
             else:
                 os.environ["GRAPHMEND_CACHE_DIR"] = saved
-    settled = next((r for r in reversed(reports) if r.graph_count), reports[0])
+    if settled is None:  # the calls that ran are all there is
+        settled = next((r for r in reversed(reports) if r.graph_count), reports[0])
     return {"first": _report_dict(reports[0]), "settled": _report_dict(settled), "later_error": later_error,
             "graphs_per_call": [r.graph_count for r in reports], **_compare(original, first)}
 
