@@ -327,10 +327,11 @@ def assumed_fact(shape_env: Any) -> str | None:
     selection of one element meeting a broadcast is assumed not to be 1
     (``Eq(u0, 4)``), so the graph raises on an input that eager
     broadcasts, and where eager raises a shape error the graph raises its
-    assert instead, before the effects replayed after it.  A size's natural
-    bounds (``u0 >= 0``, ``u0 <= numel``, what ``nonzero`` and ``.item()``
-    used as a size promise) hold for every input; anything else makes the
-    frame compile without capture."""
+    assert instead, before the effects replayed after it.  A natural bound
+    holds for every input eager accepts: ``u >= c`` with ``c <= 0`` (a count
+    is not negative; ``F.pad`` crops at most the size) and ``u <= E`` with
+    ``E`` free of captured values (a count is at most the numel).  Anything
+    else (an equality, ``u >= 1``) makes the frame compile without capture."""
     import sympy
     from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
 
@@ -338,15 +339,21 @@ def assumed_fact(shape_env: Any) -> str | None:
         for runtime_assert in asserts:
             expr = runtime_assert.expr
             if isinstance(expr, sympy.GreaterThan):
-                low, high = expr.rhs, expr.lhs
+                slack = expr.lhs - expr.rhs  # the assert: slack >= 0
             elif isinstance(expr, sympy.LessThan):
-                low, high = expr.lhs, expr.rhs
+                slack = expr.rhs - expr.lhs
             else:
                 return str(expr)
-            if low == 0 and isinstance(high, sympy.Symbol):
-                continue
-            if isinstance(low, sympy.Symbol) and low in free_unbacked_symbols(low) and not free_unbacked_symbols(high):
-                continue
+            captured = free_unbacked_symbols(slack)
+            if len(captured) != 1:
+                return str(expr)
+            (symbol,) = captured
+            coefficient = slack.coeff(symbol)
+            rest = sympy.expand(slack - coefficient * symbol)
+            if coefficient == 1 and rest.is_number and rest >= 0:
+                continue  # symbol >= -rest, which is at most 0
+            if coefficient == -1 and not free_unbacked_symbols(rest):
+                continue  # symbol <= rest
             return str(expr)
     return None
 
