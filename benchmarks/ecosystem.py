@@ -193,8 +193,8 @@ def _tm_r2(training: bool) -> Built:
 TORCHDIFFEQ = ("torchdiffeq", "0.2.5")
 
 
-class _Vector(torch.nn.Module):
-    """The user's vector field, as torchdiffeq's README writes one."""
+class VectorField(torch.nn.Module):
+    """The user's vector field, as torchdiffeq's README writes one: f(t, y)."""
 
     def __init__(self, dim: int = 3) -> None:
         super().__init__()
@@ -208,7 +208,7 @@ def _odeint(method: str, **options: Any) -> Callable[[bool], Built]:
     def make(training: bool) -> Built:
         from torchdiffeq import odeint
 
-        func = _Vector()
+        func = VectorField()
         kwargs: dict[str, Any] = {"method": method}
         if method == "dopri5":
             kwargs.update(rtol=1e-3, atol=1e-4)
@@ -310,7 +310,7 @@ ZUKO = ("zuko", "1.6.0")
 def _zuko_odeint(training: bool) -> Built:
     from zuko.utils import odeint
 
-    func = _Vector()
+    func = VectorField()
     # zuko's odeint takes the field as f(t, x) and its parameters as phi.
     return odeint, (func, torch.randn(3), torch.tensor(0.0), torch.tensor(1.0)), {
         "phi": tuple(func.parameters()),

@@ -14,7 +14,7 @@ from typing import Any
 
 import torch
 
-from benchmarks.ecosystem import Built, Row
+from benchmarks.ecosystem import Built, Row, VectorField
 
 # --- pytorch-crf ---------------------------------------------------------------------
 
@@ -254,17 +254,6 @@ def _dct_2d(training: bool) -> Built:
 # --- torchode ---------------------------------------------------------------------------------
 
 TORCHODE = ("torchode", "1.0.1")
-
-
-class VectorField(torch.nn.Module):
-    """The user's dynamics, as torchode's README writes one: f(t, y)."""
-
-    def __init__(self, dim: int = 3) -> None:
-        super().__init__()
-        self.linear = torch.nn.Linear(dim, dim)
-
-    def forward(self, t: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-        return torch.tanh(self.linear(y))
 
 
 def torchode_adaptive(field: torch.nn.Module, y0: torch.Tensor, t_eval: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
