@@ -106,7 +106,7 @@ def measure(call: Callable[..., Any], args: tuple, kwargs: dict, *, training: bo
         with BreakRecorder() as recorder:
             compiled(*args, **kwargs)
         settled = _breaks(recorder.report(ask_rules=False))
-    return {"calls": per_call, "first": per_call[0], "settled": settled, "output": outputs[0]}
+    return {"calls": per_call, "first": per_call[0], "settled": settled, "output": outputs[0], "runs": calls + 1}
 
 
 def style_row(row_name: str, style: str, compile_with: str = "graphmend") -> dict[str, Any]:
@@ -127,14 +127,13 @@ def style_row(row_name: str, style: str, compile_with: str = "graphmend") -> dic
     handed = handed_over(model, style)
     result = measure(handed, args, kwargs, training=training,
                      compile=torch.compile if compile_with == "torch" else None)
-    output = result.pop("output")
+    output, runs = result.pop("output"), result.pop("runs")
     result.update(row=row_name, style=style, arm=compile_with,
                   identical=first_difference(expected, output) is None)
     if training:
-        calls = len(result["calls"])
-        # Three calls accumulate three steps' gradients on each side.
+        # The calls (the settled one too) accumulate as many steps' gradients on each side.
         with torch.enable_grad():
-            for _ in range(calls - 1):
+            for _ in range(runs - 1):
                 handed_over(reference, style)(*args, **kwargs)
         result["gradients_identical"] = _same_gradients(model, reference)
         if compile_with == "graphmend":
@@ -145,7 +144,7 @@ def style_row(row_name: str, style: str, compile_with: str = "graphmend") -> dic
             torch._dynamo.reset()
             control = torch.compile(handed_over(initial, style), backend="eager")
             with torch.enable_grad():
-                for _ in range(calls):
+                for _ in range(runs):
                     control(*args, **kwargs)
             result["gradients_as_torch_compile"] = _same_gradients(model, initial)
     return result
