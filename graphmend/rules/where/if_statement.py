@@ -308,7 +308,10 @@ def _check_small(ctx: Context, small: cst.BaseSmallStatement, returns: bool) -> 
     elif isinstance(small, cst.Raise):
         reason = None if ctx.enabled("trap") else "a branch raises"
     elif isinstance(small, cst.Return):
-        reason = None if returns else "a return inside a branch"
+        if not returns:
+            reason = "a return inside a branch"
+        else:  # the arm's copy computes the returned value whether or not the arm is taken
+            reason = None if small.value is None else facts.impurity(small.value, traced_errors_fall_back=True)
     elif isinstance(small, cst.Assert):
         reason = None if id(small) in ctx.converted else "an assert in a branch"
     else:
