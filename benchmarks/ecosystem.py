@@ -571,12 +571,18 @@ def _rows() -> list[Row]:
     ]
 
 
+def row_lookup(rows: tuple[Row, ...], corpus: str) -> Callable[[str], Row]:
+    """A corpus module's ``get``: its row of that name, or a KeyError listing them."""
+    by_name = {row.name: row for row in rows}
+
+    def get(name: str) -> Row:
+        try:
+            return by_name[name]
+        except KeyError:
+            raise KeyError(f"no {corpus} row {name!r}; rows: {', '.join(by_name)}") from None
+
+    return get
+
+
 ROWS: tuple[Row, ...] = tuple(_rows())
-BY_NAME: dict[str, Row] = {row.name: row for row in ROWS}
-
-
-def get(name: str) -> Row:
-    try:
-        return BY_NAME[name]
-    except KeyError:
-        raise KeyError(f"no ecosystem row {name!r}; rows: {', '.join(BY_NAME)}") from None
+get = row_lookup(ROWS, "ecosystem")

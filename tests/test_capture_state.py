@@ -43,7 +43,7 @@ SOURCE = textwrap.dedent("""
             if x.sum() > 0:
                 self.acc.zero_()
             if x.mean() < 0:
-                self.acc.add_(x)
+                self.acc.add_(x, alpha=0.5)
                 self.count.add_(1)
             return x * 2 + self.acc
 """)
@@ -148,14 +148,14 @@ NOOPS = {
                 self.initted = True
             return x
     """, "state update: `self.initted = True` stores a Python value under a tensor test"),
-    "keyword arguments": ("""
+    "a keyword argument the rule does not take": ("""
         import torch
 
         def f(self, x):
             if x.sum() > 0:
-                self.buf.add_(x, alpha=0.5)
+                self.buf.add_(other=x)
             return x
-    """, "state update: `self.buf.add_(x, alpha=0.5)`: keyword arguments"),
+    """, "state update: `self.buf.add_(other=x)`: the keyword argument `other`"),
     "another statement in the arm": ("""
         import torch
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import torch
 
-from benchmarks.ecosystem import Built, Row, VectorField
+from benchmarks.ecosystem import Built, Row, VectorField, row_lookup
 
 # --- pytorch-crf ---------------------------------------------------------------------
 
@@ -439,11 +439,4 @@ def _rows() -> list[Row]:
 
 
 ROWS: tuple[Row, ...] = tuple(_rows())
-BY_NAME: dict[str, Row] = {row.name: row for row in ROWS}
-
-
-def get(name: str) -> Row:
-    try:
-        return BY_NAME[name]
-    except KeyError:
-        raise KeyError(f"no held-out row {name!r}; rows: {', '.join(BY_NAME)}") from None
+get = row_lookup(ROWS, "held-out")

@@ -61,25 +61,35 @@ def _select(cond, target, updated) -> None:
     target.copy_(torch.where(cond.reshape(()).bool(), updated, target))
 
 
-def predicated_update(cond, method, operands):
-    """``if cond: target.<method>(*args)`` with ``(target, *args) =
-    operands()``.  Under torch.compile, where :func:`_why_not` finds
+def _split(values: list, keywords: tuple[str, ...]) -> tuple[list, dict]:
+    """``values`` as positional arguments and, the last ``len(keywords)``
+    of them, keyword arguments named ``keywords``."""
+    positional = len(values) - len(keywords)
+    return values[:positional], dict(zip(keywords, values[positional:]))
+
+
+def predicated_update(cond, method, operands, keywords=()):
+    """``if cond: target.<method>(*args, **kwargs)`` with ``(target, *args,
+    *kwargs.values()) = operands()`` and ``keywords`` naming the last ones
+    (``alpha=``).  Under torch.compile, where :func:`_why_not` finds
     nothing: ``target.copy_(torch.where(cond, updated, target))``, with
     ``updated`` a copy of ``target`` given the same in-place method (same
     casts, broadcasting and errors); otherwise a graph break with the
     reason, and the original."""
     if compiling():
-        target, *args = operands()
+        target, *values = operands()
+        args, kwargs = _split(values, keywords)
         problem = _why_not(cond, target)
         if problem is None:
             updated = target.clone()
-            getattr(updated, method)(*args)
+            getattr(updated, method)(*args, **kwargs)
             _select(cond, target, updated)
             return
         compat.graph_break(f"graphmend: predicated state update: {problem}")
     if cond:
-        target, *args = operands()
-        getattr(target, method)(*args)
+        target, *values = operands()
+        args, kwargs = _split(values, keywords)
+        getattr(target, method)(*args, **kwargs)
 
 
 def predicated_augment(cond, symbol, owner, name, operand):

@@ -50,7 +50,8 @@ Fix safety
 
     Declined with the reason: an in-place method that draws random
     numbers (``.normal_()``) or changes the target's shape
-    (``.unsqueeze_()``, ``.resize_()``), keyword arguments, and a Python
+    (``.unsqueeze_()``, ``.resize_()``), a keyword argument other than
+    those of :data:`KEYWORDS` (``alpha=``, ``rounding_mode=``, ...), and a Python
     value stored under the test (``self.initted = True``: ``torch.where``
     cannot select a Python bool; a bool buffer and ``.fill_(True)`` can
     be).  ``x += d`` on a local (a Python value rebinds) and an arm with any
@@ -68,6 +69,10 @@ from graphmend.rules.where.if_statement import is_site
 
 #: In-place methods whose update is elementwise and keeps the target's shape.
 METHODS = frozenset({"copy_", "fill_", "zero_", "add_", "sub_", "mul_", "div_", "lerp_"})
+
+#: The keyword arguments each method takes here (they change what the update computes, not where it writes).
+KEYWORDS = {"add_": {"alpha"}, "sub_": {"alpha"}, "div_": {"rounding_mode"}, "lerp_": {"weight"},
+            "copy_": {"non_blocking"}, "fill_": {"value"}}
 
 #: Augmented assignments to an attribute, by the operator's symbol.
 AUGMENTED = {cst.AddAssign: "+=", cst.SubtractAssign: "-=", cst.MultiplyAssign: "*=", cst.DivideAssign: "/="}
@@ -180,8 +185,10 @@ def _check(ctx: Context, update: cst.Call | cst.AugAssign, bound: frozenset[str]
         method = update.func.attr.value
         if method in DECLINED_METHODS:
             raise Declined(f"`{code(update)}` {DECLINED_METHODS[method]}")
-        if any(arg.keyword is not None for arg in update.args):
-            raise Declined(f"`{code(update)}`: keyword arguments")
+        keyword = next((arg.keyword.value for arg in update.args
+                        if arg.keyword is not None and arg.keyword.value not in KEYWORDS.get(method, ())), None)
+        if keyword is not None:
+            raise Declined(f"`{code(update)}`: the keyword argument `{keyword}`")
     target, *values = _operands(update)
     for operand in (target, *values):
         reason = facts.impurity(operand)
@@ -211,7 +218,11 @@ def _predicated(ctx: Context, cond: cst.Name, original: cst.Call | cst.AugAssign
         ])
     values = cst.Tuple([cst.Element(new.func.value), *(cst.Element(arg.value) for arg in new.args)])
     captured = sorted(set().union(*(reads(operand) for operand in _operands(original))))
-    return runtime_call("predicated_update", [cond, string(original.func.attr.value), thunk(values, captured)])
+    arguments = [cond, string(original.func.attr.value), thunk(values, captured)]
+    keywords = [string(arg.keyword.value) for arg in new.args if arg.keyword is not None]
+    if keywords:  # the last of the thunk's values, in the call's order (Python evaluates them in that order)
+        arguments.append(cst.Tuple([cst.Element(k) for k in keywords]))
+    return runtime_call("predicated_update", arguments)
 
 
 def convert_state_update(ctx: Context, original: cst.If, updated: cst.If):
