@@ -58,7 +58,7 @@ def _bench_cold(args: argparse.Namespace, rows: list[str], out) -> int:
         progress=lambda text: console.log(text),
     )
     print((out / "timing.md").read_text())
-    print(f"wrote {out / 'timing.json'}, {out / 'timing.md'}")
+    print(f"wrote {out / 'timing.json'}, {out / 'timing.md'}, {out / 'timing.csv'}")
     return 1 if any(r.error for r in results) else 0
 
 
@@ -86,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument(
         "--cold", action="store_true",
         help="time the first call and warm calls of torch.compile and graphmend.compile, each arm in "
-             "fresh processes with empty caches, interleaved (writes timing.json and timing.md)",
+             "fresh processes with empty caches, interleaved (writes timing.json, timing.md and timing.csv)",
     )
     bench.add_argument("--repetitions", type=int, default=3, help="with --cold: fresh processes per arm (default 3)")
     bench.add_argument("--warm-processes", type=int, default=4,

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import csv
 import io
 import json
 import logging
@@ -565,6 +566,35 @@ def to_json(results: Sequence[RowTiming]) -> list[dict]:
     return rows
 
 
+#: ``timing.csv``'s columns (``benchmarks/results/cold-start-cpu.csv`` is one such file).
+CSV_COLUMNS = ("row", "graphs_breaks_before", "graphs_breaks_after", *(
+    f"{what}{bound}" for what in ("torch_cold_s", "graphmend_cold_s", "cold_ratio", "torch_warm_ms",
+                                  "graphmend_warm_ms", "warm_ratio") for bound in ("", "_min", "_max")),
+    "cold_verdict", "warm_verdict")
+
+
+def to_csv(results: Sequence[RowTiming]) -> str:
+    """The table :func:`markdown` shows, one line per row and arm, as CSV
+    (medians, minima and maxima in columns of their own)."""
+    def spread(value: Spread | None) -> list[str]:
+        return ["", "", ""] if value is None else [f"{v:.2f}" for v in (value.median, value.low, value.high)]
+
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for r in results:
+        if r.error:
+            continue
+        for arm in [a for a in r.arms if a != "torch" and not ARMS[a].switch]:
+            torch_arm, ours = r.arms["torch"], r.arms[arm]
+            cold, warm_ratio = r.ratio(arm, "cold_s"), r.ratio(arm, "warm_ms")
+            writer.writerow([r.title if arm == "graphmend" else f"{r.title}: {ARMS[arm].title}",
+                             _graphs(torch_arm), _graphs(ours), *spread(torch_arm.cold()), *spread(ours.cold()),
+                             *spread(cold), *spread(torch_arm.warm()), *spread(ours.warm()), *spread(warm_ratio),
+                             verdict(cold), verdict(warm_ratio)])
+    return buffer.getvalue()
+
+
 def run(rows: Sequence[str], arms: Sequence[str], *, repetitions: int, backend: str, device: str, warm: int,
         threads: int, out: Path, environment: dict[str, str], control_row: str | None, warm_processes: int = 0,
         large_batch: int = 0, progress: Callable[[str], None] = lambda _: None) -> list[RowTiming]:
@@ -590,6 +620,7 @@ def run(rows: Sequence[str], arms: Sequence[str], *, repetitions: int, backend: 
             (out / "timing.json").write_text(json.dumps(data, indent=2))
             (out / "timing.md").write_text(markdown(results, environment, repetitions, warm, warm_processes,
                                                     large_batch))
+            (out / "timing.csv").write_text(to_csv(results))
     return results
 
 

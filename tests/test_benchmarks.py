@@ -58,6 +58,25 @@ def test_warm_latency_comes_from_the_processes_that_loaded_their_kernels():
     assert [round(r, 2) for r in row.ratios("graphmend", "warm_ms")] == [0.83, 0.9]
 
 
+def test_timing_csv_has_one_line_per_row_and_arm_with_the_markdown_figures():
+    import csv
+    import io
+
+    from benchmarks.timing import CSV_COLUMNS, ArmResult, RowTiming, Sample, to_csv
+
+    def arm(name, graphs, colds):
+        return ArmResult(name, samples=[Sample(cold_s=c, warm_ms=1.0, graphs=graphs, break_events=graphs - 1,
+                                               messages=[], output="") for c in colds])
+
+    row = RowTiming("biogpt", "BioGPT", {"torch": arm("torch", 3, [10.0, 20.0, 30.0]),
+                                         "graphmend": arm("graphmend", 1, [9.0, 22.0, 27.0])})
+    (line,) = list(csv.DictReader(io.StringIO(to_csv([row]))))
+    assert list(line) == list(CSV_COLUMNS)
+    assert (line["row"], line["graphs_breaks_before"], line["graphs_breaks_after"]) == ("BioGPT", "3 / 2", "1 / 0")
+    assert (line["cold_ratio"], line["cold_ratio_min"], line["cold_ratio_max"]) == ("0.90", "0.90", "1.10")
+    assert line["cold_verdict"] == "even (spread crosses 1.00)"
+
+
 def test_ecosystem_worker_names_compiled_gradients_as_the_eager_ones():
     """A row that calls a module with parameters, or a bound method: the
     compiled arm names its gradients through the callable it compiled
