@@ -229,9 +229,10 @@ def _torch_operation(qualified: str | None) -> str | None:
 
 
 def in_place_updates(code: cst.FunctionDef | list[cst.CSTNode], function: cst.FunctionDef | None = None,
-                     exempt: frozenset[int] = frozenset()) -> list[tuple[str | None, str]]:
+                     exempt: frozenset[int] = frozenset()) -> list[tuple[str | None, str, str | None]]:
     """Every statement in ``code`` (a function, or statements of one) that
-    may update a tensor in place: (the root name it updates, why).
+    may update a tensor in place: (the root name it updates, why, the chain
+    it updates: :func:`updated_chain`).
     ``n += e`` updates a tensor ``n`` in place, unless every binding of ``n``
     is a tuple, list or literal (``outputs += (attn_weights,)`` rebinds a tuple).
     Assignments (and augmented ones) whose ids are in ``exempt`` do not count."""
@@ -247,14 +248,17 @@ def in_place_updates(code: cst.FunctionDef | list[cst.CSTNode], function: cst.Fu
             isinstance(node.target, cst.Name) and node.target.value in containers
         ):
             updates.append((root_name(node.target),
-                            "the function uses augmented assignment, which may update a tensor in place"))
+                            "the function uses augmented assignment, which may update a tensor in place",
+                            updated_chain(node.target)))
         if isinstance(node, (cst.AssignTarget, cst.AnnAssign)):
             for sub in m.findall(node.target, m.Subscript()):
-                updates.append((root_name(sub), "the function stores into items, which may update a tensor in place"))
+                updates.append((root_name(sub), "the function stores into items, which may update a tensor in place",
+                                updated_chain(sub)))
         if m.matches(node, m.Call(func=m.Attribute(attr=m.Name()))):
             method = node.func.attr.value
             if vocabulary.in_place_method(method):
-                updates.append((updated_root(node.func.value), f"the function updates tensors in place (.{method}())"))
+                updates.append((updated_root(node.func.value), f"the function updates tensors in place (.{method}())",
+                                updated_chain(node.func.value)))
     return updates
 
 
@@ -373,9 +377,29 @@ def in_place_hazard(function: cst.FunctionDef, names: set[str], after: list[cst.
         return None
     classes = alias_classes(function) if classes is None else classes
     reached = {classes.get(name, name) for name in names}
-    for root, reason in updates:
+    for root, reason, _ in updates:
         if root is None or classes.get(root, root) in reached:
             return reason
+    return None
+
+
+def update_reaching_chains(function: cst.FunctionDef, chains: set[str], after: list[cst.CSTNode],
+                           classes: dict[str, str]) -> str | None:
+    """Why an update in place in ``after`` may write a tensor one of the
+    dotted ``chains`` holds, or None: as :func:`in_place_hazard`, but
+    ``self.index += 1`` does not reach ``self.min_step`` (two attributes of
+    one object); a bare name, or one chain extending the other, may be the
+    same tensor."""
+    for root, reason, updated in in_place_updates(after, function):
+        for chain in chains:
+            read_root = chain.partition(".")[0]
+            if root is None or updated is None:
+                return reason
+            if classes.get(root, root) != classes.get(read_root, read_root):
+                continue
+            if "." not in chain or "." not in updated or chain == updated or chain.startswith(updated + ".") \
+                    or updated.startswith(chain + "."):
+                return reason
     return None
 
 
@@ -466,6 +490,16 @@ def updated_root(node: cst.BaseExpression) -> str | None:
             node = node.func.value
         else:
             return node.value if isinstance(node, cst.Name) else None
+
+
+def updated_chain(node: cst.BaseExpression) -> str | None:
+    """The dotted chain whose tensor an in-place update of ``node`` writes:
+    ``self.buf`` for ``self.buf[0]`` or ``self.buf.t()``; the root name where
+    an item sits inside the chain (``self.layers[0].w`` writes into ``self``)."""
+    while isinstance(node, cst.Subscript) or (
+            m.matches(node, m.Call(func=m.Attribute(attr=m.Name()))) and node.func.attr.value in vocabulary.VIEW_METHODS):
+        node = node.value if isinstance(node, cst.Subscript) else node.func.value
+    return dotted_name(node) or updated_root(node)
 
 
 class _EffectFinder(cst.CSTVisitor):

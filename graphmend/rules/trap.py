@@ -329,7 +329,7 @@ def check_placement(ctx: Context, guard: cst.CSTNode, ancestors: Sequence[cst.CS
             raise Declined(hazard.reason)
     shown = {facts.alias_classes.get(n, n) for n in facts.own_reads(_message_of(guard))}
     waived = frozenset(id(hazard.node) for hazard in hazards)
-    for root, _ in in_place_updates(after, function, exempt=waived) if shown else ():
+    for root, _, _ in in_place_updates(after, function, exempt=waived) if shown else ():
         # A message's tensor that requires grad travels as it is (its text shows its grad_fn).
         if root is None or facts.alias_classes.get(root, root) in shown:
             raise Declined(f"after the guard, {'a tensor' if root is None else f'`{root}`'} is updated in place, "

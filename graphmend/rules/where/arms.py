@@ -34,6 +34,7 @@ from graphmend.analysis.bindings import (
     assigned_targets,
     definitely_bound,
     else_statements,
+    following,
     name_uses,
     path_to,
     read_before_bound,
@@ -41,7 +42,8 @@ from graphmend.analysis.bindings import (
     walk,
     walk_own,
 )
-from graphmend.analysis.gradients import RETURN, arm_dependencies, one_sided
+from graphmend.analysis.effects import update_reaching_chains
+from graphmend.analysis.gradients import RETURN, arm_dependencies, one_sided, read_chains
 from graphmend.conventions import GENERATED_PREFIX
 from graphmend.rules import trap
 from graphmend.rules.base import (
@@ -538,14 +540,21 @@ _PURE_HELPERS = frozenset({"both_arms", "where", "select", "empty_arm", "nonnega
                            "exact_item", "exact_float", "exact_int", "arange_list"})
 
 
-def fits_cond(facts, original: Sequence[cst.CSTNode], updated: Sequence[cst.CSTNode]) -> bool:
+def fits_cond(facts, original: Sequence[cst.CSTNode], updated: Sequence[cst.CSTNode],
+              after: Sequence[cst.CSTNode]) -> bool:
     """Whether an arm (its ``original`` and rewritten nodes) may run inside
     ``torch.cond`` with exact gradients: it reads every value that may
-    carry a gradient once along any path, and calls no runtime helper with
-    effects."""
+    carry a gradient once along any path, calls no runtime helper with
+    effects, and nothing in ``after`` (the code that may run after it)
+    updates in place a tensor it reads.  ``torch.cond`` saves its operands
+    for its backward, where the arm's own operations may save none
+    (``x / 3``): a later ``x[m] = ...`` would make the backward raise where
+    the original's does not (found by the fuzzer)."""
     return facts.read_more_than_once(original) is None and not any(
         is_runtime_call(node) and not is_runtime_call(node, *_PURE_HELPERS)
-        for statement in updated for node in walk(statement))
+        for statement in updated for node in walk(statement)) and update_reaching_chains(
+        facts.function, set().union(*(read_chains(node) for node in original)), list(after),
+        facts.alias_classes) is None
 
 
 def _cond_sources(ctx: Context, original: cst.If, arms: Sequence[Arm], targets: Sequence[str]) -> list[str] | None:
@@ -561,7 +570,8 @@ def _cond_sources(ctx: Context, original: cst.If, arms: Sequence[Arm], targets: 
     with that one, ``+0.0`` turns an exact ``-0.0`` into ``0.0`` (found by
     the fuzzer).  So it counts here, unlike for ``torch.where``'s merge."""
     facts = ctx.facts
-    if not all(fits_cond(facts, arm.original, arm.updated) for arm in arms):
+    after = [original, *following(ctx.ancestors)]
+    if not all(fits_cond(facts, arm.original, arm.updated, after) for arm in arms):
         return None
     sources: set[str] = set()
     for target in targets:

@@ -41,11 +41,11 @@ def convert_ifexp(ctx: Context, original: cst.IfExp, updated: cst.IfExp) -> cst.
                      if isinstance(a, (cst.BaseSmallStatement, cst.BaseCompoundStatement)))
     path = ctx.ancestors[: ctx.ancestors.index(statement) + 1]
     replaced = set(stored_names(statement)) | alias_sources(original, facts.qualified_name)
+    after = [statement, *following(path)]
     nonnegative = [nonnegative_names(original.test, taken) for taken in (True, False)]
     reason = (facts.impurity(original.body, traced_errors_fall_back=True, nonnegative=nonnegative[0])
               or facts.impurity(original.orelse, traced_errors_fall_back=True, nonnegative=nonnegative[1])
-              ) or facts.in_place_hazard(
-        replaced, [statement, *following(path)])
+              ) or facts.in_place_hazard(replaced, after)
     if reason:
         raise Declined(reason)
     python_values = [b for b in (original.body, original.orelse) if _python_value(facts, b)]
@@ -65,7 +65,8 @@ def convert_ifexp(ctx: Context, original: cst.IfExp, updated: cst.IfExp) -> cst.
     args = [test, thunk(branches[0], captured[0]), thunk(branches[1], captured[1])]
     statement_targets = set(stored_names(statement))
     linear = not (facts.gradient_impurity(original.body) or facts.gradient_impurity(original.orelse))
-    by_cond = fits_cond(facts, [original.body], [branches[0]]) and fits_cond(facts, [original.orelse], [branches[1]])
+    by_cond = fits_cond(facts, [original.body], [branches[0]], after) and fits_cond(
+        facts, [original.orelse], [branches[1]], after)
     if (linear or by_cond) and statement_targets and not facts.shows_grad_fn(statement_targets):
         reads = [(read_chains(b), gradient_chains(b, facts.qualified_name)) for b in (original.body, original.orelse)]
         line = next(a for a in reversed(ctx.ancestors) if isinstance(a, cst.BaseStatement))
