@@ -23,7 +23,14 @@ REGRESSIONS = Path(__file__).parent / "fuzz" / "regressions"
 #: Open bugs, by regression file: how their mismatches read.  The fuzz test
 #: tolerates only these; the regression tests below are strict xfails, so
 #: fixing a bug turns its test into a failure until its entry is removed.
-KNOWN_BUGS: dict = {}
+KNOWN_BUGS: dict = {
+    "deferred_print_then_an_op_its_meta_kernel_accepts": (
+        "a deferred message is lost when the graph after it raises at run time on an operation its meta kernel "
+        "accepts (torch.rand_like of a Long tensor): Dynamo traced it, so nothing fell back",
+        lambda m: m.arm == "compiled" and m.detail.startswith("stdout:") and m.detail.endswith("!= ''")
+        and "error" not in m.detail and "_random_same(" in m.program.source(),
+    ),
+}
 
 
 def _unknown(mismatches: list[Mismatch]) -> list[Mismatch]:
