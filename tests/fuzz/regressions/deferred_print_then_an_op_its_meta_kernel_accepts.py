@@ -2,8 +2,9 @@
 # integer tensor is `torch.rand_like` of a Long tensor, whose meta kernel
 # accepts what the CPU kernel rejects.  Dynamo traces it without complaint,
 # so the deferred print sits after a graph that raises NotImplementedError
-# when it runs, and is never replayed; eagerly the print comes first.  Open:
-# a failure that fake tensors do not foresee cannot be seen while tracing.
+# when it runs, and is never replayed; eagerly the print comes first.  Open,
+# and named in [Defer]'s Safety ("a kernel missing for a dtype"): a failure
+# that fake tensors do not foresee cannot be seen while tracing.
 GRAD = False
 
 
