@@ -368,7 +368,10 @@ def merged_names(statements, qualified_name: QualifiedName | None = None) -> set
 def in_place_hazard(function: cst.FunctionDef, names: set[str], after: list[cst.CSTNode] | None = None,
                     classes: dict[str, str] | None = None, exempt: frozenset[int] = frozenset()) -> str | None:
     """Why an update in place in ``function`` may reach a tensor one of
-    ``names`` holds (so a merged copy would miss it), or None.  With
+    ``names`` holds (so a merged copy would miss it), or None.  ``names``
+    may be dotted chains: ``self.index += 1`` does not reach
+    ``self.min_step`` (two attributes of one object), while a bare name,
+    or one chain extending the other, may be the same tensor.  With
     ``after``, only updates in those statements count (the ones that may
     run after the merge).  ``classes``: the function's :func:`alias_classes`;
     ``exempt``: see :func:`in_place_updates`."""
@@ -376,29 +379,14 @@ def in_place_hazard(function: cst.FunctionDef, names: set[str], after: list[cst.
     if not updates:
         return None
     classes = alias_classes(function) if classes is None else classes
-    reached = {classes.get(name, name) for name in names}
-    for root, reason, _ in updates:
-        if root is None or classes.get(root, root) in reached:
+    for root, reason, updated in updates:
+        if root is None or updated is None:
             return reason
-    return None
-
-
-def update_reaching_chains(function: cst.FunctionDef, chains: set[str], after: list[cst.CSTNode],
-                           classes: dict[str, str]) -> str | None:
-    """Why an update in place in ``after`` may write a tensor one of the
-    dotted ``chains`` holds, or None: as :func:`in_place_hazard`, but
-    ``self.index += 1`` does not reach ``self.min_step`` (two attributes of
-    one object); a bare name, or one chain extending the other, may be the
-    same tensor."""
-    for root, reason, updated in in_place_updates(after, function):
-        for chain in chains:
+        for chain in names:
             read_root = chain.partition(".")[0]
-            if root is None or updated is None:
-                return reason
-            if classes.get(root, root) != classes.get(read_root, read_root):
-                continue
-            if "." not in chain or "." not in updated or chain == updated or chain.startswith(updated + ".") \
-                    or updated.startswith(chain + "."):
+            if classes.get(root, root) == classes.get(read_root, read_root) and (
+                    "." not in chain or "." not in updated or chain == updated
+                    or chain.startswith(updated + ".") or updated.startswith(chain + ".")):
                 return reason
     return None
 

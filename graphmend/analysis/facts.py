@@ -384,7 +384,8 @@ class FunctionFacts:
                         exempt: frozenset[int] = frozenset()) -> str | None:
         """Why an in-place update in the function (in ``after``, when given;
         not the assignments in ``exempt``, by id) may reach a tensor one of
-        ``names`` holds (see :func:`graphmend.analysis.effects.in_place_hazard`)."""
+        ``names`` (names or dotted chains) holds (see
+        :func:`graphmend.analysis.effects.in_place_hazard`)."""
         if self.in_place_reason is None:
             return None
         return in_place_hazard(self.function, names, after, self.alias_classes, exempt)

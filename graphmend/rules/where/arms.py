@@ -42,7 +42,6 @@ from graphmend.analysis.bindings import (
     walk,
     walk_own,
 )
-from graphmend.analysis.effects import update_reaching_chains
 from graphmend.analysis.gradients import RETURN, arm_dependencies, one_sided, read_chains
 from graphmend.conventions import GENERATED_PREFIX
 from graphmend.rules import trap
@@ -552,9 +551,8 @@ def fits_cond(facts, original: Sequence[cst.CSTNode], updated: Sequence[cst.CSTN
     the original's does not (found by the fuzzer)."""
     return facts.read_more_than_once(original) is None and not any(
         is_runtime_call(node) and not is_runtime_call(node, *_PURE_HELPERS)
-        for statement in updated for node in walk(statement)) and update_reaching_chains(
-        facts.function, set().union(*(read_chains(node) for node in original)), list(after),
-        facts.alias_classes) is None
+        for statement in updated for node in walk(statement)) and facts.in_place_hazard(
+        set().union(*(read_chains(node) for node in original)), list(after)) is None
 
 
 def _cond_sources(ctx: Context, original: cst.If, arms: Sequence[Arm], targets: Sequence[str]) -> list[str] | None:
