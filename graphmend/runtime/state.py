@@ -61,11 +61,13 @@ def _select(cond, target, updated) -> None:
     target.copy_(torch.where(cond.reshape(()).bool(), updated, target))
 
 
-def _split(values: list, keywords: tuple[str, ...]) -> tuple[list, dict]:
-    """``values`` as positional arguments and, the last ``len(keywords)``
-    of them, keyword arguments named ``keywords``."""
-    positional = len(values) - len(keywords)
-    return values[:positional], dict(zip(keywords, values[positional:]))
+def _call_parts(values: tuple, keywords: tuple[str, ...]) -> tuple:
+    """``(target, args, kwargs)`` of an update's evaluated operands: the
+    target first, the last ``len(keywords)`` the keyword arguments named
+    ``keywords``."""
+    target, *rest = values
+    positional = len(rest) - len(keywords)
+    return target, rest[:positional], dict(zip(keywords, rest[positional:]))
 
 
 def predicated_update(cond, method, operands, keywords=()):
@@ -77,8 +79,7 @@ def predicated_update(cond, method, operands, keywords=()):
     casts, broadcasting and errors); otherwise a graph break with the
     reason, and the original."""
     if compiling():
-        target, *values = operands()
-        args, kwargs = _split(values, keywords)
+        target, args, kwargs = _call_parts(operands(), keywords)
         problem = _why_not(cond, target)
         if problem is None:
             updated = target.clone()
@@ -87,8 +88,7 @@ def predicated_update(cond, method, operands, keywords=()):
             return
         compat.graph_break(f"graphmend: predicated state update: {problem}")
     if cond:
-        target, *values = operands()
-        args, kwargs = _split(values, keywords)
+        target, args, kwargs = _call_parts(operands(), keywords)
         getattr(target, method)(*args, **kwargs)
 
 
