@@ -22,7 +22,7 @@ knows the scope.  A call into a Python function is judged by its summary
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import libcst as cst
@@ -557,11 +557,20 @@ def fresh_locals(function: cst.FunctionDef, classes: dict[str, str] | None = Non
     return frozenset(name for name in own if classes.get(name, name) not in shared)
 
 
-def hazards_around(function: cst.FunctionDef, guard: cst.CSTNode, after: list[cst.CSTNode],
-                   classes: dict[str, str] | None = None) -> list[Hazard]:
-    """The effects in ``function`` that deferring ``guard``'s raise would
-    make visible.  ``after`` holds the statements that can run after the
-    guard (the caller knows where the guard sits).
+def function_effects(function: cst.FunctionDef, fresh: frozenset[str]) -> list[_Effect]:
+    """Every effect in ``function``'s body that may happen inside the graph
+    (:class:`_EffectFinder`); ``fresh``: its :func:`fresh_locals`, whose
+    effects are owned."""
+    finder = _EffectFinder(fresh)
+    function.body.visit(finder)
+    return finder.effects
+
+
+def hazards_around(effects: Iterable[_Effect], guard: cst.CSTNode, after: list[cst.CSTNode]) -> list[Hazard]:
+    """Those of a function's ``effects`` (:func:`function_effects`) that
+    deferring ``guard``'s raise would make visible.  ``after`` holds the
+    statements that can run after the guard (the caller knows where the
+    guard sits).
 
     After the guard every effect counts but one on an object the function
     made itself (a local list's ``append``, a store into a fresh tensor):
@@ -575,12 +584,10 @@ def hazards_around(function: cst.FunctionDef, guard: cst.CSTNode, after: list[cs
     check in Python instead (:func:`graphmend.runtime.deferred_check`):
     only then is it known whether the object existed before the frame.
     """
-    finder = _EffectFinder(fresh_locals(function, classes))
-    function.body.visit(finder)
     runs_after = _node_ids(after) - _node_ids([guard])
     return [Hazard(effect.node, f"after the guard, {effect.what}",
                    effect.through if effect.through is not None and _kept(effect.through, after) else None)
-            for effect in finder.effects if id(effect.node) in runs_after and not effect.owned]
+            for effect in effects if id(effect.node) in runs_after and not effect.owned]
 
 
 def _kept(through: cst.BaseExpression, statements: list[cst.CSTNode]) -> bool:

@@ -46,6 +46,7 @@ from graphmend.analysis.effects import (
     constant_operand,
     expression_impurity,
     fresh_locals,
+    function_effects,
     in_place_hazard,
     in_place_update,
     index_uses,
@@ -194,8 +195,23 @@ class FunctionFacts:
                          if isinstance(node, (cst.Global, cst.Nonlocal)) for alias in node.names)
 
     @functools.cached_property
+    def _uses(self):
+        return name_uses(self.function.body)
+
+    @functools.cached_property
     def locals(self) -> frozenset[str]:
-        return frozenset(name_uses(self.function.body).stores) - self.parameters - self.declared_global
+        return frozenset(self._uses.stores) - self.parameters - self.declared_global
+
+    @functools.cached_property
+    def sole_bindings(self) -> dict[str, tuple[cst.BaseExpression, ...]]:
+        """The names every store of which is a plain ``name = value``
+        (never a loop target, an augmented assignment, an unpacking or a
+        chained assignment), each with those values in source order."""
+        values: dict[str, list[cst.BaseExpression]] = {}
+        for assignment in m.findall(self.function.body, m.Assign(targets=[m.AssignTarget(m.Name())])):
+            values.setdefault(assignment.targets[0].target.value, []).append(assignment.value)
+        stores = Counter(self._uses.stores)
+        return {name: tuple(bound) for name, bound in values.items() if len(bound) == stores[name]}
 
     @functools.cached_property
     def truth_only(self) -> frozenset[str]:
@@ -260,9 +276,8 @@ class FunctionFacts:
             return self.is_mask(expr.left, seen) and self.is_mask(expr.right, seen)
         if not isinstance(expr, cst.Name) or expr.value in self.parameters or expr.value in seen:
             return False
-        bound = m.findall(self.function.body, m.Assign(targets=[m.AssignTarget(m.Name(expr.value))]))
-        return bool(bound) and len(bound) == name_uses(self.function.body).stores.count(expr.value) and all(
-            self.is_mask(assign.value, seen | {expr.value}) for assign in bound)
+        bound = self.sole_bindings.get(expr.value, ())
+        return bool(bound) and all(self.is_mask(value, seen | {expr.value}) for value in bound)
 
     def fails_when_run(self, statements: Iterable[cst.CSTNode]) -> str | None:
         """What in ``statements`` may raise only when the graph runs, which
@@ -326,7 +341,7 @@ class FunctionFacts:
         """The qualified name of the class this function is an undecorated
         method of, when its receiver is never rebound."""
         owner = self.metadata.method_owners.get(self.metadata.original(self.function))
-        if owner is None or self.receiver is None or self.receiver in name_uses(self.function.body).stores:
+        if owner is None or self.receiver is None or self.receiver in self._uses.stores:
             return None
         return owner
 
@@ -379,6 +394,13 @@ class FunctionFacts:
         """Locals that only ever hold objects the function made itself (see
         :func:`graphmend.analysis.effects.fresh_locals`)."""
         return fresh_locals(self.function, self.alias_classes)
+
+    @functools.cached_property
+    def effects(self) -> list:
+        """Every effect in the function that may happen inside the graph (see
+        :func:`graphmend.analysis.effects.function_effects`), found once for
+        all its guards."""
+        return function_effects(self.function, self.fresh_locals)
 
     def in_place_hazard(self, names: set[str], after: list[cst.CSTNode] | None = None,
                         exempt: frozenset[int] = frozenset()) -> str | None:

@@ -319,7 +319,7 @@ def check_placement(ctx: Context, guard: cst.CSTNode, ancestors: Sequence[cst.CS
     variables = facts.parameters | facts.locals
     test = guard.test if isinstance(guard, (cst.If, cst.Assert)) else None
     tested = {n.value for n in m.findall(test, m.Name()) if n.value in variables} if test is not None else set()
-    hazards = hazards_around(function, guard, after, facts.alias_classes)
+    hazards = hazards_around(facts.effects, guard, after)
     bound = facts.bound_before(guard)
     for hazard in hazards:
         # Left to the runtime only where it may hold a number: not what the test computes with.

@@ -35,7 +35,6 @@ from graphmend.analysis.bindings import (
     definitely_bound,
     else_statements,
     following,
-    name_uses,
     path_to,
     read_before_bound,
     statements,
@@ -619,16 +618,12 @@ def _check_static_sizes(ctx: Context, original: cst.If, arms: Sequence[Arm]) -> 
     names that may carry the test's tensor are those the test reads that some
     binding does not make static, and what the branches compute from them."""
     facts = ctx.facts
-    bindings: dict[str, list[cst.BaseExpression]] = {}
-    for assignment in m.findall(facts.function.body, m.Assign(targets=[m.AssignTarget(m.Name())])):
-        bindings.setdefault(assignment.targets[0].target.value, []).append(assignment.value)
-    stores = name_uses(facts.function.body).stores
     static: set[str] = set()
     changed = True
     while changed:  # names every binding of which is a size read from a shape, to a fixed point
         changed = False
-        for name, values in bindings.items():
-            if name not in static and name not in facts.parameters and len(values) == stores.count(name) and all(
+        for name, values in facts.sole_bindings.items():
+            if name not in static and name not in facts.parameters and all(
                     _static_size(facts, v, static) for v in values):
                 static.add(name)
                 changed = True
@@ -658,18 +653,18 @@ def _static_size(facts, expr: cst.BaseExpression, static: set[str]) -> bool:
     """Whether ``expr`` is a Python number whatever the data: a constant, a
     shape or size read (``x.shape[1]``, ``x.size(0)``, ``len(x)``, which
     Dynamo keeps symbolic, never data-dependent), a name in ``static``, or
-    arithmetic and tuples of these."""
-    if facts.is_static(expr) or isinstance(expr, (cst.Integer, cst.Float)):
+    arithmetic and tuples of these.  What :meth:`FunctionFacts.is_static`
+    already knows (constants, ``x.shape``, ``len(x)``) is asked of it; this
+    adds what only a size needs: names bound to sizes, indexing, and size
+    methods on a receiver of unknown type."""
+    if facts.is_static(expr):
         return True
     if isinstance(expr, cst.Name):
         return expr.value in static
-    if isinstance(expr, cst.Attribute):
-        return expr.attr.value in vocabulary.STATIC_ATTRIBUTES
     if isinstance(expr, cst.Subscript):
         return _static_size(facts, expr.value, static)
     if isinstance(expr, cst.Call):
-        return (isinstance(expr.func, cst.Attribute) and expr.func.attr.value in vocabulary.STATIC_METHODS) or (
-            facts.qualified_name(expr.func) == "builtins.len")
+        return isinstance(expr.func, cst.Attribute) and expr.func.attr.value in vocabulary.STATIC_METHODS
     if isinstance(expr, cst.UnaryOperation):
         return _static_size(facts, expr.expression, static)
     if isinstance(expr, cst.BinaryOperation):

@@ -62,6 +62,8 @@ def convert_scalar_index(ctx: Context, original: cst.Subscript, updated: cst.Sub
         return updated
     if isinstance(ctx.ancestors[-2], (cst.AssignTarget, cst.AugAssign, cst.Del)):
         return updated  # a store, not a read
+    if ctx.options.lines is None:
+        return updated  # no diagnosed line: no read back below is diagnosed or reads like one
     candidates = [element for element in original.slice if _may_be_scalar(facts, element)]
     if not candidates or _in_a_thunk(ctx):
         return updated
