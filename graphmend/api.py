@@ -227,7 +227,7 @@ class _FirstCall:
         self.arguments = tuple(a for a in (*args, *kwargs.values()) if not isinstance(a, torch.Tensor) and (
             isinstance(a, torch.nn.Module) or callable(a)))
         mend(self.obj, modules=self.modules, rules=self.rules, only_modules=self.modules is not None,
-             args=self.arguments, while_waiting=self._import_backend)
+             args=self.arguments, while_waiting=self._while_rules_run)
         mended = mended_functions(self.obj)
         self.record = records.key(self.obj, args, kwargs)
         sites = records.load(self.record)
@@ -254,11 +254,14 @@ class _FirstCall:
             self._pool = _candidates(self.obj, self.arguments)
         return mend_sites(sites, self._pool, modules=self.modules, rules=self.rules, anchor=self.obj)
 
-    def _import_backend(self) -> None:
-        """What the first compile imports anyway, done while the rules run in
-        a helper process: inductor's compiler (2 s in a fresh process)."""
+    def _while_rules_run(self) -> None:
+        """What the first call does anyway, done while the rules run in a
+        helper process: import inductor's compiler (2 s in a fresh process)
+        and run [Capture]'s once-per-process checks (a probe and a compile)."""
         if self.compile_kwargs.get("backend", "inductor") == "inductor":
             importlib.import_module("torch._inductor.compile_fx")
+        if self.capture:
+            capture.disabled()
 
     def _watched(self, args: tuple, kwargs: dict) -> Any:
         """A compiled call, watched (Dynamo's own break records, no extra

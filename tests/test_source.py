@@ -1,0 +1,82 @@
+"""analysis.source: the defs of a file and the blocks holding them, found
+from the statements alone, agree with a walk of every node."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import graphmend
+from graphmend.analysis.source import DEFS, ParsedFile, first_line
+
+EVERY_BLOCK = textwrap.dedent('''
+    import functools
+
+    class Outer:
+        class Inner:
+            @functools.cache
+            def method(self):
+                def local():
+                    return lambda x: x if x else (lambda: 0)
+                return local
+
+    if True:
+        def in_if(): ...
+    else:
+        def in_else(): ...
+
+    try:
+        def in_try(): ...
+    except ValueError:
+        def in_handler(): ...
+    else:
+        def in_try_else(): ...
+    finally:
+        def in_finally(): ...
+
+    for _ in ():
+        def in_for(): ...
+    else:
+        def in_for_else(): ...
+
+    while False:
+        async def in_while(): ...
+
+    with open(__file__):
+        def in_with(): ...
+
+    match 1:
+        case 1:
+            def in_case(): ...
+''')
+
+
+def _walked(parsed: ParsedFile) -> tuple[dict, dict]:
+    parents = {child: node for node in ast.walk(parsed.tree) for child in ast.iter_child_nodes(node)}
+    defs = {(n.name, first_line(n)): n for n in ast.walk(parsed.tree) if isinstance(n, DEFS)}
+    return parents, defs
+
+
+def _files() -> list[Path]:
+    return sorted(Path(graphmend.__file__).parent.rglob("*.py"))
+
+
+@pytest.mark.parametrize("parsed", [ParsedFile("<every block>", EVERY_BLOCK)] + [
+    ParsedFile(str(path), path.read_text()) for path in _files()], ids=lambda p: Path(p.filename).name)
+def test_defs_and_their_blocks_match_a_walk_of_every_node(parsed):
+    parents, defs = _walked(parsed)
+    assert parsed.defs == defs
+    for node in defs.values():
+        while node in parents:  # up to the module, through the same blocks
+            assert parsed.parents[node] is parents[node]
+            node = parents[node]
+        assert isinstance(node, ast.Module) and node not in parsed.parents
+
+
+def test_every_block_holds_its_def():
+    names = {name for name, _ in ParsedFile("<every block>", EVERY_BLOCK).defs}
+    assert names == {"method", "local", "in_if", "in_else", "in_try", "in_handler", "in_try_else", "in_finally",
+                     "in_for", "in_for_else", "in_while", "in_with", "in_case"}
