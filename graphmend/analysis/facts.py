@@ -195,12 +195,14 @@ class FunctionFacts:
                          if isinstance(node, (cst.Global, cst.Nonlocal)) for alias in node.names)
 
     @functools.cached_property
-    def _uses(self):
+    def uses(self):
+        """The function's own loads and stores of names
+        (:func:`~graphmend.analysis.bindings.name_uses`), found once."""
         return name_uses(self.function.body)
 
     @functools.cached_property
     def locals(self) -> frozenset[str]:
-        return frozenset(self._uses.stores) - self.parameters - self.declared_global
+        return frozenset(self.uses.stores) - self.parameters - self.declared_global
 
     @functools.cached_property
     def sole_bindings(self) -> dict[str, tuple[cst.BaseExpression, ...]]:
@@ -210,7 +212,7 @@ class FunctionFacts:
         values: dict[str, list[cst.BaseExpression]] = {}
         for assignment in m.findall(self.function.body, m.Assign(targets=[m.AssignTarget(m.Name())])):
             values.setdefault(assignment.targets[0].target.value, []).append(assignment.value)
-        stores = Counter(self._uses.stores)
+        stores = Counter(self.uses.stores)
         return {name: tuple(bound) for name, bound in values.items() if len(bound) == stores[name]}
 
     @functools.cached_property
@@ -341,7 +343,7 @@ class FunctionFacts:
         """The qualified name of the class this function is an undecorated
         method of, when its receiver is never rebound."""
         owner = self.metadata.method_owners.get(self.metadata.original(self.function))
-        if owner is None or self.receiver is None or self.receiver in self._uses.stores:
+        if owner is None or self.receiver is None or self.receiver in self.uses.stores:
             return None
         return owner
 

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from graphmend.analysis.bindings import iter_children, name_uses, nested_scopes, parameter_names, walk_own
+from graphmend.analysis.bindings import iter_children, name_uses, nested_scopes, walk_own
 from graphmend.analysis.tensorness import COMPARISON_OPERATORS, Tensorness
 from graphmend.rules.base import Context, Declined, code, declining, runtime_call
 
@@ -122,10 +122,10 @@ def _check_use(facts, subscript: cst.Subscript, parent: cst.CSTNode) -> None:
         raise Declined(f"{code(subscript)} is not an operand of element-wise arithmetic (a view of it could show)")
     name = parent.targets[0].target.value
     function = facts.function
-    if name in parameter_names(function) or name_uses(function.body).stores.count(name) != 1 or \
+    if name in facts.parameters or facts.uses.stores.count(name) != 1 or \
             facts.declared_global and name in facts.declared_global:
         raise Declined(f"`{name}` is bound more than once")
-    loads = {id(load) for load in name_uses(function.body).loads if load.value == name}
+    loads = {id(load) for load in facts.uses.loads if load.value == name}
     reads = [(node, child) for node in walk_own(function.body) for child in iter_children(node) if id(child) in loads]
     if any(name in name_uses(scope).loads_names() for scope in nested_scopes(function.body)):
         raise Declined(f"a nested function reads `{name}`")
