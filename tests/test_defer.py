@@ -170,6 +170,29 @@ def test_loguru_records_keep_level_function_text_and_order(tmp_path, loguru_to_s
     assert "logger.warning" not in result.code and "gate=_gm_then_10" in result.code
 
 
+def test_a_traced_log_call_reads_no_module_table(monkeypatch):
+    # Traced code that reads sys.modules makes Dynamo build a variable for
+    # each module loaded (0.3 s of every compile with a deferred log call):
+    # the loguru check reads it only for an object of loguru's class.
+    from graphmend.runtime import defer
+
+    class WithoutModules:
+        def __getattr__(self, name):
+            if name == "modules":
+                raise AssertionError("sys.modules was read")
+            return getattr(sys, name)
+
+    monkeypatch.setattr(defer, "sys", WithoutModules())
+    logger = logging.getLogger("gm.defer.modules")
+
+    def f(x):
+        defer.deferred_log(logger, "info", "value %s", x)
+        return x + 1
+
+    torch._dynamo.reset()
+    assert torch.equal(torch.compile(f, backend="eager", fullgraph=True)(torch.ones(2)), torch.full((2,), 2.0))
+
+
 ONCE_SOURCE = '''
 import logging
 import transformers.utils.logging  # installs Logger.warning_once
