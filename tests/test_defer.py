@@ -172,8 +172,8 @@ def test_loguru_records_keep_level_function_text_and_order(tmp_path, loguru_to_s
 
 def test_a_traced_log_call_reads_no_module_table(monkeypatch):
     # Traced code that reads sys.modules makes Dynamo build a variable for
-    # each module loaded (0.3 s of every compile with a deferred log call):
-    # the loguru check reads it only for an object of loguru's class.
+    # each module loaded (a tenth of a second per compile with a deferred log
+    # call): the loguru check reads it only for an object of loguru's class.
     from graphmend.runtime import defer
 
     class WithoutModules:

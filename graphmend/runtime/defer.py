@@ -68,8 +68,8 @@ def _is_loguru(logger) -> bool:
 
     ``sys.modules`` is read only for an object of loguru's class: Dynamo
     builds a variable for each of its entries when a traced function reads
-    it (2,400 once torch is imported, more with a model library: 0.3 s of every
-    compile that traces a deferred log call)."""
+    it (3,157 with transformers loaded: 0.07 s more for every compile that
+    traces a deferred log call, 0.14 s for the first in a process)."""
     if type(logger).__module__ != "loguru._logger":
         return False
     loguru = sys.modules.get("loguru")
