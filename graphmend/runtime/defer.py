@@ -44,9 +44,8 @@ def deferred_log(logger, method: str, *args, gate=None, keep_grad=True) -> None:
     the call as written).  Anything that is not a ``Logger`` is called as
     written.
     """
-    stdlib = compat.is_logger(logger)
-    loguru = not stdlib and _is_loguru(logger)
-    if not stdlib and not loguru:
+    loguru = _is_loguru(logger)
+    if not loguru and not compat.is_logger(logger):
         if _open(gate):
             getattr(logger, method)(*args)
     elif compiling() and loguru:
