@@ -97,7 +97,7 @@ def test_a_layer_imports_nothing_above_it(layer: str) -> None:
 
 
 #: The diagnosis package's modules, each importing only those before it.
-DIAGNOSIS_ORDER = ("report", "categories", "dry_run", "recording", "tracing")
+DIAGNOSIS_ORDER = ("counting", "report", "categories", "dry_run", "recording", "tracing")
 
 
 def test_diagnosis_modules_import_only_those_before_them() -> None:

@@ -13,7 +13,8 @@ inside a function that Dynamo inlined splits its callers' graphs too, so one
 break site can cost more than one graph; the rows count break *events* per
 site.
 
-By concern: :mod:`.report` (the results and their rich tables),
+By concern: :mod:`.counting` (graphs compiled and graph runs, counted
+at the backend), :mod:`.report` (the results and their rich tables),
 :mod:`.categories` (a break's category and the rule expected to fix it),
 :mod:`.dry_run` (asking the rules whether they do), :mod:`.recording`
 (reading what Dynamo records), :mod:`.tracing` (the entry points).
@@ -22,9 +23,10 @@ By concern: :mod:`.report` (the results and their rich tables),
 from __future__ import annotations
 
 from graphmend.diagnosis.categories import break_category
+from graphmend.diagnosis.counting import GraphCounter
 from graphmend.diagnosis.recording import BreakRecorder, original_function_name
 from graphmend.diagnosis.report import CATEGORIES, RULE_FOR, Break, Recompile, Report, short_path
 from graphmend.diagnosis.tracing import Call, call, diagnose, diagnose_calls
 
-__all__ = ["CATEGORIES", "RULE_FOR", "Break", "BreakRecorder", "Call", "Recompile", "Report", "break_category", "call",
+__all__ = ["CATEGORIES", "RULE_FOR", "Break", "BreakRecorder", "Call", "GraphCounter", "Recompile", "Report", "break_category", "call",
            "diagnose", "diagnose_calls", "original_function_name", "short_path"]
