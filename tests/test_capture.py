@@ -13,6 +13,7 @@ import torch
 import graphmend
 from graphmend import compat
 from graphmend.compat import capture
+import fuzz.helpers  # noqa: F401  (torch.ops.gm_fuzz)
 from harness import GraphCounter, load_module
 from test_mend import isolated_cache  # noqa: F401  (fixture)
 
@@ -92,6 +93,26 @@ def broadcast_selection(x, y):
     return x[x > 0.2] + y
 
 
+def per_group(scores, groups):
+    # torchvision's _batched_nms_vanilla: a custom operator per group.
+    keep = torch.zeros_like(scores, dtype=torch.bool)
+    for group in torch.unique(groups):
+        members = torch.where(groups == group)[0]
+        kept = torch.ops.gm_fuzz.kept(scores[members])
+        keep[members[kept]] = True
+    return torch.where(keep)[0]
+
+
+def kept_sum(scores):
+    kept = torch.ops.gm_fuzz.kept(scores)
+    return scores[kept].sum() * 2 + kept.numel()
+
+
+def claimed_size(scores):
+    kept = torch.ops.gm_fuzz.kept_claims_one(scores)
+    return scores[kept].sum() + scores.sum()
+
+
 def pad_by_amount(x, amount):
     # A captured size flowing into an output's shape: with the switches on,
     # Dynamo raises PendingUnbackedSymbolNotFound rather than running eagerly.
@@ -110,6 +131,10 @@ INPUTS = [torch.tensor([1.0, -2.0, 3.0, 0.5, -1.0, 2.5, -0.5, 4.0]),
 @pytest.fixture(scope="module")
 def forms(tmp_path_factory):
     return load_module(textwrap.dedent(FORMS), tmp_path_factory.mktemp("capture"), "capture")
+
+
+def _line_of(module, text: str) -> int:
+    return next(i for i, line in enumerate(open(module.__file__).read().splitlines(), 1) if text in line)
 
 
 def switches() -> dict[str, bool]:
@@ -226,7 +251,8 @@ def test_a_graph_that_assumes_a_captured_size_falls_back_to_the_break(forms):
     for x in (torch.tensor([0.1, 0.3, -1.0, 0.0]), torch.tensor([0.5, 0.3, 0.9, 1.0])):
         assert torch.equal(ours(x, y), forms.broadcast_selection(x, y))
     why = capture.uncaptured_codes()[forms.broadcast_selection.__code__]
-    assert why == "the graph would assume a captured size: Eq(u0, 4)"
+    assert why.startswith("the graph would assume a captured size: Eq(u0, 4) at ")
+    assert why.endswith(f"{forms.__file__}:{_line_of(forms, 'return x[x > 0.2] + y')}")
 
 
 @pytest.mark.parametrize("name", ["gate", "helper_guard", "range_loop"])
@@ -293,3 +319,89 @@ def test_a_failing_probe_turns_capture_off_loudly(forms, monkeypatch):
     ours = graphmend.compile(forms.masked_select, backend=counter)
     assert torch.equal(ours(INPUTS[0].clone()), forms.masked_select(INPUTS[0].clone()))
     assert counter.graphs == 2  # the break stays: nothing is captured
+
+
+#: Groups of 1, 2 and 3 scores, where each keeps 0, 1 or many of them.
+GROUPED = [(torch.tensor([0.9, 0.2, 0.7, 0.8, 0.1, 0.6]), torch.tensor([0, 1, 1, 2, 2, 2])),
+           (torch.tensor([0.1, 0.9, 0.8, 0.3, 0.2, 0.7]), torch.tensor([3, 1, 1, 0, 0, 0])),
+           (torch.tensor([0.2, 0.3, 0.1, 0.4]), torch.tensor([0, 0, 1, 2]))]
+
+
+def test_a_size_of_one_from_a_custom_operator_runs_as_eager(forms):
+    """torchvision's ``nms`` declares its kept count with the deprecated
+    ``create_unbacked_symint``, whose minimum is 2: where one box was kept,
+    the captured graph raised ``u1 >= 2``.  Within graphmend's traces the
+    minimum is 0, so 0, 1 or many kept run as eager does, in one graph."""
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    ours = graphmend.compile(forms.kept_sum, backend=counter)
+    for scores in (torch.tensor([0.1, 0.9, 0.2]), torch.tensor([0.1, 0.2, 0.3]), torch.tensor([0.6, 0.9, 0.7])):
+        assert torch.equal(ours(scores), forms.kept_sum(scores))
+    assert forms.kept_sum.__code__ not in capture.uncaptured_codes()
+    assert counter.graphs == 1
+
+
+def test_a_loop_over_data_dependent_shapes_is_not_unrolled(forms):
+    """torchvision's per-class ``nms`` loop: captured, each iteration's
+    shapes would be a copy of the body in one graph (and another trip count
+    a new graph), where torch.compile compiles the body once.  The loop
+    breaks where torch.compile breaks it: the same graphs, the same runs."""
+    torch._dynamo.reset()
+    plain = GraphCounter()
+    compiled = torch.compile(forms.per_group, backend=plain)
+    plain_runs = [plain.runs_of(lambda: compiled(*case)) for case in GROUPED]
+    torch._dynamo.reset()
+    start = len(compat.graph_break_reasons())
+    counter = GraphCounter()
+    ours = graphmend.compile(forms.per_group, backend=counter)
+    for case in GROUPED:
+        assert torch.equal(ours(*case), forms.per_group(*case))
+    assert counter.graphs == plain.graphs and counter.never_run == 0
+    assert [counter.runs_of(lambda: ours(*case)) for case in GROUPED] == plain_runs
+    assert not any(capture.UNROLLED in reason for reason in breaks_since(start))  # fell back: torch.compile's breaks
+    assert any(why.startswith("Dynamo cannot compile the frame with the switches on: " + capture.UNROLLED)
+               for code, why in capture.uncaptured_codes().items() if code.co_name.startswith("torch_dynamo_resume_in_per_group"))
+
+
+def test_a_size_a_foreign_fake_kernel_claims_is_not_captured(forms):
+    """A fake kernel that declares a minimum its kernel does not keep: the
+    graph would assert it and raise where eager runs.  The frame compiles
+    without capture, and ``diagnose`` names the operator and the site."""
+    torch._dynamo.reset()
+    ours = graphmend.compile(forms.claimed_size, backend="eager")
+    for scores in (torch.tensor([0.1, 0.2, 0.3]), torch.tensor([0.9, 0.2, 0.7])):
+        assert torch.equal(ours(scores), forms.claimed_size(scores))
+    why = capture.uncaptured_codes()[forms.claimed_size.__code__]
+    assert why.startswith("the graph would assume a captured size: u0 >= 1 (a size the fake kernel of "
+                          "gm_fuzz::kept_claims_one declares; its kernel does not check it) at ")
+    assert why.endswith(f"{forms.__file__}:{_line_of(forms, 'torch.ops.gm_fuzz.kept_claims_one(scores)')}")
+
+
+#: Every form [Capture] gives up on, with its inputs.
+GIVEN_UP = {"gate": INPUTS, "helper_guard": INPUTS, "range_loop": INPUTS,
+            "broadcast_selection": [(x, torch.ones(4)) for x in (torch.tensor([0.1, 0.3, -1.0, 0.0]),
+                                                                  torch.tensor([0.5, 0.3, 0.9, 1.0]))],
+            "pad_by_amount": [(torch.randn(1, 1, 3), torch.tensor(6))],
+            "claimed_size": [(torch.tensor([0.1, 0.2, 0.3]),), (torch.tensor([0.9, 0.2, 0.7]),)]}
+
+
+@pytest.mark.parametrize("name", sorted(GIVEN_UP))
+def test_a_frame_given_up_on_costs_no_graph(forms, name):
+    """[Capture] decides before the backend sees a graph: a frame it gives
+    up on is traced again, never compiled twice.  Every graph the backend
+    compiles runs, and there are no more of them than torch.compile's."""
+    function = getattr(forms, name)
+    cases = [case if isinstance(case, tuple) else (case,) for case in GIVEN_UP[name]]
+    torch._dynamo.reset()
+    plain = GraphCounter()
+    compiled = torch.compile(function, backend=plain)
+    for case in cases:
+        compiled(*case)
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    ours = graphmend.compile(function, backend=counter)
+    for case in cases:
+        assert torch.equal(ours(*case), function(*case))
+    assert function.__code__ in capture.uncaptured_codes()
+    assert counter.never_run == 0
+    assert counter.graphs <= plain.graphs

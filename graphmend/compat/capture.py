@@ -25,11 +25,14 @@ Before / After
 
 Safety
     Exact: a captured value is the value eager computes, and a guard Dynamo
-    cannot decide on an unbacked value is never a guessed branch.  Timid: a
-    site whose capture does not hold falls back to its own break, as
-    without graphmend.  :func:`_compile_failing_frames_without_capture`
-    compiles a frame again with the switches off, and keeps them off for
-    that code object, when with them on
+    cannot decide on an unbacked value is never a guessed branch.  Never
+    raising where eager runs: a graph that would assert what eager does not
+    (a size Dynamo assumed, a range a foreign fake kernel declares) is not
+    compiled with capture (:func:`assumed_fact`).  Timid: a site whose
+    capture does not hold falls back to its own break, as without
+    graphmend.  :func:`_compile_failing_frames_without_capture` compiles a
+    frame again with the switches off, and keeps them off for that code
+    object, when with them on
 
     * Dynamo cannot compile it at all (it would run the whole frame
       eagerly: torch 2.13 fails the resume frame after ``for i in range(n)``
@@ -39,11 +42,14 @@ Safety
       SymNodeVariable"; ``range(n)``: "Could not extract specialized
       integer"; "Could not guard on data-dependent expression"): the break
       only moves, and moved into an inlined helper it can cost more graphs
-      than the original (CLAP: 4 graphs with the switches on, 3 without).
+      than the original (CLAP: 4 graphs with the switches on, 3 without); or
+    * the graph would assert something eager does not (:func:`assumed_fact`).
 
     The frame has not run yet when it is compiled, so nothing runs twice;
-    the thrown-away attempt's graphs and break records are not counted
-    (its backend compile is paid, once per such frame).
+    and the decision is made before the user's backend sees a graph
+    (:func:`declined_graph`), so a frame given up on costs a second trace,
+    never a graph compiled for nothing.  The attempt's break records are
+    not counted.
 
     Not thread-local: Dynamo's config is one per process, so a
     ``torch.compile`` that *traces* in another thread while a graphmend
@@ -60,9 +66,11 @@ capture is off with one warning naming the torch version, and
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import functools
 import logging
+import re
 import threading
 import warnings
 from collections.abc import Callable, Iterator
@@ -88,6 +96,9 @@ retried_frames = 0
 class _Active(threading.local):
     on = False
     error: BaseException | None = None
+    #: While a frame is traced with the switches on: (file, line) -> the
+    #: data-dependent shapes bound there so far (None otherwise).
+    shapes: collections.Counter | None = None
 
 
 _ACTIVE = _Active()
@@ -257,6 +268,7 @@ def _compile_failing_frames_without_capture() -> None:
         ok, reasons = counters["frames"]["ok"], len(output_graph.graph_break_reasons)
         graphs = counters["stats"]["unique_graphs"]
         _ACTIVE.error = None
+        _ACTIVE.shapes = collections.Counter()
         try:
             result = original(self, frame, cache_entry, hooks, frame_state, skip=skip + 1)
             raised = None
@@ -265,6 +277,8 @@ def _compile_failing_frames_without_capture() -> None:
             # captured size flows into an output (transformers 5's Encodec pads by
             # a tensor amount): Dynamo raises instead of running the frame eagerly.
             raised = error
+        finally:
+            _ACTIVE.shapes = None
         breaks = output_graph.graph_break_reasons[reasons:]
         guards = [b for b in breaks if unbacked_guard(b.reason)]
         if raised is None and counters["frames"]["ok"] != ok and not guards:
@@ -272,15 +286,15 @@ def _compile_failing_frames_without_capture() -> None:
         # Thrown away: the attempt's break records and graphs are not counted.
         del output_graph.graph_break_reasons[reasons:]
         counters["stats"]["unique_graphs"] = graphs
-        if raised is None and counters["frames"]["ok"] != ok:  # compiled, but a captured value met a guard
+        declined = _cause(raised or _ACTIVE.error, Declined)
+        if declined is not None:  # given up on before the backend saw a graph
+            # Dynamo appends its own hints to the message of an error it passes on.
+            _WITHOUT_CAPTURE[code] = str(declined.args[0]).splitlines()[0]
+        elif raised is None and counters["frames"]["ok"] != ok:  # a guard in a frame that compiled no graph
             _WITHOUT_CAPTURE[code] = f"a captured value meets a guard: {_why(guards[0])}"
         else:
-            assumed = _cause(raised, AssumedSize)
-            if assumed is not None:
-                _WITHOUT_CAPTURE[code] = f"the graph would assume a captured size: {str(assumed.args[0]).splitlines()[0]}"
-            else:
-                error = _error_text(raised or _ACTIVE.error) or (_why(breaks[0]) if breaks else "no reason given")
-                _WITHOUT_CAPTURE[code] = f"Dynamo cannot compile the frame with the switches on: {error}"
+            error = _error_text(raised or _ACTIVE.error) or (_why(breaks[0]) if breaks else "no reason given")
+            _WITHOUT_CAPTURE[code] = f"Dynamo cannot compile the frame with the switches on: {error}"
         logger.debug("graphmend: %s (%s:%d) does not compile with [capture] on (%s); compiling it without",
                      code.co_name, code.co_filename, code.co_firstlineno, _WITHOUT_CAPTURE[code])
         with _switches_off():
@@ -308,54 +322,271 @@ def _compile_failing_frames_without_capture() -> None:
     @functools.wraps(user_compiler)
     def call_user_compiler(self, gm, example_inputs):
         if _ACTIVE.on and any(getattr(torch._dynamo.config, name) for name in SWITCHES):
-            assumed = assumed_fact(self.shape_env)
-            if assumed is not None:
-                raise AssumedSize(assumed)
+            why = declined_graph(self, gm)
+            if why is not None:
+                raise Declined(why)
         return user_compiler(self, gm, example_inputs)
 
     output_graph.OutputGraph.call_user_compiler = call_user_compiler
+    _decline_while_tracing()
+    _weaken_the_deprecated_size_default()
 
 
-class AssumedSize(Exception):
-    """A graph that holds only if a captured value has a size Dynamo assumed."""
+#: How many data-dependent shapes one source line may make in one graph.
+#: More is a loop whose body [Capture] would unroll (see :func:`_decline_while_tracing`).
+MOST_SHAPES_PER_LINE = 2
+#: The break [Capture] makes rather than unroll such a loop.
+UNROLLED = "graphmend [capture]: a loop over data-dependent shapes is not unrolled"
 
 
-def assumed_fact(shape_env: Any) -> str | None:
-    """A run-time assert on a captured value that is not one of its natural
-    bounds, or None.  Dynamo decides what it cannot prove about an unbacked
-    size by assuming, and asserts the assumption when the graph runs: a
-    selection of one element meeting a broadcast is assumed not to be 1
-    (``Eq(u0, 4)``), so the graph raises on an input that eager
-    broadcasts, and where eager raises a shape error the graph raises its
-    assert instead, before the effects replayed after it.  A natural bound
-    holds for every input eager accepts: ``u >= c`` with ``c <= 0`` (a count
-    is not negative; ``F.pad`` crops at most the size) and ``u <= E`` with
-    ``E`` free of captured values (a count is at most the numel).  Anything
-    else (an equality, ``u >= 1``) makes the frame compile without capture."""
+def _decline_while_tracing() -> None:
+    """Decide while tracing, not after the whole trace.
+
+    A capture attempt that fails late costs a full trace (and Dynamo traces
+    a frame twice to place a graph break), all of it thrown away.  Two
+    signs are acted on as they appear:
+
+    * a guard on a captured value (``Unsupported`` with one of
+      :data:`UNBACKED_GUARDS`) raises :class:`Declined` at once: the frame
+      falls back anyway (see :func:`declined_graph`);
+    * one source line making more than :data:`MOST_SHAPES_PER_LINE`
+      data-dependent shapes is a loop whose body torch.compile breaks in (a
+      per-class ``nms``, a per-expert ``torch.where``): torch.compile
+      compiles that body once and runs it per iteration, where capture
+      would compile a copy per iteration, and again for another trip count
+      (SSD300's per-class loop, 91 classes, inductor on a CPU: a first call
+      3.2x torch.compile's and no faster after it, though its graph runs
+      fell from 190 to 12).  That shape breaks the graph, as it does
+      without capture: an inlined call breaks where torch.compile breaks
+      it, at the call, and what was traced before is kept.
+    """
+    from torch._dynamo import exc
+    from torch.fx.experimental import symbolic_shapes
+
+    unsupported = exc.Unsupported.__init__
+
+    @functools.wraps(unsupported)
+    def __init__(self, msg, *args, **kwargs):
+        unsupported(self, msg, *args, **kwargs)
+        if _ACTIVE.shapes is not None and unbacked_guard(str(msg)):
+            raise Declined(f"a captured value meets a guard: {_error_text(self)}")
+
+    exc.Unsupported.__init__ = __init__
+    bindings = symbolic_shapes.compute_unbacked_bindings
+
+    @functools.wraps(bindings)
+    def compute_unbacked_bindings(shape_env, example_value, *args, **kwargs):
+        found = bindings(shape_env, example_value, *args, **kwargs)
+        shapes = _ACTIVE.shapes
+        if found and shapes is not None and any(isinstance(leaf, torch.Tensor)
+                                                for leaf in torch.utils._pytree.tree_leaves(example_value)):
+            stack = torch._guards.TracingContext.extract_stack()
+            if stack:
+                site = (stack[-1].filename, stack[-1].lineno)
+                shapes[site] += 1
+                if shapes[site] > MOST_SHAPES_PER_LINE:
+                    raise exc.Unsupported(f"{UNROLLED}: {shapes[site]} data-dependent shapes made at "
+                                          f"{site[0]}:{site[1]}; torch.compile compiles that code once and "
+                                          "runs it per iteration")
+        return found
+
+    symbolic_shapes.compute_unbacked_bindings = compute_unbacked_bindings
+
+
+def _weaken_the_deprecated_size_default() -> None:
+    """While graphmend's callable traces, a fake kernel's
+    ``ctx.create_unbacked_symint()`` without ``min`` means ``min=0``.
+
+    That deprecated call's default minimum is 2 (torch's docs: "due to
+    torch.compile specializing on 0/1 sizes"), and kernels written against
+    it keep sizes of 0 and 1 anyway: torchvision's ``nms`` keeps one box of
+    a class that has one.  The graph then asserts ``u >= 2`` and raises
+    where eager runs.  Its successor ``new_dynamic_size`` defaults to 0.  A
+    weaker range is sound by construction (the graph assumes less), and
+    only graphmend's traces see it; a minimum the kernel states explicitly
+    stays its claim, which :func:`assumed_fact` does not take."""
+    import inspect
+
+    try:
+        from torch._library.fake_impl import FakeImplCtx
+
+        default = inspect.signature(FakeImplCtx.create_unbacked_symint).parameters["min"].default
+    except (ImportError, AttributeError, KeyError, ValueError):
+        return  # no such call on this torch: nothing to weaken
+    if default != 2:
+        return  # another default: assumed_fact judges what it asserts
+    original = FakeImplCtx.create_unbacked_symint
+
+    @functools.wraps(original)
+    def create_unbacked_symint(self, *, min=None, max=None):  # noqa: A002 -- torch's keyword names
+        return original(self, min=(0 if _ACTIVE.on else 2) if min is None else min, max=max)
+
+    FakeImplCtx.create_unbacked_symint = create_unbacked_symint
+
+
+class Declined(Exception):
+    """[Capture] gives up on a frame before the user's backend sees its graph
+    (``args[0]``: why, for ``diagnose``)."""
+
+
+def declined_graph(output: Any, gm: Any) -> str | None:
+    """Why the graph Dynamo is about to hand the user's backend must not be
+    compiled with capture, or None.  Asked before the backend compiles, so
+    a frame [Capture] gives up on costs its trace, never a compiled graph.
+
+    * The graph ends at a break that is a guard on a captured value: the
+      break only moves (see :func:`unbacked_guard`).
+    * The graph runs an assertion eager does not make (:func:`assumed_fact`).
+    """
+    reason = getattr(output, "compile_subgraph_reason", None)
+    if reason is not None and reason.graph_break and unbacked_guard(reason.reason):
+        return f"a captured value meets a guard: {_why(reason)}"
+    assumed = assumed_fact(gm, output.shape_env)
+    if assumed is not None:
+        return f"the graph would assume a captured size: {assumed}"
+    return None
+
+
+def assumed_fact(gm: Any, shape_env: Any) -> str | None:
+    """The first run-time assertion the graph will run that eager does not
+    make, said as ``expr (where it comes from) at file:line``; or None.
+
+    Every assertion counts: the ``_assert_scalar`` nodes of the graph and
+    of its subgraphs (Dynamo inserts them from the shape env's deferred
+    asserts *and* from the value range of every captured symbol the graph
+    binds), and the deferred asserts themselves.  Dynamo decides what it
+    cannot prove about a captured size by assuming, and asserts the
+    assumption when the graph runs: a selection of one element meeting a
+    broadcast is assumed not to be 1 (``Eq(u0, 4)``); a custom operator's
+    fake kernel may declare a range its kernel does not keep (torchvision's
+    ``nms`` declares at least 2 kept boxes through the deprecated
+    ``create_unbacked_symint``, whose default minimum is 2: ``u1 >= 2``);
+    a captured size made equal to an input's size inherits that size's
+    range.  Such a graph raises on an input eager runs, and where eager
+    raises a shape error the graph raises its assert instead, before the
+    effects replayed after it.
+
+    A natural bound holds for every input eager accepts (:func:`_assumption`);
+    anything else (an equality, ``u >= 1``, a bound a foreign fake kernel
+    declares, an assertion whose expression cannot be read) makes the frame
+    compile without capture."""
+    binders = _binders(gm)
+    deferred = [ra.expr for asserts in getattr(shape_env, "deferred_runtime_asserts", {}).values() for ra in asserts]
+    asserted = {str(expr): expr for expr in (*deferred, *_range_bounds(shape_env, binders))}
+    found = []
+    for node in _assert_nodes(gm):
+        # The node's own condition was folded by the shape env that holds
+        # the fact (``Eq(u0, 4)`` reads ``True``): read what it asserts
+        # from the message Dynamo writes, and the expression from the env.
+        text = _ASSERTED.match(str(node.args[1]))
+        expr = asserted.get(text.group(1)) if text else None
+        why = _assumption(expr, binders) if expr is not None else f"{node.args[1]} (an assertion graphmend cannot read)"
+        if why is not None:
+            found.append((expr not in deferred, why + _site(node)))
+    found += [(True, why) for why in map(lambda expr: _assumption(expr, binders), deferred) if why is not None]
+    # A deferred assert first: a narrowed range (u0 >= 4) follows from one (Eq(u0, 4)).
+    return min(found, key=lambda pair: pair[0])[1] if found else None
+
+
+#: The message of an assertion ``insert_deferred_runtime_asserts`` inserts.
+_ASSERTED = re.compile(r"Runtime assertion failed for expression (.*) on node '[^']*'", re.S)
+
+
+def _range_bounds(shape_env: Any, binders: dict[Any, Any]) -> Iterator[Any]:
+    """Each captured symbol's finite value-range bounds, as assertions
+    (``insert_deferred_runtime_asserts`` asserts those the env narrowed)."""
+    import sympy
+    from torch.utils._sympy.numbers import int_oo
+
+    infinite = (sympy.oo, -sympy.oo, int_oo, -int_oo)
+    for symbol in binders:
+        bounds = shape_env.var_to_range.get(symbol)
+        if bounds is None:
+            continue
+        if bounds.lower not in infinite:
+            yield sympy.Ge(symbol, bounds.lower)
+        if bounds.upper not in infinite:
+            yield sympy.Le(symbol, bounds.upper)
+
+
+def _assert_nodes(gm: Any) -> Iterator[Any]:
+    """The ``_assert_scalar`` nodes of ``gm`` and of every graph module it holds."""
+    for module in gm.modules():
+        graph = getattr(module, "graph", None)
+        if graph is not None:
+            yield from graph.find_nodes(op="call_function", target=torch.ops.aten._assert_scalar.default)
+
+
+def _binders(gm: Any) -> dict[Any, Any]:
+    """Captured symbol -> the node that binds it (its ``unbacked_bindings``)."""
+    found: dict[Any, Any] = {}
+    for module in gm.modules():
+        for node in getattr(getattr(module, "graph", None), "nodes", ()):
+            for symbol in (node.meta.get("unbacked_bindings") or {}):
+                found.setdefault(symbol, node)
+    return found
+
+
+def _foreign_operator(node: Any) -> str | None:
+    """``ns::name`` where ``node`` calls an operator outside torch's own
+    (``aten``, ``prims``): its fake kernel, not torch, says what sizes it makes."""
+    target = getattr(node, "target", None)
+    if isinstance(target, torch._ops.OpOverloadPacket):
+        name = target._qualified_op_name
+    elif isinstance(target, torch._ops.OpOverload):
+        name = target.name()
+    else:
+        return None
+    return None if name.partition("::")[0] in ("aten", "prims") else name
+
+
+def _assumption(expr: Any, binders: dict[Any, Any]) -> str | None:
+    """None where ``expr`` is a natural bound of one captured value ``u``:
+
+    * ``u >= c`` with ``c <= 0``: a count is not negative, and ``F.pad``
+      crops at most the size; where ``u`` is a size eager too raises below 0;
+    * ``u <= E`` with ``E`` free of captured values (a count is at most the
+      numel), where torch itself binds ``u``: a bound that another library's
+      fake kernel declares is its claim, which no eager kernel checks.
+
+    Else the assertion as Dynamo prints it, with where it comes from when
+    a foreign operator binds the value."""
     import sympy
     from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
 
-    for asserts in getattr(shape_env, "deferred_runtime_asserts", {}).values():
-        for runtime_assert in asserts:
-            expr = runtime_assert.expr
-            if isinstance(expr, sympy.GreaterThan):
-                slack = expr.lhs - expr.rhs  # the assert: slack >= 0
-            elif isinstance(expr, sympy.LessThan):
-                slack = expr.rhs - expr.lhs
-            else:
-                return str(expr)
-            captured = free_unbacked_symbols(slack)
-            if len(captured) != 1:
-                return str(expr)
-            (symbol,) = captured
-            coefficient = slack.coeff(symbol)
-            rest = sympy.expand(slack - coefficient * symbol)
-            if coefficient == 1 and rest.is_number and rest >= 0:
-                continue  # symbol >= -rest, which is at most 0
-            if coefficient == -1 and not free_unbacked_symbols(rest):
-                continue  # symbol <= rest
-            return str(expr)
-    return None
+    if isinstance(expr, (sympy.GreaterThan, sympy.StrictGreaterThan)):
+        slack = expr.lhs - expr.rhs  # the assert: slack >= 0 (> 0)
+    elif isinstance(expr, (sympy.LessThan, sympy.StrictLessThan)):
+        slack = expr.rhs - expr.lhs
+    else:
+        return str(expr)
+    if isinstance(expr, (sympy.StrictGreaterThan, sympy.StrictLessThan)):
+        slack -= 1  # integers: slack > 0 is slack - 1 >= 0
+    captured = free_unbacked_symbols(slack)
+    if len(captured) != 1:
+        return str(expr)
+    (symbol,) = captured
+    coefficient = slack.coeff(symbol)
+    rest = sympy.expand(slack - coefficient * symbol)
+    foreign = _foreign_operator(binders.get(symbol))
+    if coefficient == 1 and rest.is_number and rest >= 0:
+        return None  # symbol >= -rest, which is at most 0
+    if coefficient == -1 and not free_unbacked_symbols(rest) and foreign is None:
+        return None  # symbol <= rest
+    if foreign is not None:
+        return f"{expr} (a size the fake kernel of {foreign} declares; its kernel does not check it)"
+    return str(expr)
+
+
+def _site(node: Any) -> str:
+    """`` at file:line`` of the user code an assertion node comes from."""
+    trace = node.meta.get("stack_trace") or ""
+    for line in reversed(trace.strip().splitlines()):
+        line = line.strip()
+        if line.startswith('File "'):
+            filename, _, rest = line[len('File "'):].partition('", line ')
+            return f" at {filename}:{rest.split(',')[0]}"
+    return ""
 
 
 #: Dynamo's words for a guard it cannot decide on an unbacked value.

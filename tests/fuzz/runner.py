@@ -316,10 +316,9 @@ class SiteCounter(GraphCounter):
     """A graph counter that also records the lines of ``path`` where a graph
     it is given holds a data-dependent value: a node that binds a new
     unbacked symbol (``nonzero``, a mask index, ``.item()``; Dynamo's
-    ``unbacked_bindings``) is a captured DS / SCALAR site.  The lines of a
-    frame [Capture] compiled and then threw away are recorded too; that
-    site breaks again in the frame compiled without capture, which is how
-    :func:`_count_sites` tells them apart."""
+    ``unbacked_bindings``) is a captured DS / SCALAR site.  A frame
+    [Capture] gives up on never reaches the backend; its site breaks in the
+    frame compiled without capture, which :func:`_count_sites` reads."""
 
     def __init__(self, path: str) -> None:
         super().__init__()
