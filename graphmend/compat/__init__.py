@@ -57,7 +57,8 @@ from __future__ import annotations
 
 from graphmend.compat import tracing
 from graphmend.compat.counters import (compiled_codes, graph_break_reasons, graphs_compiled, guard_failures,
-                                       has_compiled_entries, isolated_code_state, profiling_backend, reset_code)
+                                       has_compiled_entries, isolated_code_state, profiling_backend, reset_code,
+                                       what_dynamo_calls)
 from graphmend.compat.installation import install, installed, rules_off
 from graphmend.compat.patches import is_rewritten
 # _state is imported for the tests that reset it.
@@ -72,7 +73,7 @@ __all__ = [
     "effects_pending", "find_logger", "graph_break", "graph_break_entry", "graph_break_id", "graph_break_reasons",
     "graph_break_registry", "graphs_compiled", "guard_failures", "has_compiled_entries", "install", "installed",
     "is_logger", "is_rewritten", "isolated_code_state", "logger_key", "probes", "profiling_backend",
-    "register_replay", "reset_code", "rules_off", "self_test", "skip_frames", "stores_pending",
+    "register_replay", "reset_code", "rules_off", "self_test", "skip_frames", "stores_pending", "what_dynamo_calls",
 ]
 
 #: What :func:`install` found on this torch, read where it was set

@@ -100,3 +100,18 @@ def isolated_code_state() -> Iterator[None]:
         yield
     finally:
         pgo._CODE_STATE = saved
+
+
+def what_dynamo_calls(compiled: Any) -> Any:
+    """The callable Dynamo itself runs for a backend's result: a lazy graph
+    module's ``forward`` (what the eager backend returns) recompiled and
+    called directly.  Called through its ``_lazy_forward``, every run goes
+    through ``GraphModule.__call__``, which prints the generated code of a
+    graph that raises to stderr, where Dynamo's own call prints nothing."""
+    from torch.fx._lazy_graph_module import _LazyGraphModule
+
+    owner = getattr(compiled, "__self__", None)
+    if isinstance(owner, _LazyGraphModule) and getattr(compiled, "__name__", None) == "_lazy_forward":
+        _LazyGraphModule.force_recompile(owner)
+        return owner.forward
+    return compiled

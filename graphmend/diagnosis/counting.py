@@ -15,6 +15,8 @@ from typing import Any
 
 import torch
 
+from graphmend import compat
+
 
 class GraphCounter:
     """A Dynamo backend that hands each graph to ``backend`` (a name
@@ -32,7 +34,7 @@ class GraphCounter:
         self.runs_per_graph: list[int] = []
 
     def __call__(self, gm: torch.fx.GraphModule, example_inputs: Any) -> Callable[..., Any]:
-        compiled = self.backend(gm, example_inputs)
+        compiled = compat.what_dynamo_calls(self.backend(gm, example_inputs))
         index = len(self.runs_per_graph)
         self.runs_per_graph.append(0)
 
