@@ -419,7 +419,12 @@ def _weaken_the_deprecated_size_default() -> None:
 
     @functools.wraps(original)
     def create_unbacked_symint(self, *, min=None, max=None):  # noqa: A002 -- torch's keyword names
-        return original(self, min=(0 if _ACTIVE.on else 2) if min is None else min, max=max)
+        if not _ACTIVE.on:
+            return original(self, min=2 if min is None else min, max=max)
+        # What the deprecated call does, without its FutureWarning: that is
+        # addressed to the kernel's author, and no line of the user's
+        # program made it.
+        return self.new_dynamic_size(min=0 if min is None else min, max=max)
 
     FakeImplCtx.create_unbacked_symint = create_unbacked_symint
 

@@ -17,8 +17,9 @@ after, integer indices (some out of range) right of ``or``, chained
 comparisons, unique values tested under ``any``/``all``, 0-dim indices,
 data-dependent shapes and scalars ([Capture]'s DS / SCALAR sites: mask
 indexing, ``nonzero``, ``masked_select``, ``unique``, ``repeat_interleave``,
-``.item()`` / ``int(t)`` as a size, a bound or a value, ``.tolist()`` loops;
-at the top, in arms and in loop bodies, and values of a dynamic shape
+``.item()`` / ``int(t)`` as a size, a bound or a value, ``.tolist()`` loops,
+per-group loops over ``torch.unique``, selections of none, one or many
+elements, custom operators with a data-dependent output size; at the top, in arms and in loop bodies, and values of a dynamic shape
 returned) -- and everything that must stop
 them: in-place updates, aliases, list appends, attribute stores, static
 Python tests and values of other shapes or dtypes.
@@ -39,7 +40,8 @@ import logging
 import warnings
 
 import torch
-from fuzz.helpers import describe_other, grow_other, prints_other, pure_other, raises_other, view_other, writes_other
+from fuzz.helpers import (describe_other, grow_other, kept, kept_claims_one, prints_other, pure_other, raises_other,
+                          view_other, writes_other)
 
 logger = logging.getLogger("gm.fuzz")
 logger.setLevel(logging.DEBUG)
@@ -504,8 +506,9 @@ def unique_check(draw, scope: "_Scope") -> tuple[Stmt, ...]:
 
 # -- data-dependent shapes and scalars ([Capture]'s DS / SCALAR sites) --------------
 
-#: Bool masks of an input: on some row each selects none, some or every element.
-_DS_MASKS = ("{a} > 0", "{a} < 0.5", "{a} != 0", "{a} > 1000", "{a} > -1000", "{a} >= {a}.min()")
+#: Bool masks of an input: on some row each selects none, one, some or every element.
+_DS_MASKS = ("{a} > 0", "{a} < 0.5", "{a} != 0", "{a} > 1000", "{a} > -1000", "{a} >= {a}.min()",
+             "{a} >= {a}.max()", "{a} == {a}[2]")  # fmt: skip
 #: A number of elements, 0 to 4, read from a mask ``{m}``: a size or a bound.
 _DS_COUNTS = ("int({m}.sum().item())", "int({m}.sum())", "{m}.sum().item()", "int(torch.count_nonzero({m}))",
               "len(torch.nonzero({m}))")  # fmt: skip
@@ -524,6 +527,12 @@ _DS_VALUES = (
     "{b} * len(torch.unique({m}))", "{b} * torch.unique({a}.round(), return_counts=True)[1].max()",
     "torch.repeat_interleave({a}, ({b} > 0).long() + 1).sum() * {b}",
     "{a}.repeat_interleave(({a} > 0).long()).sum() + {b}", "{a}[torch.repeat_interleave({m}.long())].sum() * {b}",
+    # a selection of 0, 1 or many broadcast against a full row, sliced, or summed per row
+    "({a}[{m}][:, None] * {b}).sum(0)", "{a}[{m}][:1].sum() * {b}", "({a}[{m}][None, :] + {b}[:, None]).sum(1)",
+    # custom operators whose output size is data: one declares it as torchvision's nms does, one
+    # claims a minimum of 1 its kernel does not keep (an assertion eager never makes)
+    "{a}[kept({a})].sum() * {b}", "kept({a}).numel() + {b}", "{a}[kept({b})].sum() + {b}",
+    "{b} * kept_claims_one({a}).numel()", "{a}[kept_claims_one({a})].sum() + {b}",
 )  # fmt: skip
 #: The same from a count ``{n}`` (0 to 4) used as a size or a bound.
 _DS_SIZED = ("torch.zeros({n}).sum() + {b}", "torch.ones({n}).sum() * {b}", "torch.arange({n}).float().sum() + {b}",
@@ -553,9 +562,18 @@ def data_dependent(draw, scope: "_Scope") -> tuple[Stmt, ...]:
     else:
         mask = f"({mask_expr})"
     kind = draw(st.sampled_from(("value", "value", "value", "sized", "sized", "tolist", "tolist_test",
-                                 "range", "static_loop")))
+                                 "range", "static_loop", "per_group")))
     if kind == "value":
         return (*head, Stmt(f"{scope.new()} = {draw(st.sampled_from(_DS_VALUES)).format(a=a, b=b, m=mask)}"))
+    if kind == "per_group":  # torchvision's per-class nms: groups of 1 to 4, each keeping 0, 1 or many
+        groups, group, members, out = scope.new_aux("g"), scope.new_aux("v"), scope.new_aux("i"), scope.new()
+        keep = draw(st.sampled_from((f"{members}[kept({a}[{members}])]", f"{members}[{a}[{members}] > 0]",
+                                     members)))
+        body = (Stmt(f"{members} = torch.where({groups} == {group})[0]"),
+                Stmt(draw(st.sampled_from((f"{out} = {out} + {a}[{keep}].sum()",
+                                           f"{out}[{keep}] = {b}[{keep}] * 2")))))
+        return (*head, Stmt(f"{groups} = {draw(st.sampled_from((f'{a}.round()', f'({a} > 0).long()')))}"),
+                Stmt(f"{out} = {b} * 1"), Stmt(f"for {group} in torch.unique({groups}):", body=body))
     count = draw(st.sampled_from(_DS_COUNTS)).format(m=mask)
     if kind == "sized":
         if draw(st.booleans()):
