@@ -112,9 +112,10 @@ class Report:
         }
 
     def summary(self) -> str:
-        parts = [f"{self.graph_count} graph(s)", f"{self.break_count} break(s)"]
+        parts = [f"{self.graph_count} graph(s) compiled"]
         if self.graph_calls is not None:
-            parts.append(f"{self.graph_calls} graph call(s)")
+            parts.append(f"{self.graph_calls} graph run(s) per call")
+        parts.append(f"{self.break_count} break(s)")
         if self.pct_ops is not None:
             parts.append(f"ops captured {self.captured_ops}/{self.total_ops} = {self.pct_ops:.1%}")
         if self.pct_time is not None:
