@@ -13,7 +13,9 @@ compiled callable three times:
 * ``train``: a training step: forward, a loss, ``loss.backward()`` inside
   the compiled function (``backward()`` is a break of Dynamo's own).
 
-It reports the graphs and breaks each call compiled (the first call keeps
+It reports the graph runs per call at steady state and the graphs compiled
+(beside ``torch.compile``'s of the original with ``--torch-arm``, each arm
+in its own process), the graphs and breaks each call compiled (the first call keeps
 a break that only it can show; the next call compiles what was mended in
 the same process), the categories of the breaks left, whether the output
 of the first call, and in training every parameter's gradient, is
@@ -86,27 +88,35 @@ def _breaks(report: Any) -> dict[str, Any]:
 def measure(call: Callable[..., Any], args: tuple, kwargs: dict, *, training: bool, calls: int = 3,
             backend: str = "eager", compile: Callable[..., Any] | None = None) -> dict[str, Any]:
     """``graphmend.compile(call, backend=backend)`` (or ``compile``) called
-    ``calls`` times: what each call compiled, and the graphs the process
-    settles on: after those calls, Dynamo's caches are emptied and one more
-    call compiles everything the mended code runs (the last call that
-    compiled anything may have recompiled one frame and reused the rest)."""
+    ``calls`` times on a :class:`~graphmend.diagnosis.GraphCounter`: what
+    each call compiled, the graphs compiled in all (and how many never
+    ran), the graph runs of the last call (per call, at steady state), and
+    the graphs the process settles on: after those calls, Dynamo's caches
+    are emptied and one more call compiles everything the mended code runs
+    (the last call that compiled anything may have recompiled one frame
+    and reused the rest)."""
     import torch
 
     import graphmend
-    from graphmend.diagnosis import BreakRecorder
+    from graphmend.diagnosis import BreakRecorder, GraphCounter
 
-    compiled = (compile or graphmend.compile)(call, backend=backend)
-    per_call, outputs = [], []
+    counter = GraphCounter(backend)
+    compiled = (compile or graphmend.compile)(call, backend=counter)
+    per_call, outputs, runs = [], [], []
     with torch.set_grad_enabled(training):
         for _ in range(calls):
+            before = counter.runs
             with BreakRecorder() as recorder:
                 outputs.append(compiled(*args, **kwargs))
             per_call.append(_breaks(recorder.report(ask_rules=False)))
+            runs.append(counter.runs - before)
+        counts = {"graphs_compiled": counter.graphs, "never_run": counter.never_run, "runs_per_call": runs[-1]}
         torch._dynamo.reset()
         with BreakRecorder() as recorder:
             compiled(*args, **kwargs)
         settled = _breaks(recorder.report(ask_rules=False))
-    return {"calls": per_call, "first": per_call[0], "settled": settled, "output": outputs[0], "runs": calls + 1}
+    return {"calls": per_call, "first": per_call[0], "settled": settled, **counts, "output": outputs[0],
+            "runs": calls + 1}
 
 
 def style_row(row_name: str, style: str, compile_with: str = "graphmend") -> dict[str, Any]:
@@ -127,7 +137,7 @@ def style_row(row_name: str, style: str, compile_with: str = "graphmend") -> dic
     handed = handed_over(model, style)
     result = measure(handed, args, kwargs, training=training,
                      compile=torch.compile if compile_with == "torch" else None)
-    output, runs = result.pop("output"), result.pop("runs")
+    output, runs = result.pop("output"), result.pop("runs")  # the calls made, the settling one too
     result.update(row=row_name, style=style, arm=compile_with,
                   identical=first_difference(expected, output) is None)
     if training:
@@ -176,8 +186,10 @@ def in_fresh_process(row_name: str, style: str, compile_with: str = "graphmend",
 
 
 def markdown(results: Sequence[dict]) -> str:
-    """The calling-style table: per row and style, graphs on the first call
-    and where the first process settles, identical outputs (and gradients)."""
+    """The calling-style table: per row and style, graph runs per call and
+    graphs compiled (torch.compile → graphmend.compile, where the torch arm
+    ran), graphs on the first call and where the first process settles,
+    identical outputs (and gradients)."""
     styles = [s for s in STYLES if any(r["style"] == s for r in results)]
     lines = ["| row | " + " | ".join(styles) + " |", "|---|" + "---|" * len(styles)]
     for row in dict.fromkeys(r["row"] for r in results):
@@ -191,7 +203,11 @@ def markdown(results: Sequence[dict]) -> str:
             else:
                 same = r["identical"] and (r.get("gradients_identical") is not False
                                            or r.get("gradients_as_torch_compile") is True)
-                cells.append(f"{r['first']['graphs']} → {r['settled']['graphs']}{'' if same else ' DIFFERS'}")
+                theirs = next((t for t in results if t["row"] == row and t["style"] == style
+                               and t["arm"] == "torch" and "error" not in t), None)
+                counts = (f"runs {theirs['runs_per_call']} → {r['runs_per_call']}, graphs "
+                          f"{theirs['graphs_compiled']} → {r['graphs_compiled']}; " if theirs else "")
+                cells.append(f"{counts}{r['first']['graphs']} → {r['settled']['graphs']}{'' if same else ' DIFFERS'}")
         lines.append(f"| {row} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -200,7 +216,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=f"python -m {_MODULE}", description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", nargs="+", default=list(LC_DC_ROWS))
     parser.add_argument("--styles", nargs="+", default=list(STYLES), choices=STYLES)
-    parser.add_argument("--torch-arm", action="store_true", help="also torch.compile of the training step")
+    parser.add_argument("--torch-arm", action="store_true",
+                        help="also torch.compile of the original, each style in a fresh process: graph runs per "
+                             "call and graphs compiled side by side")
     parser.add_argument("--out", default="bench-results/calling-styles.json")
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
@@ -214,9 +232,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         for style in options.styles:
             results.append(in_fresh_process(row_name, style))
             print(json.dumps(results[-1]), flush=True)
-        if options.torch_arm and "train" in options.styles:
-            results.append(in_fresh_process(row_name, "train", "torch"))
-            print(json.dumps(results[-1]), flush=True)
+            if options.torch_arm:
+                results.append(in_fresh_process(row_name, style, "torch"))
+                print(json.dumps(results[-1]), flush=True)
     os.makedirs(os.path.dirname(options.out) or ".", exist_ok=True)
     with open(options.out, "w") as handle:
         json.dump(results, handle, indent=1)

@@ -5,7 +5,12 @@ gradients enabled and backward run), each in its own subprocess (Dynamo state
 leaks between rows) with a timeout:
 
 1. the original, eagerly: output (and in training the gradient of every
-   parameter and input);
+   parameter and input); then the product, ``graphmend.compile`` with
+   default options, and ``torch.compile`` of the original, each called
+   three times on a counting eager backend
+   (:class:`graphmend.diagnosis.GraphCounter`): graphs compiled, graphs
+   that never ran, and the graph runs of the third call (per call, at
+   steady state);
 2. graphmend.diagnose of the original: graphs, breaks, every break site;
 3. optionally torch._dynamo.explain of the original (--explain ROW...), to
    cross-check the break count;
@@ -210,44 +215,64 @@ def _diagnose(fn: Any, args: tuple, kwargs: dict, training: bool) -> Any:
         return graphmend.diagnose(fn, *args, **kwargs)
 
 
+def _calls(row: Any, training: bool, fn: Any, args: tuple, kwargs: dict, compiled: Any, counter: Any,
+           calls: int = 3) -> dict[str, Any]:
+    """``calls`` calls of ``compiled`` (``fn`` compiled on ``counter``), fresh
+    inputs after the first (a row's inputs may carry a graph that one
+    backward frees): each call's break report and graph runs, the first
+    call's outcome, and the error of a later call that could not run."""
+    from graphmend.diagnosis import BreakRecorder
+
+    reports, runs, first, later_error = [], [], None, None
+    for call in range(calls):
+        if call:
+            _, args, kwargs = row.build(training)
+        before = counter.runs
+        try:
+            with BreakRecorder() as recorder:
+                recorder.checkpoint(0)  # one call: breaks are its graphs - 1, as diagnose counts them
+                outcome = _run(row, training, fn, args, kwargs, compiled)
+        except Exception as exc:
+            if not call:
+                raise
+            # A callable that cannot run twice (a distribution whose
+            # parameters' graph the first backward freed): the process
+            # settles where the calls that ran left it.
+            later_error = _error(exc)
+            break
+        first = first or outcome
+        reports.append(recorder.report(ask_rules=False))
+        runs.append(counter.runs - before)
+    return {"reports": reports, "first": first, "later_error": later_error,
+            "counts": {"graphs_compiled": counter.graphs, "never_run": counter.never_run,
+                       "runs_per_call": runs[-1], "runs": runs}}
+
+
 def _default_path(row: Any, training: bool, original: dict[str, Any]) -> dict[str, Any]:
-    """``graphmend.compile(fn, backend="eager")`` called three times: the
-    first call's graphs, breaks and result (compared with the eager
-    original's), and the graphs the process settles on: after those calls,
-    Dynamo's caches are emptied and one more call compiles everything the
-    mended code runs.  (The last call that compiled anything is not that: a
-    call that recompiles one frame, for fresh inputs, reuses the others.)"""
+    """``graphmend.compile(fn)`` on a counting eager backend, called three
+    times: the first call's graphs, breaks and result (compared with the
+    eager original's), the graphs compiled (and how many never ran) and the
+    graph runs of the last call; and the graphs the process settles on:
+    after those calls, Dynamo's caches are emptied and one more call
+    compiles everything the mended code runs.  (The last call that compiled
+    anything is not that: a call that recompiles one frame, for fresh
+    inputs, reuses the others.)"""
     import torch
 
     import graphmend
-    from graphmend.diagnosis import BreakRecorder
+    from graphmend.diagnosis import BreakRecorder, GraphCounter
 
     fn, args, kwargs = row.build(training)
     saved = os.environ.get("GRAPHMEND_CACHE_DIR")
     with tempfile.TemporaryDirectory() as cache:
         os.environ["GRAPHMEND_CACHE_DIR"] = cache
         try:
-            compiled = graphmend.compile(fn, backend="eager")
-            reports, first, later_error = [], None, None
-            for call in range(3):
-                if call:  # fresh inputs: a row's inputs may carry a graph that one backward frees
-                    _, args, kwargs = row.build(training)
-                try:
-                    with BreakRecorder() as recorder:
-                        recorder.checkpoint(0)  # one call: breaks are its graphs - 1, as diagnose counts them
-                        outcome = _run(row, training, fn, args, kwargs, compiled)
-                except Exception as exc:
-                    if not call:
-                        raise
-                    # A callable that cannot run twice (a distribution whose
-                    # parameters' graph the first backward freed): the
-                    # process settles where the calls that ran left it.
-                    later_error = _error(exc)
-                    break
-                first = first or outcome
-                reports.append(recorder.report(ask_rules=False))
+            counter = GraphCounter("eager")
+            compiled = graphmend.compile(fn, backend=counter)
+            called = _calls(row, training, fn, args, kwargs, compiled, counter)
+            reports = called["reports"]
             settled = None
-            if later_error is None:
+            if called["later_error"] is None:
                 torch._dynamo.reset()
                 _, args, kwargs = row.build(training)
                 with BreakRecorder() as recorder:
@@ -263,8 +288,27 @@ def _default_path(row: Any, training: bool, original: dict[str, Any]) -> dict[st
                 os.environ["GRAPHMEND_CACHE_DIR"] = saved
     if settled is None:  # the calls that ran are all there is
         settled = next((r for r in reversed(reports) if r.graph_count), reports[0])
-    return {"first": _report_dict(reports[0]), "settled": _report_dict(settled), "later_error": later_error,
-            "graphs_per_call": [r.graph_count for r in reports], **_compare(original, first)}
+    return {"first": _report_dict(reports[0]), "settled": _report_dict(settled), "later_error": called["later_error"],
+            "graphs_per_call": [r.graph_count for r in reports], **called["counts"],
+            **_compare(original, called["first"])}
+
+
+def _torch_compile(row: Any, training: bool, original: dict[str, Any]) -> dict[str, Any]:
+    """``torch.compile`` of the original on a counting eager backend, called
+    as :func:`_default_path` calls graphmend's: its graphs compiled and
+    graph runs, and whether its first call changes a bit (the control for
+    the compiled comparisons)."""
+    import torch
+
+    from graphmend.diagnosis import GraphCounter
+
+    fn, args, kwargs = row.build(training)
+    counter = GraphCounter("eager")
+    try:
+        called = _calls(row, training, fn, args, kwargs, torch.compile(fn, backend=counter), counter)
+    finally:
+        torch._dynamo.reset()
+    return {**called["counts"], **_compare(original, called["first"])}
 
 
 def worker(corpus: str, name: str, mode: str, explain: bool) -> dict[str, Any]:
@@ -302,12 +346,10 @@ def worker(corpus: str, name: str, mode: str, explain: bool) -> dict[str, Any]:
     except Exception as exc:
         errors["default"] = _error(exc)
 
-    # 1b. the original under torch.compile: the control for step 6
+    # 1b. the original under torch.compile: its graphs and graph runs, and
+    #     the control for step 6
     try:
-        fn0, args0, kwargs0 = row.build(training)
-        result["compiled_original"] = _compare(original, _run(row, training, fn0, args0, kwargs0,
-                                                            torch.compile(fn0, backend="eager")))
-        torch._dynamo.reset()
+        result["compiled_original"] = _torch_compile(row, training, original)
     except Exception as exc:
         errors["original_compiled"] = _error(exc)
 
@@ -487,13 +529,20 @@ def markdown(results: list[dict[str, Any]], environment: dict[str, str], corpus:
         lines += [
             f"## {mode}",
             "",
-            "| row | library | graphmend.compile, first process: breaks (1st call → settled), identical | "
+            "| row | library | graphmend.compile, first process: graph runs per call and graphs compiled "
+            "(torch.compile → graphmend.compile), breaks (1st call → settled), identical | "
             "diagnosis path: graphs | breaks | events | sites | ops captured | remaining (category:events) | eager identical | eager grads | compiled identical | compiled grads | errors / warnings |",
             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
-        totals = {"b0": 0, "b1": 0, "e0": 0, "e1": 0, "d": 0}
+        totals = {"b0": 0, "b1": 0, "e0": 0, "e1": 0, "d": 0, "r0": 0, "r1": 0, "g0": 0, "g1": 0}
         for r in rows:
             before, after, default = r.get("before"), r.get("after"), r.get("default")
+            torch_compile = r.get("compiled_original") or {}
+            if default and "runs_per_call" in torch_compile:
+                totals["r0"] += torch_compile["runs_per_call"]
+                totals["r1"] += default["runs_per_call"]
+                totals["g0"] += torch_compile["graphs_compiled"]
+                totals["g1"] += default["graphs_compiled"]
             if before and after:
                 totals["b0"] += before["break_count"]
                 totals["b1"] += after["break_count"]
@@ -520,7 +569,9 @@ def markdown(results: list[dict[str, Any]], environment: dict[str, str], corpus:
             )
         lines += [
             "",
-            f"Totals ({mode}, {len(rows)} rows): breaks {totals['b0']} → {totals['d']} (graphmend.compile, "
+            f"Totals ({mode}, {len(rows)} rows): graph runs per call {totals['r0']} → {totals['r1']}, "
+            f"graphs compiled {totals['g0']} → {totals['g1']} (torch.compile → graphmend.compile); "
+            f"breaks {totals['b0']} → {totals['d']} (graphmend.compile, "
             f"first process) / {totals['b1']} (diagnosis path), events {totals['e0']} → {totals['e1']}.",
             "",
         ]
@@ -542,7 +593,8 @@ def markdown(results: list[dict[str, Any]], environment: dict[str, str], corpus:
 
 
 CSV_COLUMNS = (
-    "row", "library", "mode", "graphs_before", "breaks_before", "breaks_default_first_call",
+    "row", "library", "mode", "runs_per_call_torch_compile", "runs_per_call_default", "graphs_compiled_torch_compile",
+    "graphs_compiled_default", "never_run_default", "graphs_before", "breaks_before", "breaks_default_first_call",
     "breaks_default_settled", "default_graphs_per_call", "breaks_diagnosis_path", "identical_default", "gradients_identical_default",
     "identical_mended_eager", "gradients_identical_mended_eager", "identical_mended_compiled",
     "gradients_identical_mended_compiled", "remaining_default", "remaining_diagnosis_path", "errors",
@@ -550,7 +602,9 @@ CSV_COLUMNS = (
 
 
 def write_csv(results: list[dict[str, Any]], path: Path) -> None:
-    """One line a row and mode: breaks before, after the default path (its
+    """One line a row and mode: graph runs per call and graphs compiled,
+    torch.compile's and graphmend.compile's (and its graphs that never
+    ran); breaks before, after the default path (its
     first call and where the process settles) and after the diagnosis path;
     whether outputs and gradients are bit-identical; the remaining break
     events by category; what failed."""
@@ -566,8 +620,12 @@ def write_csv(results: list[dict[str, Any]], path: Path) -> None:
             before, after, default = r.get("before"), r.get("after"), r.get("default") or {}
             eager, compiled = r.get("eager") or {}, r.get("compiled") or {}
             errors = "; ".join(f"{k}: {(v.splitlines() or [''])[0][:200]}" for k, v in r.get("errors", {}).items())
+            torch_compile = r.get("compiled_original") or {}
             writer.writerow([
                 r["row"], f"{r.get('library', '?')} {r.get('version', '')}".strip(), r["mode"],
+                cell(torch_compile.get("runs_per_call")), cell(default.get("runs_per_call")),
+                cell(torch_compile.get("graphs_compiled")), cell(default.get("graphs_compiled")),
+                cell(default.get("never_run")),
                 cell(before and before["graph_count"]), cell(before and before["break_count"]),
                 cell(default.get("first", {}).get("break_count")), cell(default.get("settled", {}).get("break_count")),
                 " ".join(map(str, default.get("graphs_per_call", []))),
@@ -582,7 +640,11 @@ def _default_cell(result: dict[str, Any]) -> str:
     before, default = result.get("before"), result.get("default")
     if not default:
         return "-"
-    return (f"{_num(before, 'break_count')} → {default['first']['break_count']} → "
+    torch_compile = result.get("compiled_original") or {}
+    return (f"runs {torch_compile.get('runs_per_call', '?')} → {default.get('runs_per_call', '?')}, graphs "
+            f"{torch_compile.get('graphs_compiled', '?')} → {default.get('graphs_compiled', '?')}"
+            f"{' (%d never ran)' % default['never_run'] if default.get('never_run') else ''}; "
+            f"breaks {_num(before, 'break_count')} → {default['first']['break_count']} → "
             f"{default['settled']['break_count']}; {_compiled_yes(result, 'identical', 'default')}, "
             f"grads {_compiled_yes(result, 'grads_identical', 'default')}")
 

@@ -653,6 +653,19 @@ def _rows() -> list[Row]:
 ROWS: dict[str, Row] = {row.name: row for row in _rows()}
 
 
+def find(name: str) -> Any:
+    """The row called ``name``: of this corpus, or of the detection corpus
+    (:mod:`benchmarks.detection`, which needs torchvision), which the
+    fresh-process timing harness also runs."""
+    if name in ROWS:
+        return ROWS[name]
+    from benchmarks import detection
+
+    if name in detection.ROWS:
+        return detection.ROWS[name]
+    raise KeyError(f"no corpus row {name!r}; known: {sorted(ROWS)} and {sorted(detection.ROWS)}")
+
+
 def build(name: str) -> Inputs:
     """``(model, args, kwargs)`` for corpus row ``name``: call ``model(*args, **kwargs)``."""
     return ROWS[name].build()

@@ -188,7 +188,7 @@ def worker(row_name: str, arm: str, *, backend: str, device: str, warm: int, thr
 
     torch.set_num_threads(threads)
     warnings.filterwarnings("default")
-    row = corpus.ROWS[row_name]
+    row = corpus.find(row_name)
     model = row.model().to(device)
     args, kwargs = torch.utils._pytree.tree_map(
         lambda v: v.to(device) if isinstance(v, torch.Tensor) else v, row.inputs()
@@ -384,7 +384,7 @@ def measure_row(row: str, arms: Sequence[str], *, repetitions: int, backend: str
     ``warm_processes`` more processes per arm, interleaved, for warm latency."""
     from benchmarks import corpus
 
-    timing = RowTiming(row, corpus.ROWS[row].title, {arm: ArmResult(arm) for arm in arms})
+    timing = RowTiming(row, corpus.find(row).title, {arm: ArmResult(arm) for arm in arms})
     run = lambda arm, cache=None, inductor_cache=None: _run_worker(  # noqa: E731
         row, arm, backend=backend, device=device, warm=0 if arm == "eager" else warm, threads=threads,
         graphmend_cache=cache, scratch=scratch, inductor_cache=inductor_cache, large_batch=large_batch)
@@ -613,7 +613,7 @@ def run(rows: Sequence[str], arms: Sequence[str], *, repetitions: int, backend: 
             except Exception as error:  # one failing row must not hide the others
                 from benchmarks import corpus
 
-                results.append(RowTiming(row, corpus.ROWS[row].title, {}, error=f"{type(error).__name__}: {error}"))
+                results.append(RowTiming(row, corpus.find(row).title, {}, error=f"{type(error).__name__}: {error}"))
             data = {"environment": environment, "repetitions": repetitions, "warm": warm,
                     "warm_processes": warm_processes, "large_batch": large_batch,
                     "noisy": noisy(results), "rows": to_json(results)}
