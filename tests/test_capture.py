@@ -103,6 +103,14 @@ def per_group(scores, groups):
     return torch.where(keep)[0]
 
 
+def two_shapes_then_break(x):
+    out = x.sum()
+    for i in range(2):
+        out = out + x[x > i].sum()
+    torch._dynamo.graph_break()
+    return out * 2
+
+
 def kept_sum(scores):
     kept = torch.ops.gm_fuzz.kept(scores)
     return scores[kept].sum() * 2 + kept.numel()
@@ -405,3 +413,16 @@ def test_a_frame_given_up_on_costs_no_graph(forms, name):
     assert function.__code__ in capture.uncaptured_codes()
     assert counter.never_run == 0
     assert counter.graphs <= plain.graphs
+
+
+def test_shapes_are_counted_per_trace(forms):
+    """Two shapes from one line are not a loop to decline; Dynamo traces
+    the frame again to place the break after them, and that trace counts
+    afresh (it counted four, and the frame lost capture)."""
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    ours = graphmend.compile(forms.two_shapes_then_break, backend=counter)
+    x = torch.arange(6.0)
+    assert torch.equal(ours(x), forms.two_shapes_then_break(x))
+    assert forms.two_shapes_then_break.__code__ not in capture.uncaptured_codes()
+    assert counter.graphs == 2

@@ -97,8 +97,11 @@ class _Active(threading.local):
     on = False
     error: BaseException | None = None
     #: While a frame is traced with the switches on: (file, line) -> the
-    #: data-dependent shapes bound there so far (None otherwise).
+    #: data-dependent shapes bound there so far by the trace of
+    #: ``shape_env`` (None otherwise).  Dynamo traces a frame again, with a
+    #: new shape env, to place a graph break: that trace counts afresh.
     shapes: collections.Counter | None = None
+    shape_env: Any = None
 
 
 _ACTIVE = _Active()
@@ -122,6 +125,12 @@ def probe() -> str | None:
         convert_frame.ConvertFrameAssert.__call__  # noqa: B018
         output_graph.OutputGraph.call_user_compiler  # noqa: B018
         from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols  # noqa: F401
+        from torch._dynamo import exc
+        from torch.fx.experimental import symbolic_shapes
+
+        exc.Unsupported.__init__  # noqa: B018 -- decided while tracing (see _decline_while_tracing)
+        symbolic_shapes.compute_unbacked_bindings  # noqa: B018
+        torch._guards.TracingContext.extract_stack  # noqa: B018
         if not isinstance(output_graph.graph_break_reasons, list):
             return "torch._dynamo.output_graph.graph_break_reasons is not a list"
     except (ImportError, AttributeError, ValueError) as error:
@@ -278,7 +287,7 @@ def _compile_failing_frames_without_capture() -> None:
             # a tensor amount): Dynamo raises instead of running the frame eagerly.
             raised = error
         finally:
-            _ACTIVE.shapes = None
+            _ACTIVE.shapes = _ACTIVE.shape_env = None
         breaks = output_graph.graph_break_reasons[reasons:]
         guards = [b for b in breaks if unbacked_guard(b.reason)]
         if raised is None and counters["frames"]["ok"] != ok and not guards:
@@ -380,6 +389,9 @@ def _decline_while_tracing() -> None:
         shapes = _ACTIVE.shapes
         if found and shapes is not None and any(isinstance(leaf, torch.Tensor)
                                                 for leaf in torch.utils._pytree.tree_leaves(example_value)):
+            if _ACTIVE.shape_env is not shape_env:  # a new trace of the frame
+                _ACTIVE.shape_env = shape_env
+                shapes.clear()
             stack = torch._guards.TracingContext.extract_stack()
             if stack:
                 site = (stack[-1].filename, stack[-1].lineno)
