@@ -426,3 +426,31 @@ def test_shapes_are_counted_per_trace(forms):
     assert torch.equal(ours(x), forms.two_shapes_then_break(x))
     assert forms.two_shapes_then_break.__code__ not in capture.uncaptured_codes()
     assert counter.graphs == 2
+
+
+def _assuming_backend(gm, example_inputs):
+    """A backend whose own trace assumes a captured size is not 1, as a
+    decomposition may, and asserts what the shape env then holds, as
+    inductor does after AOTAutograd's trace."""
+    from torch.fx.passes.runtime_assert import insert_deferred_runtime_asserts
+
+    for node in list(gm.graph.nodes):
+        if node.meta.get("unbacked_bindings"):
+            value = node.meta["example_value"]
+            size = value.shape[0] if isinstance(value, torch.Tensor) else value
+            torch._check(size != 1)
+            insert_deferred_runtime_asserts(gm, size.node.shape_env, "assuming backend")
+            gm.recompile()
+    return gm.forward
+
+
+def test_an_assumption_the_backend_makes_is_not_kept(forms):
+    """What the backend asserts is judged after it compiles: that graph is
+    compiled for nothing, and the frame compiles without capture, rather
+    than raise on a selection of one element."""
+    torch._dynamo.reset()
+    ours = graphmend.compile(forms.mask_sum, backend=_assuming_backend)
+    for x in (torch.tensor([1.0, -2.0, -3.0]), torch.tensor([1.0, 2.0, -3.0])):
+        assert torch.equal(ours(x), forms.mask_sum(x))
+    why = capture.uncaptured_codes()[forms.mask_sum.__code__]
+    assert why.startswith("the compiled graph would assume a captured size: Ne(u0, 1)"), why

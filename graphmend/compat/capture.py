@@ -73,7 +73,7 @@ import logging
 import re
 import threading
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import torch
@@ -330,11 +330,17 @@ def _compile_failing_frames_without_capture() -> None:
 
     @functools.wraps(user_compiler)
     def call_user_compiler(self, gm, example_inputs):
-        if _ACTIVE.on and any(getattr(torch._dynamo.config, name) for name in SWITCHES):
-            why = declined_graph(self, gm)
-            if why is not None:
-                raise Declined(why)
-        return user_compiler(self, gm, example_inputs)
+        if not (_ACTIVE.on and any(getattr(torch._dynamo.config, name) for name in SWITCHES)):
+            return user_compiler(self, gm, example_inputs)
+        why = declined_graph(self, gm)
+        if why is not None:
+            raise Declined(why)
+        before = _env_assertions(self.shape_env)
+        compiled = user_compiler(self, gm, example_inputs)
+        why = assumed_by_the_backend(self.shape_env, before, _binders(gm))
+        if why is not None:
+            raise Declined(f"the compiled graph would assume a captured size: {why}")
+        return compiled
 
     output_graph.OutputGraph.call_user_compiler = call_user_compiler
     _decline_while_tracing()
@@ -509,14 +515,40 @@ def assumed_fact(gm: Any, shape_env: Any) -> str | None:
 _ASSERTED = re.compile(r"Runtime assertion failed for expression (.*) on node '[^']*'", re.S)
 
 
-def _range_bounds(shape_env: Any, binders: dict[Any, Any]) -> Iterator[Any]:
-    """Each captured symbol's finite value-range bounds, as assertions
+def assumed_by_the_backend(shape_env: Any, before: dict[str, Any], binders: dict[Any, Any]) -> str | None:
+    """An assertion the user's backend added while it compiled (inductor
+    traces the graph again through AOTAutograd in the same shape env, and
+    asserts what the env then holds: every deferred assert and each captured
+    symbol's range) that eager does not make; or None.  ``before``: the
+    env's assertions when the backend was handed the graph.  Rare, and
+    found only after the compile: that graph is the one compiled for
+    nothing, rather than one that raises where eager runs."""
+    for text, expr in _env_assertions(shape_env).items():
+        if text not in before:
+            why = _assumption(expr, binders)
+            if why is not None:
+                return why
+    return None
+
+
+def _env_assertions(shape_env: Any) -> dict[str, Any]:
+    """What a backend may assert from ``shape_env``: its deferred asserts and
+    the finite range bounds of every captured symbol it holds."""
+    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+
+    deferred = [ra.expr for asserts in getattr(shape_env, "deferred_runtime_asserts", {}).values() for ra in asserts]
+    captured = [symbol for symbol in shape_env.var_to_range if free_unbacked_symbols(symbol)]
+    return {str(expr): expr for expr in (*deferred, *_range_bounds(shape_env, captured))}
+
+
+def _range_bounds(shape_env: Any, symbols: Iterable[Any]) -> Iterator[Any]:
+    """Each symbol's finite value-range bounds, as assertions
     (``insert_deferred_runtime_asserts`` asserts those the env narrowed)."""
     import sympy
     from torch.utils._sympy.numbers import int_oo
 
     infinite = (sympy.oo, -sympy.oo, int_oo, -int_oo)
-    for symbol in binders:
+    for symbol in symbols:
         bounds = shape_env.var_to_range.get(symbol)
         if bounds is None:
             continue
