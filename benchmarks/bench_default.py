@@ -212,6 +212,31 @@ def markdown(results: Sequence[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+CSV_COLUMNS = ("row", "style", "runs_per_call_torch_compile", "runs_per_call_graphmend", "graphs_compiled_torch_compile",
+               "graphs_compiled_graphmend", "never_run_graphmend", "graphs_first_call", "graphs_settled", "identical",
+               "gradients_identical", "gradients_as_torch_compile")
+
+
+def write_csv(results: Sequence[dict], path: str) -> None:
+    """One line a row and style: graph runs per call and graphs compiled,
+    torch.compile's (where its arm ran) beside graphmend.compile's, then
+    graphmend's graphs on the first call and settled, and equality."""
+    import csv
+
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(CSV_COLUMNS)
+        for r in results:
+            if r["arm"] != "graphmend" or "error" in r:
+                continue
+            theirs = next((t for t in results if t["row"] == r["row"] and t["style"] == r["style"]
+                           and t["arm"] == "torch" and "error" not in t), {})
+            writer.writerow([r["row"], r["style"], theirs.get("runs_per_call", ""), r["runs_per_call"],
+                             theirs.get("graphs_compiled", ""), r["graphs_compiled"], r["never_run"],
+                             r["first"]["graphs"], r["settled"]["graphs"], r["identical"],
+                             r.get("gradients_identical", ""), r.get("gradients_as_torch_compile", "")])
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=f"python -m {_MODULE}", description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", nargs="+", default=list(LC_DC_ROWS))
@@ -220,12 +245,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="also torch.compile of the original, each style in a fresh process: graph runs per "
                              "call and graphs compiled side by side")
     parser.add_argument("--out", default="bench-results/calling-styles.json")
+    parser.add_argument("--csv", help="also write one CSV line a row and style to this path")
+    parser.add_argument("--render", action="store_true", help="only rewrite the table (and --csv) from --out")
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
     if options.child:
         row_name, style, compile_with, out = options.child
         with open(out, "w") as handle:
             json.dump(style_row(row_name, style, compile_with), handle)
+        return 0
+    if options.render:
+        with open(options.out) as handle:
+            results = json.load(handle)
+        if options.csv:
+            write_csv(results, options.csv)
+        print(markdown(results))
         return 0
     results = []
     for row_name in options.rows:
@@ -238,6 +272,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.makedirs(os.path.dirname(options.out) or ".", exist_ok=True)
     with open(options.out, "w") as handle:
         json.dump(results, handle, indent=1)
+    if options.csv:
+        write_csv(results, options.csv)
     print(markdown(results))
     return 0
 

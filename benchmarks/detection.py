@@ -21,6 +21,15 @@ runs eagerly) and ``torchvision.ops.boxes._assert_has_ops`` is a no-op;
 extension loads (torch 2.14.1 with torchvision 0.29.1), nothing is
 replaced.
 
+torchvision stays out of the project's environments (where it is installed,
+transformers imports it and fails before :func:`install_torchvision_ops`
+runs), so this corpus runs in a venv of its own::
+
+    python -m venv .venv-detection
+    .venv-detection/bin/pip install -c constraints.txt -e '.[dev]'
+    .venv-detection/bin/pip install --no-deps torchvision==0.28.0
+    .venv-detection/bin/python -m benchmarks.detection
+
 ``python -m benchmarks.detection`` counts, per row, mode and arm
 (``torch.compile``, ``graphmend.compile`` with default options), each in a
 fresh process with an empty graphmend cache and Dynamo's eager backend
@@ -310,6 +319,29 @@ def markdown(results: Sequence[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+CSV_COLUMNS = ("row", "mode", "runs_per_call_torch_compile", "runs_per_call_graphmend", "graphs_compiled_torch_compile",
+               "graphs_compiled_graphmend", "never_run_torch_compile", "never_run_graphmend",
+               "first_call_s_torch_compile", "first_call_s_graphmend", "raised_torch_compile", "raised_graphmend",
+               "same_as_torch_compile", "same_as_eager_torch_compile", "same_as_eager_graphmend")
+
+
+def write_csv(results: Sequence[dict[str, Any]], path: Path) -> None:
+    """One line a row and mode, torch.compile's figures beside graphmend.compile's."""
+    import csv
+
+    by_key = {(r["row"], r["mode"], r["arm"]): r for r in results}
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(CSV_COLUMNS)
+        for row, mode in dict.fromkeys((r["row"], r["mode"]) for r in results):
+            theirs, ours = by_key[(row, mode, "torch")], by_key[(row, mode, "graphmend")]
+            pair = lambda key: [theirs.get(key, ""), ours.get(key, "")]  # noqa: E731
+            first = [f"{r['first_s']:.1f}" if "first_s" in r else "" for r in (theirs, ours)]
+            raised = [r.get("raised") or r.get("error") or "" for r in (theirs, ours)]
+            writer.writerow([row, mode, *pair("runs_per_call"), *pair("graphs"), *pair("never_run"), *first, *raised,
+                             ours.get("same_as_torch", ""), *pair("same_as_eager")])
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.detection", description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", nargs="+", choices=sorted(ROWS), default=list(ROWS))
@@ -332,6 +364,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     (out / "detection.json").write_text(json.dumps(results, indent=1))
     (out / "detection.md").write_text(markdown(results))
+    write_csv(results, out / "detection.csv")
     print(markdown(results))
     return 1 if any(r.get("raised") or r.get("error") for r in results) else 0
 
