@@ -31,7 +31,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("GRAPHMEND_CACHE_DIR", tempfile.mkdtemp())
     import transformers.models
 
-    from graphmend import discover, patch
+    from graphmend.mending import discover, patch
 
     failures: list[tuple[str, str]] = []
     current = ""

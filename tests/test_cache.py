@@ -1,4 +1,4 @@
-"""graphmend.cache: keyed, checksummed, atomically written source text."""
+"""graphmend.mending.cache: keyed, checksummed, atomically written source text."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ import pytest
 import torch
 
 import graphmend
-from graphmend import cache, pipeline
+from graphmend import pipeline
+from graphmend.mending import cache
 from graphmend.analysis.source import parse_text
-from graphmend.patch import mend, unmend
+from graphmend.mending.patch import mend, unmend
 from harness import load_module
 from test_mend import MARK, PLAIN, fake_rules, isolated_cache  # noqa: F401  (fixtures)
 

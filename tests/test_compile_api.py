@@ -8,7 +8,8 @@ import pytest
 import torch
 
 import graphmend
-from graphmend import api, patch, pipeline
+from graphmend import api, pipeline
+from graphmend.mending import patch
 from graphmend.api import compile as gm_compile
 from harness import GraphCounter, load_module
 from test_mend import fake_rules, isolated_cache  # noqa: F401  (fixtures)
@@ -328,7 +329,7 @@ def test_a_diagnosed_site_in_a_function_mended_statically_is_mended_too(tmp_path
     counter = GraphCounter()
     try:
         actual = gm_compile(neuron, backend=counter, diagnose=True)(x)
-        mended = graphmend.patch.PATCHES[module.Neuron.forward].mended_source
+        mended = graphmend.mending.patch.PATCHES[module.Neuron.forward].mended_source
     finally:
         graphmend.unmend(neuron)
     assert counter.graphs == 1

@@ -304,7 +304,7 @@ def test_a_merge_falling_back_inside_an_arm_adds_no_break(tmp_path):
     # arms' thunks graphmend made.
     from graphmend.api import mend_report
     from graphmend.diagnosis import diagnose
-    from graphmend.patch import unmend
+    from graphmend.mending.patch import unmend
 
     t0, t1 = torch.tensor(0.0, requires_grad=True), torch.tensor(1.0, requires_grad=True)
     y0, y1 = torch.ones(3, requires_grad=True), torch.full((3,), 2.0, requires_grad=True)

@@ -1,4 +1,4 @@
-"""The import hook (graphmend.hook) and ``graphmend run --mend``."""
+"""The import hook (graphmend.mending.hook) and ``graphmend run --mend``."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import textwrap
 import pytest
 
 import graphmend
-from graphmend.hook import check_prefixes
+from graphmend.mending.hook import check_prefixes
 
 MODEL = """
 import logging
@@ -99,7 +99,7 @@ def test_refused_prefixes(prefix, project):
 
 
 def test_hook_in_process_maps_lines_and_leaves_bytecode_alone(project, monkeypatch):
-    from graphmend.hook import mending_imports
+    from graphmend.mending.hook import mending_imports
 
     monkeypatch.setenv("GRAPHMEND_CACHE_DIR", str(project / "cache"))
     monkeypatch.syspath_prepend(str(project))

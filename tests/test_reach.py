@@ -21,8 +21,8 @@ import pytest
 import torch
 
 import graphmend
-from graphmend import patch, records
-from graphmend.reach import reach
+from graphmend.mending import patch, records
+from graphmend.mending.reach import reach
 from harness import GraphCounter, load_module
 from test_mend import isolated_cache  # noqa: F401  (fixture)
 

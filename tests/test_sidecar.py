@@ -1,4 +1,4 @@
-"""The rules in a helper process (graphmend.sidecar): same text as in-process,
+"""The rules in a helper process (graphmend.mending.sidecar): same text as in-process,
 every failure answered in-process, and the cold path that never imports
 LibCST in the user's process."""
 
@@ -14,12 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from graphmend import compat, patch, sidecar
+from graphmend import compat
+from graphmend.mending import patch, sidecar
 from graphmend.analysis.scan import candidate_units
 from graphmend.analysis.source import parse_text
 from graphmend.pipeline import transform_skeleton
 from graphmend.rules.options import RULE_NAMES, RuleOptions
-from graphmend.swap import Coverage
+from graphmend.mending.swap import Coverage
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -169,7 +170,7 @@ COLD_SCRIPT = textwrap.dedent('''
     sys.path.insert(0, sys.argv[1])
     import torch
     import sidecar_model
-    from graphmend import sidecar
+    from graphmend.mending import sidecar
 
     started = []
     original_start = sidecar.Sidecar.start

@@ -18,7 +18,7 @@ import pytest
 import torch
 
 import graphmend
-from graphmend import discover
+from graphmend.mending import discover
 from graphmend.analysis.source import parse_text
 from graphmend.analysis.summaries import MAX_DEPTH, Summarizer, static_summaries
 from harness import capture, check_equivalent, compiled_outcome, assert_same_outcome, load_module

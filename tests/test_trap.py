@@ -355,7 +355,7 @@ def test_diagnose_reports_a_torch_equal_guard_as_fixable(tmp_path):
     it too, and leaves one graph."""
     from graphmend.api import mend_report
     from graphmend.diagnosis import diagnose
-    from graphmend.patch import unmend
+    from graphmend.mending.patch import unmend
 
     source = (Path(__file__).parent / "fixtures" / "trap" / "equal.in.py").read_text()
     original, _, _ = mend_source(source, tmp_path, rules=["trap"])

@@ -215,7 +215,7 @@ def test_diagnose_reports_a_masked_store_at_its_first_line_as_fixable(tmp_path):
     first_line = fixture("masked_store").splitlines().index("    corrcoef[valid] = (") + 1
     assert (site.category, site.lineno, site.fixable, site.rule) == ("DS", first_line, True, "where")
     from graphmend.api import mend_report
-    from graphmend.patch import unmend
+    from graphmend.mending.patch import unmend
 
     mend_report(original.pearson, diagnose(original.pearson, *args), modules=[original.__name__])
     try:

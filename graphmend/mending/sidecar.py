@@ -91,7 +91,7 @@ class Sidecar:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p or os.getcwd() for p in sys.path)}
         try:
             process = subprocess.Popen(
-                [sys.executable, "-m", "graphmend.sidecar"],
+                [sys.executable, "-m", "graphmend.mending.sidecar"],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
             )
         except OSError:

@@ -25,7 +25,7 @@ import types
 from collections.abc import Iterable
 from typing import Any
 
-from graphmend.resolve import Unmendable
+from graphmend.mending.resolve import Unmendable
 
 _FUTURE_FLAGS = functools.reduce(
     lambda flags, name: flags | getattr(__future__, name).compiler_flag,

@@ -23,12 +23,12 @@ from typing import Any
 
 import torch
 
-from graphmend import swap
+from graphmend.mending import swap
 from graphmend.analysis.source import ModuleNames, first_line, parse_file
 from graphmend.analysis.summaries import (Summarizer, Summary, Target, method_key, receiver_calls, stores_attribute,
                                           unreadable)
 from graphmend.analysis.summaries import called_names as summary_called_names
-from graphmend.resolve import Unmendable, chain
+from graphmend.mending.resolve import Unmendable, chain
 
 
 def functions_of(value: Any) -> Iterator[Any]:
@@ -378,7 +378,7 @@ def is_effect_helper(value: Any, depth: int = 0) -> bool:
     if not isinstance(value, types.FunctionType) or depth > 3 or module_name(value).startswith("graphmend"):
         return False
     from graphmend.analysis.message_helpers import effect_only
-    from graphmend.resolve import wrapper_chain
+    from graphmend.mending.resolve import wrapper_chain
 
     chain = wrapper_chain(value)
     for index, link in enumerate(chain):

@@ -9,7 +9,7 @@ text goes through :func:`graphmend.pipeline.transform_source` with static
 matching (every site a rule can prove safe, or the rules selected), and
 the result is compiled under the file's own name with its statements moved
 back to the file's line numbers, so tracebacks and Dynamo's reports point
-at the user's file.  Rewritten texts are kept in :mod:`graphmend.cache`, so
+at the user's file.  Rewritten texts are kept in :mod:`graphmend.mending.cache`, so
 a second run only pays the lookup.
 
 What is never rewritten: modules already imported when the hook is
@@ -34,11 +34,11 @@ import sys
 from collections.abc import Iterable, Iterator, Sequence
 from types import CodeType
 
-from graphmend import cache
+from graphmend.mending import cache
 from graphmend.errors import GraphmendError
 from graphmend.analysis.source import line_map
-from graphmend.discover import matches
-from graphmend.scope import move_to_file_lines
+from graphmend.mending.discover import matches
+from graphmend.mending.scope import move_to_file_lines
 from graphmend.pipeline import CONVERTERS, transform_source
 from graphmend.rules.options import select_rules
 

@@ -11,7 +11,7 @@ objects hold:
   that is a Python module, the attributes of it the code names: ``misc.f``);
 * a bound method: its function and the object it is bound to;
 * a ``functools.partial``: its function and its arguments;
-* an ``nn.Module``: what :func:`graphmend.discover.model_functions` finds
+* an ``nn.Module``: what :func:`graphmend.mending.discover.model_functions` finds
   for it (the ``forward`` and the methods of every submodule's classes
   that a forward names, and the module-level functions of their modules),
   and the callables its submodules hold as attributes;
@@ -47,7 +47,7 @@ from typing import Any
 
 import torch
 
-from graphmend import discover
+from graphmend.mending import discover
 
 #: At most this many objects are visited per walk.
 LIMIT = 20_000

@@ -35,7 +35,7 @@ import graphmend
 logger = logging.getLogger("graphmend")
 
 _FORMAT = "graphmend-cache/1"
-_PACKAGE_DIR = Path(__file__).resolve().parent
+_PACKAGE_DIR = Path(__file__).resolve().parent.parent
 # The code that decides what a transform outputs.
 _RULE_CODE = ("pipeline.py", "rules", "analysis", "conventions.py")
 

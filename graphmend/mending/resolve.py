@@ -19,7 +19,7 @@ from typing import Any
 import torch
 
 from graphmend.errors import Unmendable
-from graphmend.swap import PATCHES
+from graphmend.mending.swap import PATCHES
 
 _UNREBUILDABLE_FLAGS = {
     inspect.CO_GENERATOR: "a generator",

@@ -2,16 +2,16 @@
 
 How a function is mended, one module per step:
 
-1. :mod:`graphmend.resolve` -- the Python function whose code changes.
+1. :mod:`graphmend.mending.resolve` -- the Python function whose code changes.
 2. :mod:`graphmend.analysis.source` -- the skeleton of its file (prelude,
    and the functions being mended inside their class headers), which
    :func:`graphmend.pipeline.transform_skeleton` rewrites; results are
-   cached on disk (:mod:`graphmend.cache`).
-3. :mod:`graphmend.scope` -- each rewritten def compiled in a scope that
+   cached on disk (:mod:`graphmend.mending.cache`).
+3. :mod:`graphmend.mending.scope` -- each rewritten def compiled in a scope that
    reproduces the original's, at the file's line numbers.
-4. :mod:`graphmend.swap` -- ``__code__`` swapped in place, and undone.
+4. :mod:`graphmend.mending.swap` -- ``__code__`` swapped in place, and undone.
 
-Which functions ``mend(model)`` reaches is :mod:`graphmend.discover`'s.
+Which functions ``mend(model)`` reaches is :mod:`graphmend.mending.discover`'s.
 graphmend's own modules are never mended.
 """
 
@@ -34,18 +34,19 @@ from typing import Any
 
 import torch
 
-from graphmend import cache, compat, discover, swap
+from graphmend import compat
+from graphmend.mending import cache, discover, swap
 from graphmend.analysis.scan import might_hold_site
 from graphmend.analysis.source import ParsedFile, Skeleton, Unit, collector_paused, first_line, line_map, parse_file
 from graphmend.analysis.summaries import Summarizer
 from graphmend.conventions import RUNTIME_ALIAS, RUNTIME_MODULE
 from graphmend.errors import GraphmendError, SourceError
-from graphmend.reach import reach
-from graphmend.resolve import Unmendable, check_rebuildable, describe, resolve, resolve_quietly
+from graphmend.mending.reach import reach
+from graphmend.mending.resolve import Unmendable, check_rebuildable, describe, resolve, resolve_quietly
 from graphmend.rules.options import RuleOptions, built_in, select_rules
-from graphmend.scope import compile_in_scope, fingerprint, mended_code, move_to_file_lines
-from graphmend.sidecar import Sidecar, SidecarFailed, worthwhile
-from graphmend.swap import LOCK, PATCHES, Coverage, Lines
+from graphmend.mending.scope import compile_in_scope, fingerprint, mended_code, move_to_file_lines
+from graphmend.mending.sidecar import Sidecar, SidecarFailed, worthwhile
+from graphmend.mending.swap import LOCK, PATCHES, Coverage, Lines
 
 logger = logging.getLogger("graphmend")
 
@@ -320,7 +321,7 @@ def mend(obj: Any, *, modules: str | Iterable[str] | None = None, rules: Iterabl
     A function comes back as itself, its code mended and ``__wrapped__`` set
     to a copy running the original code.  An ``nn.Module`` comes back as
     itself with ``forward`` mended too.  By default every function a call
-    of ``obj`` reaches is mended (:mod:`graphmend.reach`: through globals,
+    of ``obj`` reaches is mended (:mod:`graphmend.mending.reach`: through globals,
     closures, attributes, submodules, base classes and wrappers, across
     modules and libraries; ``args``, the call's arguments, may hold more,
     such as the model a step function is given); ``modules`` (module-name
@@ -330,7 +331,7 @@ def mend(obj: Any, *, modules: str | Iterable[str] | None = None, rules: Iterabl
     all).  With ``only_modules``, ``obj``'s own function is mended only if
     it lies in ``modules`` too.  ``while_waiting`` is work the caller needs
     done anyway, called while a helper process rewrites
-    (:mod:`graphmend.sidecar`; ``graphmend.compile`` imports its backend
+    (:mod:`graphmend.mending.sidecar`; ``graphmend.compile`` imports its backend
     there).  Raises :class:`GraphmendError` only for an ``obj`` that is not
     callable.
     """
@@ -366,7 +367,7 @@ def mend(obj: Any, *, modules: str | Iterable[str] | None = None, rules: Iterabl
 
 
 def reachable(obj: Any, args: Iterable[Any] = ()) -> list[types.FunctionType]:
-    """The functions a call ``obj(*args)`` reaches (:func:`graphmend.reach.reach`)."""
+    """The functions a call ``obj(*args)`` reaches (:func:`graphmend.mending.reach.reach`)."""
     found = reach(obj, args)
     logger.debug("graphmend: %s reaches %d function(s) (%d objects visited, %.3f s%s)", describe(obj),
                  len(found.functions), found.visited, found.seconds, ", truncated" if found.truncated else "")

@@ -1,0 +1,22 @@
+"""Mending live objects: rewriting, in memory, the functions a call reaches.
+
+One module a step; the entry points (``mend``, ``mend_sites``, ``unmend``,
+``show``) are :mod:`.patch`'s:
+
+* which functions: :mod:`.reach` (what a call of an object reaches) and
+  :mod:`.discover` (the ``modules=`` search, the function behind a reported
+  site, the summaries of the functions they call);
+* step 1, :mod:`.resolve`: the Python function whose code changes;
+* step 2, the rules on the skeleton of its file, cached on disk
+  (:mod:`.cache`), run in a helper process while this one works
+  (:mod:`.sidecar`);
+* step 3, :mod:`.scope`: each rewritten def compiled as the function it
+  replaces;
+* step 4, :mod:`.swap`: ``__code__`` swapped in place, and undone.
+
+Around them: :mod:`.records` (what ``graphmend.compile`` learnt, kept across
+processes) and :mod:`.hook` (modules mended as they are imported).
+
+Importing this package imports nothing: the helper process
+(``python -m graphmend.mending.sidecar``) needs no torch.
+"""
