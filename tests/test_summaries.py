@@ -18,7 +18,7 @@ import pytest
 import torch
 
 import graphmend
-from graphmend.mending import discover
+from graphmend.mending import callees
 from graphmend.analysis.source import parse_text
 from graphmend.analysis.summaries import MAX_DEPTH, Summarizer, static_summaries
 from harness import capture, check_equivalent, compiled_outcome, assert_same_outcome, load_module
@@ -267,11 +267,11 @@ def two_modules(tmp_path, monkeypatch):
 def test_live_summaries_read_the_helpers_of_another_module(two_modules):
     _, user = two_modules
     summarizer = Summarizer()
-    found = dict(discover.callee_summaries_of(user.hysteresis, summarizer))
+    found = dict(callees.callee_summaries_of(user.hysteresis, summarizer))
     assert found["_hysteresis_step"].effect is None and found["_hysteresis_step"].fresh
     assert set(found) == {"_hysteresis_step"}  # torch's own functions are not read
-    assert dict(discover.callee_summaries_of(user.noisy_arm, summarizer))["_noisy"].kind == "random"
-    assert dict(discover.callee_summaries_of(user.counting_arm, summarizer))["_count"].effect == \
+    assert dict(callees.callee_summaries_of(user.noisy_arm, summarizer))["_noisy"].kind == "random"
+    assert dict(callees.callee_summaries_of(user.counting_arm, summarizer))["_count"].effect == \
         "writes `state.calls`"
 
 
@@ -526,7 +526,7 @@ def clip_modules(tmp_path, monkeypatch):
 
 def test_a_method_of_a_live_class_without_overrides_is_read_and_merged(clip_modules):
     library, _ = clip_modules
-    assert dict(discover.callee_summaries_of(library.Clip.forward))["Clip()._step"].pure
+    assert dict(callees.callee_summaries_of(library.Clip.forward))["Clip()._step"].pure
     clip = library.Clip()
     graphmend.mend(clip, rules=["where"])
     assert "_graphmend.both_arms" in graphmend.show(clip.forward)
@@ -545,7 +545,7 @@ def test_a_method_a_loaded_subclass_overrides_is_not_read(clip_modules):
     object, so ``Clip.forward``'s arm stays (named), for every instance."""
     library, load_user = clip_modules
     user = load_user()
-    summary = dict(discover.callee_summaries_of(library.Clip.forward))["Clip()._step"]
+    summary = dict(callees.callee_summaries_of(library.Clip.forward))["Clip()._step"]
     assert summary.kind == "unreadable"
     assert summary.effect == "is overridden in LoudClip (which one runs depends on the object; not read)"
     graphmend.mend(user.LoudClip(), rules=["where"])
@@ -555,7 +555,7 @@ def test_a_method_a_loaded_subclass_overrides_is_not_read(clip_modules):
 def test_a_function_called_through_a_module_object_is_read_and_merged(clip_modules):
     _, load_user = clip_modules
     user = load_user()
-    assert dict(discover.callee_summaries_of(user.through_module))["ops._shift"].pure
+    assert dict(callees.callee_summaries_of(user.through_module))["ops._shift"].pure
     mended = graphmend.mend(user.through_module, rules=["where"])
     assert "_graphmend.both_arms" in graphmend.show(mended)
     for sign in (1, -1):
@@ -567,8 +567,8 @@ def test_a_mended_helper_is_summarised_from_its_rewritten_source(clip_modules):
     call into graphmend's runtime, not read), not the file's original."""
     library, load_user = clip_modules
     user = load_user()
-    assert dict(discover.callee_summaries_of(user.calls_announce))["_announce"].effect == "prints"
+    assert dict(callees.callee_summaries_of(user.calls_announce))["_announce"].effect == "prints"
     graphmend.mend(library._announce, rules=["defer"])
     assert "_graphmend" in graphmend.show(library._announce)
-    summary = dict(discover.callee_summaries_of(user.calls_announce))["_announce"]
+    summary = dict(callees.callee_summaries_of(user.calls_announce))["_announce"]
     assert summary.kind == "unreadable" and "_graphmend." in summary.effect

@@ -12,7 +12,7 @@ other functions it can read (recursively, cycles and depth bounded) and
 keeps every answer.
 
 Where the functions come from is the caller's business (:class:`Target`):
-:func:`graphmend.mending.discover.callee_summaries_of` reads the live objects a
+:func:`graphmend.mending.callees.callee_summaries_of` reads the live objects a
 function's globals hold (``graphmend.compile``/``mend``), and
 :func:`static_summaries` the module-level functions of the file being
 rewritten and, through ``imported``, of the project files it imports

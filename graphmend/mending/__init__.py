@@ -3,9 +3,11 @@
 One module a step; the entry points (``mend``, ``mend_sites``, ``unmend``,
 ``show``) are :mod:`.patch`'s:
 
-* which functions: :mod:`.reach` (what a call of an object reaches) and
-  :mod:`.discover` (the ``modules=`` search, the function behind a reported
-  site, the summaries of the functions they call);
+* which functions: :mod:`.reach` (what a call of an object reaches),
+  :mod:`.search` (the ``modules=`` search), :mod:`.sites` (the function
+  behind a site a diagnosis reported), never code :mod:`.foreign` names;
+* what the functions they call do: :mod:`.callees` (summaries and message
+  helpers read from live objects, for the rules);
 * step 1, :mod:`.resolve`: the Python function whose code changes;
 * step 2, the rules on the skeleton of its file, cached on disk
   (:mod:`.cache`), run in a helper process while this one works

@@ -37,7 +37,7 @@ from types import CodeType
 from graphmend.mending import cache
 from graphmend.errors import GraphmendError
 from graphmend.analysis.source import line_map
-from graphmend.mending.discover import matches
+from graphmend.mending.search import matches
 from graphmend.mending.scope import move_to_file_lines
 from graphmend.pipeline import CONVERTERS, transform_source
 from graphmend.rules.options import select_rules

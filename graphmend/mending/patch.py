@@ -11,7 +11,8 @@ How a function is mended, one module per step:
    reproduces the original's, at the file's line numbers.
 4. :mod:`graphmend.mending.swap` -- ``__code__`` swapped in place, and undone.
 
-Which functions ``mend(model)`` reaches is :mod:`graphmend.mending.discover`'s.
+Which functions ``mend(model)`` reaches is :mod:`graphmend.mending.reach`'s (with
+``modules=``, :mod:`graphmend.mending.search`'s).
 graphmend's own modules are never mended.
 """
 
@@ -35,16 +36,19 @@ from typing import Any
 import torch
 
 from graphmend import compat
-from graphmend.mending import cache, discover, swap
+from graphmend.mending import cache, search, swap
 from graphmend.analysis.scan import might_hold_site
 from graphmend.analysis.source import ParsedFile, Skeleton, Unit, collector_paused, first_line, line_map, parse_file
 from graphmend.analysis.summaries import Summarizer
 from graphmend.conventions import RUNTIME_ALIAS, RUNTIME_MODULE
 from graphmend.errors import GraphmendError, SourceError
+from graphmend.mending.callees import callee_summaries_of, effect_helpers_of
+from graphmend.mending.foreign import module_name
 from graphmend.mending.reach import reach
 from graphmend.mending.resolve import Unmendable, check_rebuildable, describe, resolve, resolve_quietly
 from graphmend.rules.options import RuleOptions, built_in, select_rules
 from graphmend.mending.scope import compile_in_scope, fingerprint, mended_code, move_to_file_lines
+from graphmend.mending.sites import function_at
 from graphmend.mending.sidecar import Sidecar, SidecarFailed, worthwhile
 from graphmend.mending.swap import LOCK, PATCHES, Coverage, Lines
 
@@ -121,7 +125,7 @@ def _plan_file(filename: str, requests: list[tuple[types.FunctionType, Coverage]
         for function, _ in requests:
             _skip(function, "no source (defined by exec/compile, or the file is gone, or it does not parse)")
         return None
-    helpers = parsed.effect_helpers.union(*(discover.effect_helpers_of(f) for f, _ in requests))
+    helpers = parsed.effect_helpers.union(*(effect_helpers_of(f) for f, _ in requests))
     targets: list[tuple[types.FunctionType, ast.AST, Unit, Coverage]] = []
     for function, coverage in requests:
         node = parsed.def_of(function.__code__)
@@ -140,7 +144,7 @@ def _plan_file(filename: str, requests: list[tuple[types.FunctionType, Coverage]
     if not targets:
         return None
     summarizer = Summarizer()  # the functions they call, each read once
-    callees = frozenset().union(*(discover.callee_summaries_of(f, summarizer) for f, *_ in targets))
+    callees = frozenset().union(*(callee_summaries_of(f, summarizer) for f, *_ in targets))
     static = targets[0][3].static
     lines = frozenset().union(*(coverage.lines for *_, coverage in targets))
     options = RuleOptions(rules=frozenset(rule_names), lines=lines if lines or not static else None,
@@ -250,7 +254,7 @@ def _file_failure(filename: str) -> Iterator[None]:
 
 def _is_own(function: types.FunctionType) -> bool:
     """graphmend's own code (its runtime above all) is never rewritten."""
-    name = discover.module_name(function)
+    name = module_name(function)
     return name == "graphmend" or name.startswith("graphmend.")
 
 
@@ -347,20 +351,19 @@ def mend(obj: Any, *, modules: str | Iterable[str] | None = None, rules: Iterabl
                 except Unmendable as why:
                     _skip(obj, str(why))
         else:
-            prefixes = discover.prefixes(modules, "")
+            prefixes = search.prefixes(modules, "")
             if isinstance(obj, torch.nn.Module):
-                candidates = discover.called_by_name(discover.model_functions(obj, prefixes),
-                                                     discover.forward_roots(obj))
+                candidates = search.called_by_name(search.model_functions(obj, prefixes), search.forward_roots(obj))
             else:
-                candidates = discover.functions_in_modules(prefixes)
+                candidates = search.functions_in_modules(prefixes)
             try:
                 own = [resolve(obj)]  # a module's forward, or the function itself
             except Unmendable as why:
                 _skip(obj, str(why))
                 own = []
             if only_modules:
-                own = [f for f in own if discover.matches(discover.module_name(f), prefixes)]
-            functions = own + discover.reached_in(candidates, prefixes)
+                own = [f for f in own if search.matches(module_name(f), prefixes)]
+            functions = own + search.reached_in(candidates, prefixes)
         requests = [(function, None) for function in dict.fromkeys(functions)]
         _remember(obj, _mend_functions(requests, rules, while_waiting))
     return obj
@@ -412,16 +415,16 @@ def mend_sites(
     only functions defined in those modules are mended.  ``unmend(anchor)``
     undoes it.
     """
-    prefixes = None if modules is None else discover.prefixes(modules, "")
+    prefixes = None if modules is None else search.prefixes(modules, "")
     with LOCK:
         by_function: dict[types.FunctionType, set[int]] = {}
-        pool = discover.live_functions(candidates)
+        pool = search.live_functions(candidates)
         for filename, lineno in sites:
-            function, statement_line = discover.function_at(filename, lineno, pool)
+            function, statement_line = function_at(filename, lineno, pool)
             if function is None:
                 logger.debug("graphmend: no live function holds %s:%d; not mended", filename, lineno)
                 continue
-            if prefixes is not None and not discover.matches(discover.module_name(function), prefixes):
+            if prefixes is not None and not search.matches(module_name(function), prefixes):
                 _skip(function, f"outside the modules named {prefixes}")
                 continue
             by_function.setdefault(function, set()).add(statement_line)

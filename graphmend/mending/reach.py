@@ -11,7 +11,7 @@ objects hold:
   that is a Python module, the attributes of it the code names: ``misc.f``);
 * a bound method: its function and the object it is bound to;
 * a ``functools.partial``: its function and its arguments;
-* an ``nn.Module``: what :func:`graphmend.mending.discover.model_functions` finds
+* an ``nn.Module``: what :func:`graphmend.mending.search.model_functions` finds
   for it (the ``forward`` and the methods of every submodule's classes
   that a forward names, and the module-level functions of their modules),
   and the callables its submodules hold as attributes;
@@ -47,7 +47,8 @@ from typing import Any
 
 import torch
 
-from graphmend.mending import discover
+from graphmend.mending import search
+from graphmend.mending.foreign import foreign, foreign_module
 
 #: At most this many objects are visited per walk.
 LIMIT = 20_000
@@ -67,7 +68,7 @@ class Reach:
 
 
 def _foreign_type(cls: type) -> bool:
-    return discover.foreign_module(getattr(cls, "__module__", None) or "builtins")
+    return foreign_module(getattr(cls, "__module__", None) or "builtins")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -78,16 +79,16 @@ def _mentions_torch(filename: str) -> bool:
 def _module_prefixes(module: torch.nn.Module) -> list[str]:
     """The Python modules that define a class of ``module`` or of one of its
     submodules (base classes included), never torch's or graphmend's."""
-    names = {cls.__module__ for cls in discover.module_classes(module)}
-    return sorted(n for n in names if not discover.foreign_module(n))
+    names = {cls.__module__ for cls in search.module_classes(module)}
+    return sorted(n for n in names if not foreign_module(n))
 
 
 def _module_functions(module: torch.nn.Module) -> list[Any]:
     prefixes = _module_prefixes(module)
     if not prefixes:
         return []
-    candidates = discover.called_by_name(discover.model_functions(module, prefixes), discover.forward_roots(module))
-    return discover.reached_in(candidates, prefixes)
+    candidates = search.called_by_name(search.model_functions(module, prefixes), search.forward_roots(module))
+    return search.reached_in(candidates, prefixes)
 
 
 class _Walk:
@@ -149,7 +150,7 @@ class _Walk:
             if len(value) <= _CONTAINER_ITEMS:
                 self.push_all(value.values() if isinstance(value, dict) else value)
         elif isinstance(value, (property, functools.cached_property)):
-            self.push_all(discover.functions_of(value))
+            self.push_all(search.functions_of(value))
         elif not isinstance(value, types.ModuleType) and callable(value):
             self.instance(value)
 
@@ -163,7 +164,7 @@ class _Walk:
             self.push_all(attributes.values())
 
     def function(self, function: types.FunctionType) -> None:
-        if discover.foreign_module(discover.module_name(function)):
+        if foreign(function):
             return
         if self.own_file is None:
             self.own_file = function.__code__.co_filename
@@ -177,7 +178,7 @@ class _Walk:
                 pass
         self.push_all(function.__defaults__ or ())
         self.push_all((function.__kwdefaults__ or {}).values())
-        names = discover.code_names(function.__code__)
+        names = search.code_names(function.__code__)
         for name in names - self.mentioned:
             self.push_all(self.parked.pop(name, ()))
         self.mentioned |= names
@@ -187,7 +188,7 @@ class _Walk:
                 continue
             value = globals_[name]
             if isinstance(value, types.ModuleType):
-                if discover.foreign_module(value.__name__):
+                if foreign_module(value.__name__):
                     continue
                 # Through __dict__: a lazy module's __getattr__ may import.
                 attributes = vars(value)
@@ -209,7 +210,7 @@ class _Walk:
             if base is object or _foreign_type(base):
                 continue
             for name, value in list(vars(base).items()):
-                methods = discover.functions_of(value)
+                methods = search.functions_of(value)
                 if _special(name) or name in self.mentioned:
                     self.push_all(methods)
                 else:

@@ -1,7 +1,7 @@
 """Helpers of another module that fuzz programs call (``from fuzz.helpers
 import ...`` in :data:`fuzz.grammar.HEADER`): the runner reads them as
 ``graphmend.mend`` does, from the live objects (see
-:func:`graphmend.mending.discover.callee_summaries_of`).  Pure ones, and ones that
+:func:`graphmend.mending.callees.callee_summaries_of`).  Pure ones, and ones that
 write an attribute, print, or raise."""
 
 import torch

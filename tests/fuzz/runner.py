@@ -50,7 +50,7 @@ from graphmend.compat.capture import disabled as capture_disabled
 from graphmend.compat.capture import uncaptured_codes
 from graphmend.compat.capture import wrap as in_capture_scope
 from graphmend.compare import first_difference
-from graphmend.mending.discover import callee_summaries_of
+from graphmend.mending.callees import callee_summaries_of
 from graphmend.diagnosis import BreakRecorder
 from graphmend.pipeline import transform_source
 from harness import GraphCounter, capture, load_module
