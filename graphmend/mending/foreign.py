@@ -1,8 +1,10 @@
 """The code graphmend never mends: torch's, the standard library's and its own.
 
-Asked by the walk of what a call reaches (:mod:`.reach`), the
-``modules=`` search (:mod:`.search`) and the summaries of the functions a
-mended function calls (:mod:`.callees`).
+One rule, asked wherever mending meets code: by the walk of what a call
+reaches (:mod:`.reach`), the ``modules=`` search (:mod:`.search`), the
+summaries of the functions a mended function calls (:mod:`.callees`), the
+mending of whatever functions it is handed (:mod:`.patch`) and the import
+hook, which refuses to be pointed at such modules (:mod:`.hook`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ def foreign_module(name: str) -> bool:
 
 
 def foreign(function: types.FunctionType) -> bool:
+    """Whether ``function`` is defined in code never mended."""
     return foreign_module(module_name(function))
 
 

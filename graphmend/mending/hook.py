@@ -15,7 +15,7 @@ a second run only pays the lookup.
 What is never rewritten: modules already imported when the hook is
 installed (the finder only sees new imports), extension modules, modules
 without source, and -- refused when named -- the standard library, torch
-and graphmend itself.  Nothing is written to disk except cache entries:
+and graphmend itself (:mod:`graphmend.mending.foreign`).  Nothing is written to disk except cache entries:
 the loader never reads or writes ``__pycache__``, so a later run without
 the hook gets the original code.  A file whose rewrite fails (a rule bug)
 is loaded unchanged and the failure logged as a warning; one that does not
@@ -38,19 +38,17 @@ from graphmend.mending import cache
 from graphmend.errors import GraphmendError
 from graphmend.analysis.source import line_map
 from graphmend.mending.search import matches
+from graphmend.mending.foreign import foreign_module
 from graphmend.mending.scope import move_to_file_lines
 from graphmend.pipeline import CONVERTERS, transform_source
 from graphmend.rules.options import select_rules
 
 logger = logging.getLogger("graphmend")
 
-#: Top-level packages the hook refuses to rewrite besides the standard library.
-_NEVER = frozenset({"torch", "graphmend", "__main__"})
-
-
 def check_prefixes(modules: str | Iterable[str]) -> tuple[str, ...]:
     """The module-name prefixes to mend; :class:`GraphmendError` for an empty
-    one or one naming the standard library, torch or graphmend."""
+    one, one naming code never mended (:mod:`graphmend.mending.foreign`), or
+    ``__main__`` (the script itself, which no finder imports)."""
     prefixes = tuple(p.strip() for p in ([modules] if isinstance(modules, str) else modules))
     if not prefixes:
         raise GraphmendError("name at least one module to mend")
@@ -58,7 +56,7 @@ def check_prefixes(modules: str | Iterable[str]) -> tuple[str, ...]:
         top = prefix.split(".")[0]
         if not prefix or not all(part.isidentifier() for part in prefix.split(".")):
             raise GraphmendError(f"{prefix!r} is not a module name")
-        if top in _NEVER or top in sys.stdlib_module_names:
+        if foreign_module(prefix) or top == "__main__":
             raise GraphmendError(
                 f"refusing to mend {prefix!r}: the standard library, torch and graphmend are never rewritten"
             )

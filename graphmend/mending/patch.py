@@ -13,7 +13,8 @@ How a function is mended, one module per step:
 
 Which functions ``mend(model)`` reaches is :mod:`graphmend.mending.reach`'s (with
 ``modules=``, :mod:`graphmend.mending.search`'s).
-graphmend's own modules are never mended.
+torch, the standard library and graphmend itself are never mended
+(:mod:`graphmend.mending.foreign`).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from graphmend.analysis.summaries import Summarizer
 from graphmend.conventions import RUNTIME_ALIAS, RUNTIME_MODULE
 from graphmend.errors import GraphmendError, SourceError
 from graphmend.mending.callees import callee_summaries_of, effect_helpers_of
-from graphmend.mending.foreign import module_name
+from graphmend.mending.foreign import foreign, module_name
 from graphmend.mending.reach import reach
 from graphmend.mending.resolve import Unmendable, check_rebuildable, describe, resolve, resolve_quietly
 from graphmend.rules.options import RuleOptions, built_in, select_rules
@@ -252,12 +253,6 @@ def _file_failure(filename: str) -> Iterator[None]:
         logger.warning("graphmend: mending functions in %s failed; left unchanged", filename, exc_info=True)
 
 
-def _is_own(function: types.FunctionType) -> bool:
-    """graphmend's own code (its runtime above all) is never rewritten."""
-    name = module_name(function)
-    return name == "graphmend" or name.startswith("graphmend.")
-
-
 def _mend_functions(requests: Iterable[tuple[types.FunctionType, Lines]], rules: Iterable[str] | None,
                     while_waiting: Callable[[], Any] | None = None) -> list[types.FunctionType]:
     """Mend each (function, lines); the functions now mended (new or before)."""
@@ -273,8 +268,8 @@ def _mend_functions(requests: Iterable[tuple[types.FunctionType, Lines]], rules:
     groups: dict[tuple[str, bool], list[tuple[types.FunctionType, Coverage]]] = {}
     previous: dict[types.FunctionType, tuple[str, types.CodeType, Coverage]] = {}  # mended again
     for function, wanted in merged.items():
-        if _is_own(function):
-            _skip(function, "graphmend's own code")
+        if foreign(function):
+            _skip(function, "torch's, the standard library's or graphmend's own code: never mended")
             continue
         patch = PATCHES.get(function)
         if patch is not None:
