@@ -17,7 +17,7 @@ names:
   the vocabulary.
 * ``graphmend.diagnosis`` by concern, each module importing only those
   before it: the report, a break's category, the dry run of the rules, the
-  recording, the entry points.
+  recording, [Capture]'s verdicts, the entry points.
 * No import cycle anywhere in the package.
 """
 
@@ -88,14 +88,12 @@ LAYERS = {
     "graphmend.fix": (*_WORDS, "graphmend.analysis", "graphmend.pipeline"),
     "graphmend.mending": (*_WORDS, "graphmend", "graphmend.analysis", "graphmend.rules", "graphmend.compat",
                           "graphmend.pipeline"),
-    "graphmend.capture_verdicts": ("graphmend.compat",),
-    "graphmend.diagnosis": (*_WORDS, "graphmend.analysis", "graphmend.rules", "graphmend.compat", "graphmend.pipeline",
-                            "graphmend.capture_verdicts"),
+    "graphmend.diagnosis": (*_WORDS, "graphmend.analysis", "graphmend.rules", "graphmend.compat", "graphmend.pipeline"),
     "graphmend.testing": ("graphmend.diagnosis",),
     "graphmend.pytest_plugin": ("graphmend.testing",),
     "graphmend.api": (*_WORDS, "graphmend.compare", "graphmend.compat", "graphmend.mending", "graphmend.diagnosis"),
     "graphmend.cli": (*_WORDS, "graphmend.compat", "graphmend.pipeline", "graphmend.fix", "graphmend.mending",
-                      "graphmend.diagnosis", "graphmend.capture_verdicts"),
+                      "graphmend.diagnosis"),
     "graphmend.__main__": ("graphmend.cli",),
     "graphmend": (),
 }
@@ -119,7 +117,7 @@ def test_a_layer_imports_only_the_layers_it_names() -> None:
 
 
 #: The diagnosis package's modules, each importing only those before it.
-DIAGNOSIS_ORDER = ("report", "categories", "dry_run", "recording", "tracing")
+DIAGNOSIS_ORDER = ("report", "categories", "dry_run", "recording", "capture_verdicts", "tracing")
 
 
 def test_diagnosis_modules_import_only_those_before_them() -> None:

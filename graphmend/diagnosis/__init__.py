@@ -16,7 +16,8 @@ site.
 By concern: :mod:`.report` (the results and their rich tables),
 :mod:`.categories` (a break's category and the rule expected to fix it),
 :mod:`.dry_run` (asking the rules whether they do), :mod:`.recording`
-(reading what Dynamo records), :mod:`.tracing` (the entry points).
+(reading what Dynamo records), :mod:`.capture_verdicts` ([Capture]'s
+verdict on each DS / SCALAR site), :mod:`.tracing` (the entry points).
 """
 
 from __future__ import annotations

@@ -45,7 +45,7 @@ class Break:
     explanation: str | None = None
     hints: list[str] = field(default_factory=list)
     #: DS / SCALAR: whether graphmend.compile's [Capture] holds the site in
-    #: the graph ("DS: captured") or why not (graphmend/capture_verdicts.py).
+    #: the graph ("DS: captured") or why not (:mod:`graphmend.diagnosis.capture_verdicts`).
     capture: str | None = None
 
     @property

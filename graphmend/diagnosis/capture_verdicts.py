@@ -13,8 +13,8 @@ per site:
   SymNodeVariable"; ``range(n)``: "Could not extract specialized
   integer"), which is where the break moves to;
 * ``"... not captured: Dynamo cannot compile <frame> with it captured"``
-  -- the frame was compiled again without the switches
-  (:func:`graphmend.capture._compile_failing_frames_without_capture`).
+  -- the frame was compiled again without the switches (the frames and why:
+  :func:`graphmend.compat.capture.uncaptured_codes`).
 
 The verdict lands in ``Break.capture`` and, for a site no rule fixes, in
 its hint.
