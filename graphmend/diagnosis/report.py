@@ -13,8 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-
-
+#: The categories a break falls in (SPEC section 2).
 CATEGORIES = ("DC", "IO", "GUARD", "SCALAR", "DS", "OTHER")
 #: The rule that fixes each category, when the site meets its preconditions.
 RULE_FOR = {"DC": "where", "IO": "defer", "GUARD": "trap", "SCALAR": "where"}

@@ -263,10 +263,6 @@ class Registry:
 # -- builders ------------------------------------------------------------------------------
 
 
-def code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
-
-
 def runtime_function(name: str) -> cst.Attribute:
     """``_graphmend.<name>``."""
     return cst.Attribute(value=cst.Name(RUNTIME_ALIAS), attr=cst.Name(name))

@@ -35,10 +35,11 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from graphmend.analysis.bindings import code
 from graphmend.analysis.facts import FunctionFacts
 from graphmend.analysis.tensorness import COMPARISON_OPERATORS, Tensorness
 from graphmend.rules import library_predicates
-from graphmend.rules.base import Declined, code, runtime_call, thunk
+from graphmend.rules.base import Declined, runtime_call, thunk
 from graphmend.rules.library_predicates import exact_literal
 
 #: Expressions that need parentheses as an operand of ``&``, ``|`` or ``~``.

@@ -119,14 +119,14 @@ import libcst as cst
 import libcst.matchers as m
 
 from graphmend import vocabulary
-from graphmend.analysis.bindings import computed_from, dotted_name, following, walk
+from graphmend.analysis.bindings import code, computed_from, dotted_name, following, walk
 from graphmend.analysis.effects import (
     hazards_around, in_place_updates, index_uses, literal_format, message_impurity, message_read,
 )
 from graphmend.analysis.facts import FunctionFacts
 from graphmend.analysis.tensorness import Tensorness
 from graphmend.rules.base import (
-    Context, Declined, code, declining, is_dispatch, is_runtime_call, keyword, runtime_call, string, thunk, tuple_of,
+    Context, Declined, declining, is_dispatch, is_runtime_call, keyword, runtime_call, string, thunk, tuple_of,
 )
 from graphmend.rules.defer import deferred_text
 from graphmend.rules.predicates import lower_test, test_kind

@@ -32,6 +32,7 @@ import libcst.matchers as m
 from graphmend import vocabulary
 from graphmend.analysis.bindings import (
     assigned_targets,
+    code,
     definitely_bound,
     else_statements,
     following,
@@ -48,7 +49,6 @@ from graphmend.rules.base import (
     Context,
     Declined,
     assign,
-    code,
     generated,
     is_runtime_call,
     keyword,
@@ -615,19 +615,11 @@ def _check_static_sizes(ctx: Context, original: cst.If, arms: Sequence[Arm]) -> 
     ``if length <= max_pad:``, ``max_pad`` a tensor): the branch's shapes
     would depend on the data, which ``torch.where`` cannot merge and Dynamo
     breaks on inside the branch, so the rewrite would keep the break.  The
-    names that may carry the test's tensor are those the test reads that some
-    binding does not make static, and what the branches compute from them."""
+    names that may carry the test's tensor are those the test reads that are
+    not sizes (:attr:`~graphmend.analysis.facts.FunctionFacts.sizes`), and
+    what the branches compute from them."""
     facts = ctx.facts
-    static: set[str] = set()
-    changed = True
-    while changed:  # names every binding of which is a size read from a shape, to a fixed point
-        changed = False
-        for name, values in facts.sole_bindings.items():
-            if name not in static and name not in facts.parameters and all(
-                    _static_size(facts, v, static) for v in values):
-                static.add(name)
-                changed = True
-    carried = {n.value for n in m.findall(original.test, m.Name())} - static
+    carried = {n.value for n in m.findall(original.test, m.Name())} - facts.sizes
     if not carried:
         return
     statements_ = [s for arm in arms for s in arm.original]
@@ -637,41 +629,16 @@ def _check_static_sizes(ctx: Context, original: cst.If, arms: Sequence[Arm]) -> 
         for statement in statements_:
             for assignment in m.findall(statement, m.Assign(targets=[m.AssignTarget(m.Name())])):
                 target = assignment.targets[0].target.value
-                if target not in carried and not _static_size(facts, assignment.value, static) and _reads(
+                if target not in carried and not facts.is_static_size(assignment.value) and _reads(
                         assignment.value, carried):
                     carried.add(target)
                     changed = True
     for statement in statements_:
         for call in m.findall(statement, m.Call()):
             for size in _size_arguments(facts, call):
-                if not _static_size(facts, size, static) and _reads(size, carried):
+                if not facts.is_static_size(size) and _reads(size, carried):
                     raise Declined(f"`{code(size)}` sizes `{code(call.func)}()` and may be a tensor: "
                                    "the branch's shapes would depend on the data")
-
-
-def _static_size(facts, expr: cst.BaseExpression, static: set[str]) -> bool:
-    """Whether ``expr`` is a Python number whatever the data: a constant, a
-    shape or size read (``x.shape[1]``, ``x.size(0)``, ``len(x)``, which
-    Dynamo keeps symbolic, never data-dependent), a name in ``static``, or
-    arithmetic and tuples of these.  What :meth:`FunctionFacts.is_static`
-    already knows (constants, ``x.shape``, ``len(x)``) is asked of it; this
-    adds what only a size needs: names bound to sizes, indexing, and size
-    methods on a receiver of unknown type."""
-    if facts.is_static(expr):
-        return True
-    if isinstance(expr, cst.Name):
-        return expr.value in static
-    if isinstance(expr, cst.Subscript):
-        return _static_size(facts, expr.value, static)
-    if isinstance(expr, cst.Call):
-        return isinstance(expr.func, cst.Attribute) and expr.func.attr.value in vocabulary.STATIC_METHODS
-    if isinstance(expr, cst.UnaryOperation):
-        return _static_size(facts, expr.expression, static)
-    if isinstance(expr, cst.BinaryOperation):
-        return _static_size(facts, expr.left, static) and _static_size(facts, expr.right, static)
-    if isinstance(expr, (cst.Tuple, cst.List)):
-        return all(_static_size(facts, e.value, static) for e in expr.elements)
-    return False
 
 
 def _reads(expr: cst.BaseExpression, names: set[str]) -> bool:

@@ -24,10 +24,10 @@ from __future__ import annotations
 import libcst as cst
 
 from graphmend import vocabulary
-from graphmend.analysis.bindings import following, stored_names
+from graphmend.analysis.bindings import code, following, stored_names
 from graphmend.analysis.effects import alias_sources, is_nonnegative_index
 from graphmend.analysis.gradients import gradient_chains, one_sided, read_chains
-from graphmend.rules.base import Context, Declined, code, keyword, runtime_call, thunk
+from graphmend.rules.base import Context, Declined, keyword, runtime_call, thunk
 from graphmend.rules.predicates import lower_test, nonnegative_names
 from graphmend.rules.where.arms import chain_values, fits_cond
 from graphmend.rules.where.if_statement import worth_trying
@@ -85,16 +85,13 @@ def convert_ifexp(ctx: Context, original: cst.IfExp, updated: cst.IfExp) -> cst.
     return runtime_call("select", args)
 
 
-#: Builtins whose value is a Python number even when given a tensor.
-_NUMBER_BUILTINS = frozenset({"float", "int", "bool"})
-
-
 def _python_value(facts, branch: cst.BaseExpression) -> bool:
     """Whether ``branch`` surely gives a Python value: a constant, or a
     number read out of a tensor (``float(t)``)."""
     if facts.is_static(branch):
         return True
-    return isinstance(branch, cst.Call) and vocabulary.builtin(facts.qualified_name(branch.func)) in _NUMBER_BUILTINS
+    return isinstance(branch, cst.Call) and vocabulary.builtin(
+        facts.qualified_name(branch.func)) in vocabulary.SCALAR_BUILTINS
 
 
 class _NonnegativeIndexes(cst.CSTTransformer):

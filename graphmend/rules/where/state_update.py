@@ -63,7 +63,8 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from graphmend.rules.base import Context, Declined, code, declining, generated, replacing, runtime_call, string, thunk
+from graphmend.analysis.bindings import code
+from graphmend.rules.base import Context, Declined, declining, generated, replacing, runtime_call, string, thunk
 from graphmend.rules.predicates import lower_test
 from graphmend.rules.where.if_statement import is_site
 
