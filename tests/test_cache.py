@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import threading
 from pathlib import Path
 
@@ -60,6 +61,32 @@ def test_key_changes_with_every_input(monkeypatch):
     variants.add(cache.cache_key("source", **base))
 
     assert len(variants) == 6 and key not in variants
+
+
+def test_the_key_follows_the_code_the_rules_may_read(tmp_path, monkeypatch, request):
+    # The rule code in the key is every module of the layers the pipeline
+    # may import (graphmend.layers): a vocabulary table the rules read is in
+    # it, the public API is not.
+    package = tmp_path / "graphmend"
+    shutil.copytree(Path(graphmend.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(cache, "_PACKAGE_DIR", package)
+    request.addfinalizer(cache._rule_code_digest.cache_clear)
+
+    def key() -> str:
+        cache._rule_code_digest.cache_clear()
+        return cache.cache_key("source", rules=["where"], lines=None)
+
+    def edit(name: str, old: str, new: str) -> None:
+        path = package / name
+        text = path.read_text()
+        assert old in text
+        path.write_text(text.replace(old, new))
+
+    before = key()
+    edit("api.py", '"""``graphmend.compile``', '"""The public ``graphmend.compile``')
+    assert key() == before
+    edit("vocabulary.py", 'SCALAR_METHODS = _names("item tolist")', 'SCALAR_METHODS = _names("item tolist numpy")')
+    assert key() != before
 
 
 @pytest.mark.parametrize(

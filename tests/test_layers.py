@@ -1,20 +1,8 @@
-"""The package's layers, read from the imports in its source (every import,
-at module level or inside a function: an import moved into a function to
-dodge a cycle is still a cycle).
+"""The package's layers (graphmend.layers), held to the imports in its
+source: every import, at module level or inside a function (an import
+moved into a function to dodge a cycle is still a cycle).
 
-Every module lies in exactly one layer of :data:`LAYERS` (a package's
-modules in the package's layer; a new top-level module must be given one)
-and imports only its own layer's modules and those of the layers its entry
-names:
-
-* ``graphmend.analysis`` reads code: it imports no rule, no engine, no mend.
-* ``graphmend.rules`` rewrite: they read the analysis, and import no mend
-  (``graphmend.mending``), no public API and no diagnosis.
-* ``graphmend.runtime`` is what rewritten code imports: nothing of graphmend
-  but ``conventions``, ``compat`` and the vocabulary of calls
-  (``graphmend.vocabulary``, which imports nothing): it needs torch alone.
-* ``graphmend.compat`` imports nothing of graphmend but ``conventions`` and
-  the vocabulary.
+* Every module lies in a layer, and imports only what its layer may.
 * ``graphmend.diagnosis`` by concern, each module importing only those
   before it: the report, a break's category, the dry run of the rules, the
   recording, [Capture]'s verdicts, the entry points.
@@ -25,6 +13,8 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+
+from graphmend.layers import LAYERS, layer_of
 
 PACKAGE = Path(__file__).resolve().parent.parent / "graphmend"
 
@@ -69,50 +59,13 @@ def _within(name: str, *packages: str) -> bool:
     return any(name == package or name.startswith(package + ".") for package in packages)
 
 
-#: The words every layer shares; they import nothing of graphmend.
-_WORDS = ("graphmend.conventions", "graphmend.vocabulary", "graphmend.errors")
-
-#: layer -> the layers it may import besides its own.  ``graphmend`` is the
-#: package's own ``__init__`` (its public names, imported by name on first
-#: use) and holds no other module.
-LAYERS = {
-    "graphmend.conventions": (),
-    "graphmend.vocabulary": (),
-    "graphmend.errors": (),
-    "graphmend.compare": (),
-    "graphmend.compat": ("graphmend.conventions", "graphmend.vocabulary"),
-    "graphmend.runtime": ("graphmend.conventions", "graphmend.vocabulary", "graphmend.compat"),
-    "graphmend.analysis": _WORDS,
-    "graphmend.rules": (*_WORDS, "graphmend.analysis"),
-    "graphmend.pipeline": (*_WORDS, "graphmend.analysis", "graphmend.rules", "graphmend.compat", "graphmend.runtime"),
-    "graphmend.fix": (*_WORDS, "graphmend.analysis", "graphmend.pipeline"),
-    "graphmend.mending": (*_WORDS, "graphmend", "graphmend.analysis", "graphmend.rules", "graphmend.compat",
-                          "graphmend.pipeline"),
-    "graphmend.diagnosis": (*_WORDS, "graphmend.analysis", "graphmend.rules", "graphmend.compat", "graphmend.pipeline"),
-    "graphmend.testing": ("graphmend.diagnosis",),
-    "graphmend.pytest_plugin": ("graphmend.testing",),
-    "graphmend.api": (*_WORDS, "graphmend.compare", "graphmend.compat", "graphmend.mending", "graphmend.diagnosis"),
-    "graphmend.cli": (*_WORDS, "graphmend.compat", "graphmend.pipeline", "graphmend.fix", "graphmend.mending",
-                      "graphmend.diagnosis"),
-    "graphmend.__main__": ("graphmend.cli",),
-    "graphmend": (),
-}
-
-
-def _layer(name: str) -> str | None:
-    """The layer ``name`` lies in: the longest entry it is or lies under
-    (``graphmend`` holds only itself)."""
-    holders = [layer for layer in LAYERS if name == layer or (layer != "graphmend" and name.startswith(layer + "."))]
-    return max(holders, key=len, default=None)
-
-
 def test_every_module_lies_in_a_layer() -> None:
-    assert [name for name in MODULES if _layer(name) is None] == []
+    assert [name for name in MODULES if layer_of(name) is None] == []
 
 
 def test_a_layer_imports_only_the_layers_it_names() -> None:
     wrong = {(name, target) for name, targets in GRAPH.items() for target in targets
-             if _layer(target) not in (_layer(name), *LAYERS[_layer(name)])}
+             if layer_of(target) not in (layer_of(name), *LAYERS[layer_of(name)])}
     assert not wrong, sorted(wrong)
 
 

@@ -2,9 +2,11 @@
 
 An entry is the text the pipeline produced for one input text, keyed by
 everything the output depends on: the input's hash, graphmend's version, a
-digest of the rule code (so a rule edited during development never serves a
-stale rewrite under an unchanged version number), the rules selected, the
-``lines`` a diagnosis asked for, and torch's version.
+digest of the rule code (every module the pipeline's layer may import, by
+:mod:`graphmend.layers`; so a rule or a vocabulary table edited during
+development never serves a stale rewrite under an unchanged version
+number), the rules selected, the ``lines`` a diagnosis asked for, and
+torch's version.
 
 Entries are plain source text, never pickles.  Each starts with a header line
 carrying the SHA-256 of the text after it, so a truncated or corrupt entry is
@@ -31,13 +33,12 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import graphmend
+from graphmend.layers import imported_by, layer_of
 
 logger = logging.getLogger("graphmend")
 
 _FORMAT = "graphmend-cache/1"
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent
-# The code that decides what a transform outputs.
-_RULE_CODE = ("pipeline.py", "rules", "analysis", "conventions.py")
 
 
 def cache_dir() -> Path:
@@ -51,12 +52,17 @@ def cache_dir() -> Path:
 
 @functools.cache
 def _rule_code_digest() -> str:
+    """The digest of the code that decides what a transform outputs: every
+    module of the pipeline's layer and of the layers it may import
+    (:func:`graphmend.layers.imported_by`), so that a module the rules come
+    to read is in the key as soon as the layer test lets them read it."""
+    layers = imported_by("graphmend.pipeline")
     digest = hashlib.sha256()
-    for name in _RULE_CODE:
-        path = _PACKAGE_DIR / name
-        files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
-        for file in files:
-            digest.update(str(file.relative_to(_PACKAGE_DIR)).encode())
+    for file in sorted(_PACKAGE_DIR.rglob("*.py")):
+        relative = file.relative_to(_PACKAGE_DIR)
+        parts = (_PACKAGE_DIR.name, *relative.with_suffix("").parts)
+        if layer_of(".".join(parts[:-1] if parts[-1] == "__init__" else parts)) in layers:
+            digest.update(str(relative).encode())
             digest.update(file.read_bytes())
     return digest.hexdigest()
 
