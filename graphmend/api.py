@@ -62,7 +62,8 @@ from graphmend.compat import capture
 from graphmend.diagnosis import BreakRecorder, call, diagnose_calls, short_path
 from graphmend.errors import GraphmendError, VerificationError
 from graphmend import compat
-from graphmend.mending.patch import mend, mend_sites, mended_functions, mended_source, reachable, unmend, unmend_functions
+from graphmend.mending.live import mend, mend_sites, mended_functions, mended_source, unmend, unmend_functions
+from graphmend.mending.reach import reach
 
 logger = logging.getLogger("graphmend")
 
@@ -323,7 +324,7 @@ class _FirstCall:
 
 def _candidates(obj: Any, args: Iterable[Any] = ()) -> list[Any]:
     """Where a reported site's live function is looked for first."""
-    return reachable(obj, args)
+    return reach(obj, args).functions
 
 
 class MendedModule(torch.nn.Module):

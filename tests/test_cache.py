@@ -14,7 +14,7 @@ import graphmend
 from graphmend import pipeline
 from graphmend.mending import cache
 from graphmend.analysis.source import parse_text
-from graphmend.mending.patch import mend, unmend
+from graphmend.mending.live import mend, unmend
 from harness import load_module
 from test_mend import MARK, PLAIN, fake_rules, isolated_cache  # noqa: F401  (fixtures)
 

@@ -205,7 +205,7 @@ class Blocker:
     """Refuse libcst, rich and graphmend's analysis and rules."""
     def find_spec(self, name, path=None, target=None):
         for blocked in ("libcst", "rich", "graphmend.analysis", "graphmend.rules", "graphmend.pipeline",
-                        "graphmend.diagnosis", "graphmend.mending.patch", "graphmend.cli"):
+                        "graphmend.diagnosis", "graphmend.mending.live", "graphmend.cli"):
             if name == blocked or name.startswith(blocked + "."):
                 raise ImportError(f"blocked by the test: {name}")
         return None

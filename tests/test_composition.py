@@ -16,7 +16,7 @@ import torch
 
 from graphmend.compare import first_difference
 from graphmend.pipeline import transform_source
-from harness import GraphCounter, capture, check_equivalent, load_module, mend_source
+from harness import GraphCounter, check_equivalent, load_module, mend_source, outcome_of
 
 HEADER = """\
 import logging
@@ -202,7 +202,7 @@ def test_gradients_are_bit_identical_in_one_graph(name, tmp_path):
         expected = _grads(original.f, x, w)
         torch._dynamo.reset()
         counter = GraphCounter()
-        actual = capture(_grads, torch.compile(mended.f, backend=counter), x, w)
+        actual = outcome_of(_grads, torch.compile(mended.f, backend=counter), x, w)
         assert actual.error is None, actual.error
         assert first_difference(expected, actual.value) is None
         assert counter.graphs == 1
@@ -291,7 +291,7 @@ def test_a_merge_falling_back_inside_an_arm_adds_no_break(tmp_path):
         for fn in (original.f, mended.f):
             torch._dynamo.reset()
             counter = GraphCounter()
-            outcome = capture(run, torch.compile(fn, backend=counter), t)
+            outcome = outcome_of(run, torch.compile(fn, backend=counter), t)
             assert outcome.error is None, outcome.error
             graphs.append(counter.graphs)
             expected = run(original.f, t)
@@ -304,7 +304,7 @@ def test_a_merge_falling_back_inside_an_arm_adds_no_break(tmp_path):
     # arms' thunks graphmend made.
     from graphmend.api import mend_report
     from graphmend.diagnosis import diagnose
-    from graphmend.mending.patch import unmend
+    from graphmend.mending.live import unmend
 
     t0, t1 = torch.tensor(0.0, requires_grad=True), torch.tensor(1.0, requires_grad=True)
     y0, y1 = torch.ones(3, requires_grad=True), torch.full((3,), 2.0, requires_grad=True)

@@ -506,7 +506,7 @@ def test_t5_compiles_to_one_graph_with_the_warning_once_deferred():
     from transformers import T5Config, T5ForConditionalGeneration
     from transformers.models.t5 import modeling_t5
 
-    import graphmend.mending.patch
+    import graphmend.mending.live
 
     torch.manual_seed(0)
     config = T5Config(vocab_size=100, d_model=32, d_kv=8, d_ff=64, num_layers=2, num_heads=4,
@@ -522,13 +522,13 @@ def test_t5_compiles_to_one_graph_with_the_warning_once_deferred():
         return counter.graphs, logits
 
     before_graphs, before_logits = graphs_and_logits()
-    graphmend.mending.patch.mend(model, modules="transformers.models.t5", rules=["defer"])
+    graphmend.mending.live.mend(model, modules="transformers.models.t5", rules=["defer"])
     try:
         logging.Logger.warning_once.cache_clear()
         # transformers' loggers do not propagate to the root logger.
         (after_graphs, after_logits), records = _records_of(graphs_and_logits, logger_name="transformers")
     finally:
-        graphmend.mending.patch.unmend(model)
+        graphmend.mending.live.unmend(model)
     assert (before_graphs, after_graphs) == (4, 1)
     assert torch.equal(before_logits, after_logits)
     assert [(name, level, text[:24]) for name, level, text in records] == [

@@ -15,7 +15,7 @@ import torch
 
 from graphmend.cli import main
 from graphmend.fix import fix_file
-from harness import assert_same_outcome, capture, compiled_outcome
+from harness import assert_same_outcome, compiled_outcome, outcome_of
 
 HELPERS = """
 import warnings
@@ -160,8 +160,8 @@ def test_an_arm_calling_a_pure_helper_of_another_project_file_is_merged(tmp_path
     fixed = importlib.import_module(f"{name}.fixed").pick
     with torch.no_grad():
         for x in (torch.tensor([1.0, 3.0]), torch.tensor([-1.0, -3.0])):
-            expected = capture(original, x)
-            assert_same_outcome(expected, capture(fixed, x), "eager")
+            expected = outcome_of(original, x)
+            assert_same_outcome(expected, outcome_of(fixed, x), "eager")
             outcome, count = compiled_outcome(fixed, x)
             assert_same_outcome(expected, outcome, "compiled")
             assert count == 1

@@ -12,8 +12,8 @@ import pytest
 from graphmend.errors import GraphmendError
 from graphmend.mending.foreign import foreign_module
 from graphmend.mending.hook import check_prefixes
-from graphmend.mending.patch import mend
-from graphmend.mending.swap import PATCHES
+from graphmend.mending.live import mend
+from graphmend.mending.swap import MENDED
 
 
 @pytest.mark.parametrize(("name", "never"), [
@@ -33,5 +33,5 @@ def test_torch_the_standard_library_and_graphmend_are_never_mended(name: str, ne
 def test_mend_leaves_such_code_alone_even_when_named(caplog) -> None:
     with caplog.at_level(logging.DEBUG, logger="graphmend"):
         mend(json.dumps, modules="json")
-    assert json.dumps not in PATCHES
+    assert json.dumps not in MENDED
     assert "not mending dumps: torch's, the standard library's or graphmend's own code" in caplog.text

@@ -124,4 +124,4 @@ def test_the_reader_sees_the_imports() -> None:
     # The contract is only as good as the reader: a few imports it must see.
     assert "graphmend.compat" in GRAPH["graphmend.runtime.defer"]
     assert "graphmend.runtime" in GRAPH["graphmend.pipeline"]  # imported inside a function
-    assert "graphmend.analysis.scan" in GRAPH["graphmend.mending.patch"]
+    assert "graphmend.analysis.scan" in GRAPH["graphmend.mending.rewrite"]

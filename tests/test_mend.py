@@ -26,7 +26,7 @@ import torch
 
 import graphmend
 from graphmend import pipeline
-from graphmend.mending.patch import mend, mend_sites, show, unmend
+from graphmend.mending.live import mend, mend_sites, show, unmend
 from graphmend.conventions import RUNTIME_ALIAS
 from graphmend.rules.base import Context, Converter
 from graphmend.rules.options import RULE_NAMES
@@ -556,7 +556,7 @@ def test_torch_compile_of_a_mended_module(tmp_path, fake_rules):
     expected = model(x)
     torch._dynamo.reset()
 
-    compiled = torch.compile(graphmend.mending.patch.mend(model, rules=MARK), backend="eager")
+    compiled = torch.compile(graphmend.mending.live.mend(model, rules=MARK), backend="eager")
 
     out = compiled(x)
     assert out[1:] == ("graphmend.runtime", "graphmend.runtime")

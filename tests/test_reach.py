@@ -21,7 +21,7 @@ import pytest
 import torch
 
 import graphmend
-from graphmend.mending import patch, records
+from graphmend.mending import live, records, swap
 from graphmend.mending.foreign import foreign
 from graphmend.mending.reach import reach
 from harness import GraphCounter, load_module
@@ -112,7 +112,7 @@ def modules(tmp_path):
         sys.path.remove(str(tmp_path))
         for function in (library.centre, library.Block.forward, library.Solver.integrate,
                          library.Solver.never_called):
-            patch.unmend_functions([function])
+            live.unmend_functions([function])
 
 
 def _names(functions) -> set[str]:
@@ -187,7 +187,7 @@ def test_each_calling_style_compiles_to_one_graph_on_the_first_call(modules, sty
         actual = compiled(x)
     assert counter.graphs == 1
     assert torch.equal(actual, expected)
-    assert "torch.where" in patch.mended_source(library.centre) or "_graphmend.where" in patch.mended_source(
+    assert "torch.where" in live.mended_source(library.centre) or "_graphmend.where" in live.mended_source(
         library.centre)
 
 
@@ -202,7 +202,7 @@ def test_a_training_step_with_backward_inside_gets_the_gradients_eager_gives(mod
     plain = GraphCounter()
     compiled = graphmend.compile(user.train_step, backend=counter)
     loss = compiled(x)
-    assert "deferred" in patch.mended_source(library.Block.forward)
+    assert "deferred" in live.mended_source(library.Block.forward)
     assert loss.item() == user.model(x).pow(2).sum().item()
     for name, p in model.named_parameters():
         assert torch.equal(p.grad, expected[name]), name
@@ -328,7 +328,7 @@ def test_a_function_mended_again_to_the_same_code_keeps_its_compiled_graphs(tmp_
     try:
         compiled(x)
         code, graphs = module.Neuron.guarded.__code__, counter.graphs
-        assert "deferred_log" in patch.mended_source(module.Neuron.guarded)
+        assert "deferred_log" in live.mended_source(module.Neuron.guarded)
         compiled(x)
         compiled(x)
         assert module.Neuron.guarded.__code__ is code and counter.graphs == graphs
@@ -347,7 +347,7 @@ def test_a_site_the_rules_decline_is_neither_mended_nor_recorded(tmp_path):
         for _ in range(3):
             compiled(x)
         assert records.load(records.key(neuron.keeps, (x,), {})) == []
-        assert not patch.mended_functions(neuron.keeps)
+        assert not live.mended_functions(neuron.keeps)
         assert neuron.history == [1, 1, 1]
     finally:
         graphmend.unmend(neuron.keeps)
@@ -410,8 +410,8 @@ def test_closures_one_factory_made_share_a_def_and_are_each_mended(tmp_path, cap
         assert not [r for r in caplog.records if "failed" in r.getMessage()]
         assert torch.equal(actual, expected)
         assert counter.graphs == 1
-        assert "_graphmend.where" in patch.PATCHES[vars(module.First)["forward"]].mended_source
-        assert "_graphmend.where" in patch.PATCHES[vars(module.Second)["forward"]].mended_source
+        assert "_graphmend.where" in swap.MENDED[vars(module.First)["forward"]].mended_source
+        assert "_graphmend.where" in swap.MENDED[vars(module.Second)["forward"]].mended_source
     finally:
         graphmend.unmend(model)
 
@@ -443,8 +443,8 @@ def test_a_mended_wrapper_of_an_unmended_function_is_its_own_patch(tmp_path):
     torch._dynamo.reset()
     try:
         graphmend.mend(module.step)
-        assert module.scaled in patch.mended_functions(module.step)
-        assert "deferred" in patch.mended_source(module.scaled)
+        assert module.scaled in live.mended_functions(module.step)
+        assert "deferred" in live.mended_source(module.scaled)
         compiled = graphmend.compile(module.step, backend="eager")
         for _ in range(3):
             assert torch.equal(compiled(x), x * 2 + 1)

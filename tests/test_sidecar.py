@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from graphmend import compat
-from graphmend.mending import patch, sidecar
+from graphmend.mending import rewrite, sidecar
 from graphmend.analysis.scan import candidate_units
 from graphmend.analysis.source import parse_text
 from graphmend.pipeline import transform_skeleton
@@ -140,26 +140,26 @@ def _plan(tmp_path, monkeypatch):
     finally:
         sys.path.remove(str(tmp_path))
         sys.modules.pop("sidecar_model", None)
-    return patch._plan_file(module.f.__code__.co_filename, [(module.f, Coverage(static=True))], RULE_NAMES)
+    return rewrite.plan_file(module.f.__code__.co_filename, [(module.f, Coverage(static=True))], RULE_NAMES)
 
 
 def test_a_helper_answer_is_used(tmp_path, monkeypatch):
     plan = _plan(tmp_path, monkeypatch)
     waited = []
-    assert patch._rewrite_plans([plan], _FakeHelper(), lambda: waited.append(1)) == ["HELPER\n"]
+    assert rewrite.rewrite_plans([plan], _FakeHelper(), lambda: waited.append(1)) == ["HELPER\n"]
     assert waited == [1]
 
 
 def test_a_failed_helper_is_answered_in_process(tmp_path, monkeypatch):
     plan = _plan(tmp_path, monkeypatch)
-    [text] = patch._rewrite_plans([plan], _FakeHelper(fail=True), None)
+    [text] = rewrite.rewrite_plans([plan], _FakeHelper(fail=True), None)
     assert text == transform_skeleton(plan.skeleton, plan.options, plan.filename).code
 
 
 def test_a_rule_compat_turns_off_discards_the_helper_answer(tmp_path, monkeypatch):
     plan = _plan(tmp_path, monkeypatch)
     monkeypatch.setattr(compat.installation, "disabled_rules", lambda: {"defer": "off for this test"})
-    [text] = patch._rewrite_plans([plan], _FakeHelper(), None)
+    [text] = rewrite.rewrite_plans([plan], _FakeHelper(), None)
     without_defer = RuleOptions(rules=frozenset({"trap", "where"}), effect_helpers=plan.options.effect_helpers)
     assert text == transform_skeleton(plan.skeleton, without_defer, plan.filename).code
     assert "logger.warning(" in text
@@ -219,10 +219,10 @@ def test_a_cold_first_compile_leaves_libcst_to_the_helper(tmp_path):
 
 def test_a_cached_rewrite_is_read_once_and_not_written_again(tmp_path, monkeypatch):
     plan = _plan(tmp_path, monkeypatch)
-    [first] = patch._rewrite_plans([plan], None, None)
+    [first] = rewrite.rewrite_plans([plan], None, None)
     loads, stores = [], []
-    real_load = patch.cache.load
-    monkeypatch.setattr(patch.cache, "load", lambda key: loads.append(key) or real_load(key))
-    monkeypatch.setattr(patch.cache, "store", lambda key, body: stores.append(key))
-    assert patch._rewrite_plans([plan], _FakeHelper(), None) == [first]  # the cache's, not the helper's
+    real_load = rewrite.cache.load
+    monkeypatch.setattr(rewrite.cache, "load", lambda key: loads.append(key) or real_load(key))
+    monkeypatch.setattr(rewrite.cache, "store", lambda key, body: stores.append(key))
+    assert rewrite.rewrite_plans([plan], _FakeHelper(), None) == [first]  # the cache's, not the helper's
     assert len(loads) == 1 and stores == []

@@ -21,7 +21,7 @@ import graphmend
 from graphmend.mending import callees
 from graphmend.analysis.source import parse_text
 from graphmend.analysis.summaries import MAX_DEPTH, Summarizer, static_summaries
-from harness import capture, check_equivalent, compiled_outcome, assert_same_outcome, load_module
+from harness import assert_same_outcome, check_equivalent, compiled_outcome, load_module, outcome_of
 
 HELPERS = '''
 import math
@@ -284,8 +284,8 @@ def _edges() -> tuple[torch.Tensor, torch.Tensor]:
 
 def _mended_and_equal(function, *args, graphs: int = 1) -> None:
     original = function.__wrapped__
-    expected = capture(original, *[a.clone() if isinstance(a, torch.Tensor) else a for a in args])
-    assert_same_outcome(expected, capture(function, *[a.clone() for a in args]), "eager")
+    expected = outcome_of(original, *[a.clone() if isinstance(a, torch.Tensor) else a for a in args])
+    assert_same_outcome(expected, outcome_of(function, *[a.clone() for a in args]), "eager")
     outcome, count = compiled_outcome(function, *[a.clone() for a in args])
     assert_same_outcome(expected, outcome, "compiled")
     assert count == graphs
@@ -456,8 +456,8 @@ def test_fixture_calling_a_method_is_equivalent(case: str, tmp_path: Path) -> No
     before, after = getattr(original, class_name)(*init), getattr(mended, class_name)(*init)
     for x in inputs:
         with torch.no_grad():
-            expected = capture(before, x.clone())
-            assert_same_outcome(expected, capture(after, x.clone()), "eager")
+            expected = outcome_of(before, x.clone())
+            assert_same_outcome(expected, outcome_of(after, x.clone()), "eager")
             outcome, count = compiled_outcome(after, x.clone())
         assert_same_outcome(expected, outcome, "compiled")
         assert count == 1
@@ -533,8 +533,8 @@ def test_a_method_of_a_live_class_without_overrides_is_read_and_merged(clip_modu
     original = library.Clip.forward.__wrapped__
     for x in (_t(0.5, 3), _t(-0.5, -3)):
         with torch.no_grad():
-            expected = capture(original, clip, x)
-            assert_same_outcome(expected, capture(clip, x), "eager")
+            expected = outcome_of(original, clip, x)
+            assert_same_outcome(expected, outcome_of(clip, x), "eager")
             outcome, count = compiled_outcome(clip, x)
         assert_same_outcome(expected, outcome, "compiled")
         assert count == 1

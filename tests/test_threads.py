@@ -107,11 +107,11 @@ def _mend_in_process(cache_dir: str, package_dir: str, results) -> None:
 
     os.environ["GRAPHMEND_CACHE_DIR"] = cache_dir
     sys.path.insert(0, package_dir)
-    import graphmend.mending.patch
+    import graphmend.mending.live
     import race_model
 
-    graphmend.mending.patch.mend(race_model.step)
-    results.put(graphmend.mending.patch.mended_source(race_model.step))
+    graphmend.mending.live.mend(race_model.step)
+    results.put(graphmend.mending.live.mended_source(race_model.step))
 
 
 def test_two_processes_mending_one_module_share_a_sound_cache(tmp_path, monkeypatch):

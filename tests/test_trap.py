@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from harness import assert_same_outcome, capture, check_equivalent, compiled_outcome, first_difference, mend_source
+from harness import assert_same_outcome, check_equivalent, compiled_outcome, first_difference, mend_source, outcome_of
 
 
 class BadInput(Exception):
@@ -69,7 +69,7 @@ def f(x):
     return x
 '''
     _, mended, _ = mend_source(source, tmp_path, rules=["trap"])
-    eager = capture(mended.f, NEGATIVE)
+    eager = outcome_of(mended.f, NEGATIVE)
     compiled, graphs = compiled_outcome(mended.f, NEGATIVE)
     assert eager.error == (mended.LocalError, "negative")
     assert_same_outcome(eager, compiled, "compiled")
@@ -148,8 +148,8 @@ def f(x):
     return x
 '''
     _, mended, _ = mend_source(source, tmp_path, rules=["trap"])
-    assert capture(mended.f, GOOD).stdout == ""
-    assert capture(mended.f, NEGATIVE).stdout == "name read\n"
+    assert outcome_of(mended.f, GOOD).stdout == ""
+    assert outcome_of(mended.f, NEGATIVE).stdout == "name read\n"
 
 
 def test_later_python_raise_does_not_overtake_the_deferred_check(tmp_path):
@@ -209,7 +209,7 @@ def test_a_later_error_met_while_tracing_does_not_overtake_the_check(tmp_path):
     # exactly as in the original eagerly.
     original, mended, _ = mend_source(_FAILS_LATER, tmp_path, rules=["trap", "defer"])
     for x in (GOOD, NEGATIVE):
-        expected = capture(original.f, x)
+        expected = outcome_of(original.f, x)
         actual, _ = compiled_outcome(mended.f, x)
         assert expected.error[0] in (ValueError, RuntimeError)
         assert_same_outcome(expected, actual, "compiled")
@@ -355,7 +355,7 @@ def test_diagnose_reports_a_torch_equal_guard_as_fixable(tmp_path):
     it too, and leaves one graph."""
     from graphmend.api import mend_report
     from graphmend.diagnosis import diagnose
-    from graphmend.mending.patch import unmend
+    from graphmend.mending.live import unmend
 
     source = (Path(__file__).parent / "fixtures" / "trap" / "equal.in.py").read_text()
     original, _, _ = mend_source(source, tmp_path, rules=["trap"])
@@ -433,7 +433,7 @@ def f(x):
     assert [site.what for site in result.sites] == ["print -> deferred", "assert -> deferred check"]
     original, mended = load_module(source, tmp_path, "orig"), load_module(result.code, tmp_path, "mended")
     for x in (GOOD, torch.tensor([1.0, float("inf")])):
-        expected = capture(original.f, x)
+        expected = outcome_of(original.f, x)
         outcome, graphs = compiled_outcome(mended.f, x)
         assert_same_outcome(expected, outcome, "compiled")
         assert graphs == 1
@@ -526,7 +526,7 @@ def f(x):
 """
     original, mended, _ = mend_source(source, tmp_path, rules=["trap"])
     for x in (torch.tensor([1.0, 2.0]), torch.tensor([1.0, 200.0])):
-        expected = capture(original.f, x.clone().requires_grad_())
+        expected = outcome_of(original.f, x.clone().requires_grad_())
         outcome, graphs = compiled_outcome(mended.f, x.clone().requires_grad_())
         assert_same_outcome(expected, outcome, "compiled")
         assert graphs == 1
@@ -631,7 +631,7 @@ def test_stores_around_a_deferred_check(tmp_path, before, graphs):
     assert [s.what for s in result.sites] == ["raise guard -> deferred check"]
     for x in (GOOD, NEGATIVE):
         box = Box()
-        expected = capture(original.solve, x, box)
+        expected = outcome_of(original.solve, x, box)
         seen_after_original = (sorted(vars(box)), original.CALLS)
         box = Box()
         outcome, graph_count = compiled_outcome(mended.solve, x, box)
@@ -660,7 +660,7 @@ def check(x):
     assert [s.what for s in result.sites] == ["raise guard -> deferred check"]
     for x in (GOOD, NEGATIVE):
         box = Box()
-        expected = capture(original.outer, x, box)
+        expected = outcome_of(original.outer, x, box)
         stored_eagerly = sorted(vars(box))
         box = Box()
         outcome, _ = compiled_outcome(mended.outer, x, box)
@@ -767,7 +767,7 @@ def test_updates_after_a_guard_through_what_holds_no_tensor(tmp_path, count, out
     assert "untouched=lambda out=out, state=state: (state.count, out)" in result.code
     for x in (GOOD, NEGATIVE):
         seen = []
-        for module, run in ((original, capture), (mended, compiled_outcome)):
+        for module, run in ((original, outcome_of), (mended, compiled_outcome)):
             state = Box()
             state.count = count.clone() if isinstance(count, torch.Tensor) else count
             target = torch.zeros(2) if out else None

@@ -15,7 +15,7 @@ import torch
 
 from graphmend.compare import first_difference
 from graphmend.pipeline import transform_source
-from harness import assert_same_outcome, capture, check_equivalent, compiled_outcome, load_module, mend_source
+from harness import assert_same_outcome, check_equivalent, compiled_outcome, load_module, mend_source, outcome_of
 from where_support import fixture, t
 
 
@@ -235,8 +235,8 @@ def test_diagnosed_line_with_unknown_test_dispatches_at_run_time(tmp_path: Path)
     original = load_module(LINES_SOURCE, tmp_path, "orig")
     mended = load_module(result.code, tmp_path, "mended")
     for flag in (torch.tensor(1), torch.tensor(-1), 1, -1, 0.5):
-        expected = capture(original.double_if, t(1, 2), flag)
-        assert first_difference(expected.value, capture(mended.double_if, t(1, 2), flag).value) is None
+        expected = outcome_of(original.double_if, t(1, 2), flag)
+        assert first_difference(expected.value, outcome_of(mended.double_if, t(1, 2), flag).value) is None
         outcome, graphs = compiled_outcome(mended.double_if, t(1, 2), flag)
         assert first_difference(expected.value, outcome.value) is None
         # A Python flag is a constant to Dynamo: a false one leaves no tensor op.
@@ -289,7 +289,7 @@ def f(x, y):
     for n in (4, 5):
         for sign in (1.0, -1.0):
             x, y = torch.arange(n, dtype=torch.float32) * sign - 0.5 * sign, torch.ones(n)
-            assert_same_outcome(capture(original.f, x, y), capture(compiled, x, y), "compiled")
+            assert_same_outcome(outcome_of(original.f, x, y), outcome_of(compiled, x, y), "compiled")
 
 
 def test_merge_of_two_returned_tuples_is_one_graph(tmp_path):

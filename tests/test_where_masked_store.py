@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from graphmend.compare import first_difference
-from harness import assert_same_outcome, capture, check_equivalent, compiled_outcome, mend_source
+from harness import assert_same_outcome, check_equivalent, compiled_outcome, mend_source, outcome_of
 from where_support import fixture, requiring_grad, t, training_run
 
 
@@ -90,7 +90,7 @@ def test_masked_store_in_a_tensor_arm_is_gated(tmp_path: Path) -> None:
     arg_sets = [(t(0.5, -2, 1e-3, 3), t(1, 0, 4, 2), t(2, 3, 0.5, 0), m) for m in _MASKS]
     for args in arg_sets:
         with torch.no_grad():
-            expected = capture(original.pearson_if_any, *args)
+            expected = outcome_of(original.pearson_if_any, *args)
             outcome, graphs = compiled_outcome(mended.pearson_if_any, *args)
         assert_same_outcome(expected, outcome, "compiled")
         assert graphs == 1
@@ -172,10 +172,10 @@ def test_masked_store_keeps_the_target_and_its_gradient(tmp_path: Path) -> None:
     out, view = compiled(t(1, 2, 3, 4), _MASKS[0])
     assert view.data_ptr() == out.data_ptr() and torch.equal(view, out)
     args = (t(1, 2, 3, 4), t(5, 6, 7, 8), _MASKS[0])
-    expected = capture(lambda *a: original.saved_then_stored(*a).sum().backward(), *requiring_grad(args))
+    expected = outcome_of(lambda *a: original.saved_then_stored(*a).sum().backward(), *requiring_grad(args))
     torch._dynamo.reset()
     compiled = torch.compile(mended.saved_then_stored, backend="eager")
-    assert_same_outcome(expected, capture(lambda *a: compiled(*a).sum().backward(), *requiring_grad(args)), "compiled")
+    assert_same_outcome(expected, outcome_of(lambda *a: compiled(*a).sum().backward(), *requiring_grad(args)), "compiled")
     assert "IndexPut" in str(expected.error)
 
 
@@ -196,9 +196,9 @@ def test_masked_store_of_complex_values_keeps_the_original_store(tmp_path: Path)
     differ): the original store runs, with its one break."""
     original, mended, _ = mend_source(fixture("masked_store"), tmp_path, rules=["where"])
     args = (torch.tensor([1 + 2j, 3j, 2, 1]), torch.tensor([2 - 1j, 1, 1j, 4]), torch.tensor([2j, 1, 1, 3]), 2)
-    expected = capture(original.r2_scores, *args)
+    expected = outcome_of(original.r2_scores, *args)
     torch._dynamo.reset()
-    assert_same_outcome(expected, capture(torch.compile(mended.r2_scores, backend="eager"), *args), "compiled")
+    assert_same_outcome(expected, outcome_of(torch.compile(mended.r2_scores, backend="eager"), *args), "compiled")
     torch._dynamo.reset()
     assert len(torch._dynamo.explain(mended.r2_scores)(*args).break_reasons) == 1
 
@@ -215,7 +215,7 @@ def test_diagnose_reports_a_masked_store_at_its_first_line_as_fixable(tmp_path):
     first_line = fixture("masked_store").splitlines().index("    corrcoef[valid] = (") + 1
     assert (site.category, site.lineno, site.fixable, site.rule) == ("DS", first_line, True, "where")
     from graphmend.api import mend_report
-    from graphmend.mending.patch import unmend
+    from graphmend.mending.live import unmend
 
     mend_report(original.pearson, diagnose(original.pearson, *args), modules=[original.__name__])
     try:

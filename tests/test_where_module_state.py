@@ -15,7 +15,7 @@ from torch._dynamo.testing import CompileCounter
 
 import graphmend.runtime
 from graphmend.compare import first_difference
-from harness import assert_same_outcome, capture, compiled_outcome, mend_source
+from harness import assert_same_outcome, compiled_outcome, mend_source, outcome_of
 from where_support import assert_updated_in_place, fixture, requiring_grad, t
 
 
@@ -150,8 +150,8 @@ def test_index_proven_nonnegative_where_taken(tmp_path: Path) -> None:
     for peak in (0, 5, 25, 29, 35):
         scores = torch.zeros(40)
         scores[peak] = 1.0
-        expected = capture(scheduler(original.Scheduler).alpha_before, scores)
-        assert_same_outcome(expected, capture(scheduler(mended.Scheduler).alpha_before, scores), "eager")
+        expected = outcome_of(scheduler(original.Scheduler).alpha_before, scores)
+        assert_same_outcome(expected, outcome_of(scheduler(mended.Scheduler).alpha_before, scores), "eager")
         outcome, graphs = compiled_outcome(scheduler(mended.Scheduler).alpha_before, scores)
         assert_same_outcome(expected, outcome, "compiled")
         assert graphs == 1

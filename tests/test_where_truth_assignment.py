@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from graphmend.pipeline import transform_source
-from harness import assert_same_outcome, capture, compiled_outcome, load_module
+from harness import assert_same_outcome, compiled_outcome, load_module, outcome_of
 from where_support import fixture
 
 
@@ -29,8 +29,8 @@ def test_bool_flag_read_for_its_truth_merges_in_one_graph(tmp_path):
     limits = (torch.tensor(1.0), torch.tensor(1e-6))
     for ratio in (torch.tensor(0.5), torch.tensor(2.0), torch.tensor([0.5, 2.0])):
         for dt in (torch.tensor(0.1), torch.tensor(5.0), torch.tensor(1e-9)):
-            expected = capture(original.step, ratio, dt, *limits)
-            assert_same_outcome(expected, capture(mended.step, ratio, dt, *limits), "eager")
+            expected = outcome_of(original.step, ratio, dt, *limits)
+            assert_same_outcome(expected, outcome_of(mended.step, ratio, dt, *limits), "eager")
             outcome, graphs = compiled_outcome(mended.step, ratio, dt, *limits)
             assert_same_outcome(expected, outcome, "compiled")
             if ratio.numel() == 1:

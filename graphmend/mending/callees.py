@@ -77,8 +77,8 @@ def callee_summaries_of(function: types.FunctionType, summarizer: Summarizer | N
 
 def _def_of(function: types.FunctionType) -> ast.AST | None:
     """The def ``function``'s original code compiled from."""
-    patch = swap.PATCHES.get(function)
-    code = patch.original_code if patch is not None else function.__code__
+    swapped = swap.MENDED.get(function)
+    code = swapped.original_code if swapped is not None else function.__code__
     parsed = parse_file(code.co_filename, function.__globals__)
     return parsed.def_of(code) if parsed is not None else None
 
@@ -163,12 +163,12 @@ class _LiveTarget(Target):
     def source(self) -> tuple[ast.AST, ModuleNames] | str:
         function = self.function
         code = function.__code__
-        patch = swap.PATCHES.get(function)
-        if "__wrapped__" in function.__dict__ and (patch is None or not patch.set_wrapped):
+        swapped = swap.MENDED.get(function)
+        if "__wrapped__" in function.__dict__ and (swapped is None or not swapped.set_wrapped):
             return "is a wrapper (what it calls is not read)"
         parsed = parse_file(code.co_filename, function.__globals__)
-        if patch is not None:  # mended: what runs is the rewritten def
-            return (ast.parse(patch.mended_source).body[0], parsed.module_names) if parsed is not None else (
+        if swapped is not None:  # mended: what runs is the rewritten def
+            return (ast.parse(swapped.mended_source).body[0], parsed.module_names) if parsed is not None else (
                 "has no source")
         node = parsed.def_of(code) if parsed is not None else None
         if node is None:

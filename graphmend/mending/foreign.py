@@ -3,7 +3,7 @@
 One rule, asked wherever mending meets code: by the walk of what a call
 reaches (:mod:`.reach`), the ``modules=`` search (:mod:`.search`), the
 summaries of the functions a mended function calls (:mod:`.callees`), the
-mending of whatever functions it is handed (:mod:`.patch`) and the import
+mending of whatever functions it is handed (:mod:`.live`) and the import
 hook, which refuses to be pointed at such modules (:mod:`.hook`).
 """
 

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import functools
 import linecache
+import logging
 import time
 import types
 from collections import deque
@@ -49,6 +50,9 @@ import torch
 
 from graphmend.mending import search
 from graphmend.mending.foreign import foreign, foreign_module
+from graphmend.mending.resolve import describe
+
+logger = logging.getLogger("graphmend")
 
 #: At most this many objects are visited per walk.
 LIMIT = 20_000
@@ -88,7 +92,7 @@ def _module_functions(module: torch.nn.Module) -> list[Any]:
     if not prefixes:
         return []
     candidates = search.called_by_name(search.model_functions(module, prefixes), search.forward_roots(module))
-    return search.reached_in(candidates, prefixes)
+    return search.functions_behind_in(candidates, prefixes)
 
 
 class _Walk:
@@ -233,5 +237,7 @@ def reach(obj: Any, args: Iterable[Any] = (), *, limit: int = LIMIT) -> Reach:
             walk.push(arg)
     result = walk.run()
     result.seconds = time.perf_counter() - start
+    logger.debug("graphmend: %s reaches %d function(s) (%d objects visited, %.3f s%s)", describe(obj),
+                 len(result.functions), result.visited, result.seconds, ", truncated" if result.truncated else "")
     return result
 

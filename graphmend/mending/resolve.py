@@ -2,7 +2,7 @@
 
 A bound method, ``staticmethod`` or ``classmethod`` resolves to its
 ``__func__``, a ``functools.wraps`` wrapper to the innermost wrapped function
-(the wrapper calls that very object, so patching it is enough), a module to
+(the wrapper calls that very object, so mending it is enough), a module to
 its ``forward``, a callable instance to its class's ``__call__``.  What is
 not a Python function (builtins, C functions, ``functools.partial``), or
 whose code cannot be rebuilt (generators, coroutines, lambdas), raises
@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import functools
 import inspect
+import logging
 import types
 from typing import Any
 
 import torch
 
 from graphmend.errors import Unmendable
-from graphmend.mending.swap import PATCHES
+from graphmend.mending.swap import MENDED
+
+logger = logging.getLogger("graphmend")
 
 _UNREBUILDABLE_FLAGS = {
     inspect.CO_GENERATOR: "a generator",
@@ -27,6 +30,12 @@ _UNREBUILDABLE_FLAGS = {
     inspect.CO_ASYNC_GENERATOR: "an async generator",
     inspect.CO_ITERABLE_COROUTINE: "an iterable coroutine",
 }
+
+
+def left_alone(obj: Any, reason: str) -> None:
+    """Say, at debug level on the ``graphmend`` logger, why ``obj`` is not
+    mended (never raised to users)."""
+    logger.debug("graphmend: not mending %s: %s", describe(obj), reason)
 
 
 def describe(obj: Any) -> str:
@@ -38,7 +47,7 @@ def wrapper_chain(function: types.FunctionType) -> list[types.FunctionType]:
     """``function`` and the functions it wraps (``__wrapped__``), outermost
     first; graphmend's own copy of a mended function's original is not one."""
     chain = [function]
-    while not (function in PATCHES and PATCHES[function].set_wrapped):
+    while not (function in MENDED and MENDED[function].set_wrapped):
         function = getattr(function, "__wrapped__", None)
         if not isinstance(function, types.FunctionType) or function in chain:  # end, or a cycle
             break

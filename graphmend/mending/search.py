@@ -63,16 +63,6 @@ def model_functions(model: torch.nn.Module, prefixes: Sequence[str] = ()) -> lis
     return functions
 
 
-def _mentioned_names(code: types.CodeType) -> set[str]:
-    names: set[str] = set()
-    pending = [code]
-    while pending:
-        code = pending.pop()
-        names.update(code.co_names, code.co_freevars, code.co_varnames)
-        pending.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
-    return names
-
-
 def called_by_name(functions: Sequence[Any], roots: Iterable[Any]) -> list[Any]:
     """The ``functions`` a forward can call, read by name: those named (as an
     attribute, a global or a closure variable) by a root or by a function so
@@ -88,7 +78,7 @@ def called_by_name(functions: Sequence[Any], roots: Iterable[Any]) -> list[Any]:
     reached = {getattr(root, "__func__", root): None for root in roots if _code_of(root) is not None}
     pending = list(reached)
     while pending:
-        for name in _mentioned_names(_code_of(pending.pop())):
+        for name in code_names(_code_of(pending.pop()), variables=True):
             for function in by_name.get(name, ()):
                 if function not in reached:
                     reached[function] = None
@@ -142,7 +132,7 @@ def _closure_functions(function: types.FunctionType) -> Iterator[types.FunctionT
             yield value
 
 
-def _reachable(obj: Any) -> list[types.FunctionType]:
+def _behind(obj: Any) -> list[types.FunctionType]:
     """The functions behind ``obj``: the function it resolves to first, then
     the wrappers around it and the functions they hold in closure cells
     (e.g. the helpers a decorator factory defines next to its wrapper, which
@@ -157,42 +147,44 @@ def _reachable(obj: Any) -> list[types.FunctionType]:
     return list(found)
 
 
-def live_functions(candidates: Iterable[Any]) -> list[types.FunctionType]:
-    """Every Python function reachable from ``candidates`` (see _reachable)."""
+def functions_behind(candidates: Iterable[Any]) -> list[types.FunctionType]:
+    """Every Python function behind ``candidates``: what each resolves to,
+    the wrappers around it and the functions they hold in closure cells."""
     functions: dict[types.FunctionType, None] = {}
     for candidate in candidates:
         try:
-            functions.update(dict.fromkeys(_reachable(candidate)))
+            functions.update(dict.fromkeys(_behind(candidate)))
         except Unmendable:
             pass
     return list(functions)
 
 
-def reached_in(candidates: Iterable[Any], prefixes: Sequence[str]) -> list[types.FunctionType]:
+def functions_behind_in(candidates: Iterable[Any], prefixes: Sequence[str]) -> list[types.FunctionType]:
     """The functions behind ``candidates`` that lie in the modules named by
-    ``prefixes``, and what those reach through decorators: the wrappers
+    ``prefixes``, and those behind them through decorators: the wrappers
     around them and the helpers held in their closure cells, wherever those
     are defined (transformers' ``dynamic_rope_update`` wraps a model's own
     ``forward`` from ``modeling_rope_utils``)."""
     functions: dict[types.FunctionType, None] = {}
     for candidate in candidates:
         try:
-            reached = _reachable(candidate)
+            behind = _behind(candidate)
         except Unmendable:
             continue
-        own = matches(module_name(reached[0]), prefixes)
-        for function in reached:
+        own = matches(module_name(behind[0]), prefixes)
+        for function in behind:
             if matches(module_name(function), prefixes) or (own and not foreign(function)):
                 functions.setdefault(function)
     return list(functions)
 
 
-def code_names(code: types.CodeType) -> set[str]:
-    """The global and attribute names ``code`` and the functions nested in it use."""
+def code_names(code: types.CodeType, *, variables: bool = False) -> set[str]:
+    """The global and attribute names ``code`` and the functions nested in it
+    use; with ``variables``, their local and free variables' names too."""
     names: set[str] = set()
     pending = [code]
     while pending:
         code = pending.pop()
-        names.update(code.co_names)
+        names.update(code.co_names, *((code.co_freevars, code.co_varnames) if variables else ()))
         pending.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
     return names

@@ -12,7 +12,7 @@ import sys
 import types
 
 from graphmend.analysis.source import first_line, parse_file
-from graphmend.mending.search import functions_in_modules, live_functions
+from graphmend.mending.search import functions_behind, functions_in_modules
 
 
 def _file_functions(filename: str) -> list[types.FunctionType]:
@@ -22,7 +22,7 @@ def _file_functions(filename: str) -> list[types.FunctionType]:
         # Through __dict__: lazy modules' __getattr__ may import, or raise.
         module_file = getattr(python_module, "__dict__", {}).get("__file__")
         if isinstance(module_file, str) and os.path.realpath(module_file) == real:
-            return live_functions(functions_in_modules([name]))
+            return functions_behind(functions_in_modules([name]))
     return []
 
 

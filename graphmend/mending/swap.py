@@ -10,7 +10,8 @@ reaches what it wraps.  Names the rewritten code needs (the runtime, as
 dict so the last :func:`restore` removes them; a name already bound to
 something else makes the function unmendable.
 
-The registry (:data:`PATCHES`) is the one record of what is mended.
+The registry (:data:`MENDED`) is the one record of what is mended, and how
+to undo it.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ class Coverage:
 
 
 @dataclass
-class Patch:
+class Swap:
     """Everything mending changed on one function, to undo it."""
 
     function: types.FunctionType
@@ -62,8 +63,8 @@ class Patch:
 
 
 LOCK = threading.RLock()
-PATCHES: dict[types.FunctionType, Patch] = {}
-# Per globals dict (by id, with the dict kept alive): how many patches use
+MENDED: dict[types.FunctionType, Swap] = {}
+# Per globals dict (by id, with the dict kept alive): how many mended functions use
 # each injected name, so the last unmend removes it.
 _INJECTED: dict[int, tuple[dict[str, Any], Counter[str]]] = {}
 
@@ -116,12 +117,12 @@ def apply(function: types.FunctionType, code: types.CodeType, source: str, cover
     if set_wrapped:
         function.__wrapped__ = original_copy(function, original)
     function.__code__ = code
-    PATCHES[function] = Patch(function, original, source, coverage, set_wrapped, injected)
+    MENDED[function] = Swap(function, original, source, coverage, set_wrapped, injected)
 
 
 def restore(function: types.FunctionType) -> None:
-    patch = PATCHES.pop(function)
-    function.__code__ = patch.original_code
-    if patch.set_wrapped:
+    swapped = MENDED.pop(function)
+    function.__code__ = swapped.original_code
+    if swapped.set_wrapped:
         del function.__wrapped__
-    _release_globals(function.__globals__, patch.injected)
+    _release_globals(function.__globals__, swapped.injected)

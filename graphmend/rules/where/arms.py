@@ -428,13 +428,13 @@ def predicated(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Ar
         gate_name = cst.Name(f"{generated(arm.suffix, line).value}")
         gate = _Gate(gate_name)
         arm_body = [s.visit(gate) for s in copy]
-        captured = sorted(set().union(*(facts.own_reads(s) for s in arm_body)))
-        unbound = [name for name in captured if name not in bound_before]
+        read_locals = sorted(set().union(*(facts.own_reads(s) for s in arm_body)))
+        unbound = [name for name in read_locals if name not in bound_before]
         if unbound:
             raise Declined(f"`{unbound[0]}` may be unbound before the if, and a branch reads it")
         if gate.used:
             arm_body.insert(0, assign(gate_name, runtime_call("arm", [cond, cst.Name(str(arm.taken))])))
-            captured.append(cond.value)
+            read_locals.append(cond.value)
         for name in names:
             values[arm.suffix][name] = cst.Name(renamed_names.get(name, name))
         for obj, attr in attributes:
@@ -451,7 +451,7 @@ def predicated(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Ar
             thunks.append(runtime_function("empty_arm"))
             continue
         thunk_name = generated(f"{arm.suffix}_arm", line)
-        prelude.append(statement_thunk(thunk_name, arm_body, exported[arm.suffix], captured))
+        prelude.append(statement_thunk(thunk_name, arm_body, exported[arm.suffix], read_locals))
         thunks.append(thunk_name)
     arms_value = generated("arms", line)
     both = [cond, *thunks]

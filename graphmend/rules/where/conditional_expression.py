@@ -53,16 +53,16 @@ def convert_ifexp(ctx: Context, original: cst.IfExp, updated: cst.IfExp) -> cst.
         raise Declined(f"`{code(python_values[0])}` is not a tensor, and the other branch may be")
     test = lower_test(facts, original.test, updated.test, statement)
     bound = facts.bound_before(statement)
-    captured = []
+    read_locals = []
     for branch in (original.body, original.orelse):
         names = sorted(facts.own_reads(branch))
         unbound = [name for name in names if name not in bound]
         if unbound:
             raise Declined(f"`{unbound[0]}` may be unbound here, and the branch reads it")
-        captured.append(names)
+        read_locals.append(names)
     ctx.record(original, "where", "conditional expression -> torch.where")
     branches = [branch.visit(_NonnegativeIndexes(names)) for branch, names in zip((updated.body, updated.orelse), nonnegative)]
-    args = [test, thunk(branches[0], captured[0]), thunk(branches[1], captured[1])]
+    args = [test, thunk(branches[0], read_locals[0]), thunk(branches[1], read_locals[1])]
     statement_targets = set(stored_names(statement))
     linear = not (facts.gradient_impurity(original.body) or facts.gradient_impurity(original.orelse))
     by_cond = fits_cond(facts, [original.body], [branches[0]], after) and fits_cond(

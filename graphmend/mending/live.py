@@ -3,18 +3,17 @@
 How a function is mended, one module per step:
 
 1. :mod:`graphmend.mending.resolve` -- the Python function whose code changes.
-2. :mod:`graphmend.analysis.source` -- the skeleton of its file (prelude,
-   and the functions being mended inside their class headers), which
-   :func:`graphmend.pipeline.transform_skeleton` rewrites; results are
-   cached on disk (:mod:`graphmend.mending.cache`).
-3. :mod:`graphmend.mending.scope` -- each rewritten def compiled in a scope that
-   reproduces the original's, at the file's line numbers.
+2. :mod:`graphmend.mending.rewrite` -- the rules on the skeleton of its file
+   (:func:`graphmend.pipeline.transform_skeleton`), cached on disk and run
+   in a helper process while this one works.
+3. :mod:`graphmend.mending.scope` -- each rewritten def compiled in a scope
+   that reproduces the original's, at the file's line numbers.
 4. :mod:`graphmend.mending.swap` -- ``__code__`` swapped in place, and undone.
 
-Which functions ``mend(model)`` reaches is :mod:`graphmend.mending.reach`'s (with
-``modules=``, :mod:`graphmend.mending.search`'s).
-torch, the standard library and graphmend itself are never mended
-(:mod:`graphmend.mending.foreign`).
+Which functions ``mend(model)`` reaches is :mod:`graphmend.mending.reach`'s
+(with ``modules=``, :mod:`graphmend.mending.search`'s; for a reported site,
+:mod:`graphmend.mending.sites`'s).  torch, the standard library and
+graphmend itself are never mended (:mod:`graphmend.mending.foreign`).
 """
 
 from __future__ import annotations
@@ -22,45 +21,33 @@ from __future__ import annotations
 import ast
 import contextlib
 import copy
-import dataclasses
-import importlib
-import linecache
 import logging
 import sys
 import textwrap
 import types
 import weakref
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import torch
 
-from graphmend import compat
-from graphmend.mending import cache, search, swap
-from graphmend.analysis.scan import might_hold_site
-from graphmend.analysis.source import ParsedFile, Skeleton, Unit, collector_paused, first_line, line_map, parse_file
-from graphmend.analysis.summaries import Summarizer
-from graphmend.conventions import RUNTIME_ALIAS, RUNTIME_MODULE
+from graphmend.analysis.source import collector_paused, first_line, line_map
 from graphmend.errors import GraphmendError, SourceError
-from graphmend.mending.callees import callee_summaries_of, effect_helpers_of
+from graphmend.mending import search, swap
 from graphmend.mending.foreign import foreign, module_name
 from graphmend.mending.reach import reach
-from graphmend.mending.resolve import Unmendable, check_rebuildable, describe, resolve, resolve_quietly
-from graphmend.rules.options import RuleOptions, built_in, select_rules
-from graphmend.mending.scope import compile_in_scope, fingerprint, mended_code, move_to_file_lines
+from graphmend.mending.resolve import Unmendable, check_rebuildable, describe, left_alone, resolve, resolve_quietly
+from graphmend.mending.rewrite import FilePlan, plan_file, rewrite_plans, runtime_bindings
+from graphmend.mending.scope import mended_code, move_to_file_lines
+from graphmend.mending.sidecar import Sidecar, worthwhile
 from graphmend.mending.sites import function_at
-from graphmend.mending.sidecar import Sidecar, SidecarFailed, worthwhile
-from graphmend.mending.swap import LOCK, PATCHES, Coverage, Lines
+from graphmend.mending.swap import LOCK, MENDED, Coverage, Lines
+from graphmend.rules.options import select_rules
 
 logger = logging.getLogger("graphmend")
 
-# What each object given to ``mend`` caused to be patched, for ``unmend``.
+# What each object given to ``mend`` caused to be mended, for ``unmend``.
 _OWNED: weakref.WeakKeyDictionary[Any, list[types.FunctionType]] = weakref.WeakKeyDictionary()
-
-
-def _skip(obj: Any, reason: str) -> None:
-    logger.debug("graphmend: not mending %s: %s", describe(obj), reason)
 
 
 def _defs_by_name(tree: ast.Module) -> dict[str, list[ast.AST]]:
@@ -74,128 +61,7 @@ def _defs_by_name(tree: ast.Module) -> dict[str, list[ast.AST]]:
     return defs
 
 
-def _runtime_bindings(code_text: str) -> dict[str, Any]:
-    """What rewritten code needs bound in its globals: the runtime."""
-    if RUNTIME_ALIAS not in code_text:
-        return {}
-    return {RUNTIME_ALIAS: _runtime()}
-
-
-def _runtime() -> types.ModuleType:
-    """The runtime, imported on first use (its import installs compat and
-    runs the self-test, which a helper process overlaps)."""
-    return importlib.import_module(RUNTIME_MODULE)
-
-
-def _source_of(filename: str, globals_: dict[str, Any]) -> ParsedFile | None:
-    # "<string>" and the like name no file; only a tool that registers its
-    # text in linecache under a unique name (IPython) gives them source.
-    if filename.startswith("<") and (filename == "<string>" or filename not in linecache.cache):
-        return None
-    return parse_file(filename, globals_)
-
-
-@dataclass
-class _FilePlan:
-    """One file's functions to mend, up to the skeleton the rules rewrite."""
-
-    filename: str
-    parsed: ParsedFile
-    targets: list[tuple[types.FunctionType, ast.AST, Unit, Coverage]]
-    skeleton: Skeleton
-    options: RuleOptions
-    rule_names: tuple[str, ...]
-
-    def cache_key(self, off: Iterable[str] = ()) -> str:
-        return cache.cache_key(
-            self.skeleton.text,
-            rules=[rule for rule in self.rule_names if rule not in off],
-            lines=self.options.lines,
-            also_static=self.options.also_static,
-            extra=[*sorted(self.options.effect_helpers),
-                   *sorted(f"{name}: {summary}" for name, summary in self.options.callees)],
-        )
-
-
-def _plan_file(filename: str, requests: list[tuple[types.FunctionType, Coverage]],
-               rule_names: tuple[str, ...]) -> _FilePlan | None:
-    """The skeleton of the functions in one file (all matched statically or
-    none) that the rules may change; ``None`` when there are none."""
-    parsed = _source_of(filename, requests[0][0].__globals__)
-    if parsed is None:
-        for function, _ in requests:
-            _skip(function, "no source (defined by exec/compile, or the file is gone, or it does not parse)")
-        return None
-    helpers = parsed.effect_helpers.union(*(effect_helpers_of(f) for f, _ in requests))
-    targets: list[tuple[types.FunctionType, ast.AST, Unit, Coverage]] = []
-    for function, coverage in requests:
-        node = parsed.def_of(function.__code__)
-        if node is None:
-            _skip(function, "its source does not match the loaded code (file edited since import?)")
-            continue
-        if not coverage.lines and built_in(rule_names) and not might_hold_site(node, helpers):
-            _skip(function, "no rule has a site in it")
-            continue
-        unit = parsed.unit_of(node)
-        original = compile_in_scope(node, function, unit.scope_class, parsed.imported)  # leaves the tree as it is
-        if fingerprint(original) != fingerprint(function.__code__):
-            _skip(function, "its source does not compile to the loaded code (file edited since import?)")
-            continue
-        targets.append((function, node, unit, coverage))
-    if not targets:
-        return None
-    summarizer = Summarizer()  # the functions they call, each read once
-    callees = frozenset().union(*(callee_summaries_of(f, summarizer) for f, *_ in targets))
-    static = targets[0][3].static
-    lines = frozenset().union(*(coverage.lines for *_, coverage in targets))
-    options = RuleOptions(rules=frozenset(rule_names), lines=lines if lines or not static else None,
-                          also_static=static and bool(lines), effect_helpers=helpers, callees=callees)
-    return _FilePlan(filename, parsed, targets, parsed.skeleton(unit for _, _, unit, _ in targets), options, rule_names)
-
-
-def _rewrite_plans(plans: list[_FilePlan], sidecar: Sidecar | None,
-                   while_waiting: Callable[[], Any] | None) -> list[str | SourceError]:
-    """Each plan's rewritten skeleton (or why the rules failed on it), from
-    the cache, the helper process or the rules run here.  compat is
-    installed (its self-test run) while the helper works: a rule it turns
-    off does not apply, and a helper's answer made with it is not used.
-    ``while_waiting`` is called once, before the helper's answers are
-    read, when there are any to wait for."""
-    cached = [cache.load(plan.cache_key()) for plan in plans]
-    tickets = {}
-    if sidecar is not None:
-        tickets = {index: sidecar.submit(plan.skeleton, plan.options, plan.filename)
-                   for index, plan in enumerate(plans) if cached[index] is None}
-    off = set(compat.rules_off(_runtime()))
-    if tickets and while_waiting is not None:
-        while_waiting()
-    texts: list[str | SourceError] = []
-    for index, plan in enumerate(plans):
-        # A rule compat turned off: another cache entry, and not the helper's answer.
-        stale = bool(off & plan.options.rules)
-        text = cache.load(plan.cache_key(off)) if stale else cached[index]
-        if text is None:
-            if index in tickets and not stale:
-                try:
-                    text = sidecar.result(tickets[index])
-                except SidecarFailed as why:
-                    logger.debug("graphmend: the helper process did not rewrite %s (%s); rewriting here",
-                                 plan.filename, why)
-            if text is None:
-                from graphmend.pipeline import transform_skeleton
-
-                options = dataclasses.replace(plan.options, rules=plan.options.rules - off)
-                try:
-                    text = transform_skeleton(plan.skeleton, options, plan.filename).code
-                except SourceError as err:
-                    texts.append(err)
-                    continue
-            cache.store(plan.cache_key(off), text)
-        texts.append(text)
-    return texts
-
-
-def _finish_file(plan: _FilePlan, mended_text: str | SourceError,
+def _finish_file(plan: FilePlan, mended_text: str | SourceError,
                  previous: dict[types.FunctionType, tuple[str, types.CodeType, Coverage]]) -> list[types.FunctionType]:
     """Compile and swap in each planned function's rewritten def.  A
     function mended again (``previous``: its earlier mended source and code)
@@ -209,13 +75,13 @@ def _finish_file(plan: _FilePlan, mended_text: str | SourceError,
         mended_tree = ast.parse(mended_text, filename)
     except (SourceError, SyntaxError) as err:
         for function, *_ in targets:
-            _skip(function, f"the rules failed on {filename}: {err}")
+            left_alone(function, f"the rules failed on {filename}: {err}")
         return []
 
     to_skeleton = plan.skeleton.to_skeleton()
     mended_lines = mended_text.splitlines(keepends=True)
     skeleton_defs, mended_defs = _defs_by_name(skeleton_tree), _defs_by_name(mended_tree)
-    patched = []
+    mended = []
     for function, target, unit, coverage in targets:
         try:
             name = function.__code__.co_name
@@ -231,17 +97,17 @@ def _finish_file(plan: _FilePlan, mended_text: str | SourceError,
             # factory (a wrapper each subclass gets) share one def.
             node = copy.deepcopy(node)
             move_to_file_lines(node, line_map(before, after, first_line(target)), first_line(node))
-            bindings = _runtime_bindings("".join(after))
+            bindings = runtime_bindings("".join(after))
             source = textwrap.dedent("".join(after))
             earlier_source, earlier_code, _ = previous.get(function, (None, None, None))
             code = earlier_code if source == earlier_source else mended_code(
                 function, node, unit.scope_class, set(plan.parsed.imported) | set(bindings))
             swap.apply(function, code, source, coverage, bindings)
         except Unmendable as why:
-            _skip(function, str(why))
+            left_alone(function, str(why))
             continue
-        patched.append(function)
-    return patched
+        mended.append(function)
+    return mended
 
 
 @contextlib.contextmanager
@@ -269,20 +135,20 @@ def _mend_functions(requests: Iterable[tuple[types.FunctionType, Lines]], rules:
     previous: dict[types.FunctionType, tuple[str, types.CodeType, Coverage]] = {}  # mended again
     for function, wanted in merged.items():
         if foreign(function):
-            _skip(function, "torch's, the standard library's or graphmend's own code: never mended")
+            left_alone(function, "torch's, the standard library's or graphmend's own code: never mended")
             continue
-        patch = PATCHES.get(function)
-        if patch is not None:
-            if patch.coverage.covers(wanted):
+        swapped = MENDED.get(function)
+        if swapped is not None:
+            if swapped.coverage.covers(wanted):
                 done.append(function)
                 continue
-            wanted = wanted | patch.coverage
-            previous[function] = (patch.mended_source, function.__code__, patch.coverage)
+            wanted = wanted | swapped.coverage
+            previous[function] = (swapped.mended_source, function.__code__, swapped.coverage)
             swap.restore(function)
         try:
             check_rebuildable(function)
         except Unmendable as why:
-            _skip(function, str(why))
+            left_alone(function, str(why))
             continue
         groups.setdefault((function.__code__.co_filename, wanted.static), []).append((function, wanted))
     # The helper starts first: it imports LibCST while this process parses.
@@ -292,16 +158,16 @@ def _mend_functions(requests: Iterable[tuple[types.FunctionType, Lines]], rules:
             plans = []
             for (filename, _), group in groups.items():
                 with _file_failure(filename):
-                    plan = _plan_file(filename, group, rule_names)
+                    plan = plan_file(filename, group, rule_names)
                     if plan is not None:
                         plans.append(plan)
             if plans:
-                for plan, text in zip(plans, _rewrite_plans(plans, sidecar, while_waiting)):
+                for plan, text in zip(plans, rewrite_plans(plans, sidecar, while_waiting)):
                     with _file_failure(plan.filename):
                         done.extend(_finish_file(plan, text, previous))
         for function, (source, code, coverage) in previous.items():
-            if function not in PATCHES:  # mending it again failed: it keeps its earlier mending
-                swap.apply(function, code, source, coverage, _runtime_bindings(source))
+            if function not in MENDED:  # mending it again failed: it keeps its earlier mending
+                swap.apply(function, code, source, coverage, runtime_bindings(source))
                 done.append(function)
     finally:
         if sidecar is not None:
@@ -338,13 +204,13 @@ def mend(obj: Any, *, modules: str | Iterable[str] | None = None, rules: Iterabl
         raise GraphmendError(f"mend() needs a function or an nn.Module, not {type(obj).__name__}")
     with LOCK:
         if modules is None:
-            functions = reachable(obj, args)
+            functions = reach(obj, args).functions
             if not functions:
                 try:
                     resolve(obj)
-                    _skip(obj, "it reaches no Python function outside torch, graphmend and the standard library")
+                    left_alone(obj, "it reaches no Python function outside torch, graphmend and the standard library")
                 except Unmendable as why:
-                    _skip(obj, str(why))
+                    left_alone(obj, str(why))
         else:
             prefixes = search.prefixes(modules, "")
             if isinstance(obj, torch.nn.Module):
@@ -354,32 +220,24 @@ def mend(obj: Any, *, modules: str | Iterable[str] | None = None, rules: Iterabl
             try:
                 own = [resolve(obj)]  # a module's forward, or the function itself
             except Unmendable as why:
-                _skip(obj, str(why))
+                left_alone(obj, str(why))
                 own = []
             if only_modules:
                 own = [f for f in own if search.matches(module_name(f), prefixes)]
-            functions = own + search.reached_in(candidates, prefixes)
+            functions = own + search.functions_behind_in(candidates, prefixes)
         requests = [(function, None) for function in dict.fromkeys(functions)]
         _remember(obj, _mend_functions(requests, rules, while_waiting))
     return obj
 
 
-def reachable(obj: Any, args: Iterable[Any] = ()) -> list[types.FunctionType]:
-    """The functions a call ``obj(*args)`` reaches (:func:`graphmend.mending.reach.reach`)."""
-    found = reach(obj, args)
-    logger.debug("graphmend: %s reaches %d function(s) (%d objects visited, %.3f s%s)", describe(obj),
-                 len(found.functions), found.visited, found.seconds, ", truncated" if found.truncated else "")
-    return found.functions
-
-
 def mended_functions(obj: Any) -> list[types.FunctionType]:
-    """The functions mending ``obj`` patched (and still patched)."""
+    """The functions mending ``obj`` mended (and still mended)."""
     anchor = _anchor(obj)
-    return [f for f in _OWNED.get(anchor, []) if f in PATCHES] if anchor is not None else []
+    return [f for f in _OWNED.get(anchor, []) if f in MENDED] if anchor is not None else []
 
 
 def _anchor(obj: Any) -> Any:
-    """What ``unmend(obj)`` finds its patches under: a module itself, else the
+    """What ``unmend(obj)`` finds what it mended under: a module itself, else the
     function ``obj`` resolves to (a bound method is a new object each time)."""
     return obj if isinstance(obj, torch.nn.Module) else resolve_quietly(obj)
 
@@ -413,19 +271,19 @@ def mend_sites(
     prefixes = None if modules is None else search.prefixes(modules, "")
     with LOCK:
         by_function: dict[types.FunctionType, set[int]] = {}
-        pool = search.live_functions(candidates)
+        pool = search.functions_behind(candidates)
         for filename, lineno in sites:
             function, statement_line = function_at(filename, lineno, pool)
             if function is None:
                 logger.debug("graphmend: no live function holds %s:%d; not mended", filename, lineno)
                 continue
             if prefixes is not None and not search.matches(module_name(function), prefixes):
-                _skip(function, f"outside the modules named {prefixes}")
+                left_alone(function, f"outside the modules named {prefixes}")
                 continue
             by_function.setdefault(function, set()).add(statement_line)
-        patched = _mend_functions(((f, frozenset(ls)) for f, ls in by_function.items()), rules)
-        _remember(anchor, patched)
-        return patched
+        mended = _mend_functions(((f, frozenset(ls)) for f, ls in by_function.items()), rules)
+        _remember(anchor, mended)
+        return mended
 
 
 def unmend(obj: Any) -> Any:
@@ -435,7 +293,7 @@ def unmend(obj: Any) -> Any:
         anchor = _anchor(obj)
         owned = _OWNED.pop(anchor, []) if anchor is not None else []
         for mended in [*owned, function]:
-            if mended in PATCHES:
+            if mended in MENDED:
                 swap.restore(mended)
     return obj
 
@@ -444,7 +302,7 @@ def unmend_functions(functions: Iterable[types.FunctionType]) -> None:
     """Undo the mending of these functions alone."""
     with LOCK:
         for function in functions:
-            if function in PATCHES:
+            if function in MENDED:
                 swap.restore(function)
 
 
@@ -452,11 +310,11 @@ def mended_source(obj: Any) -> str:
     """The mended source of a mended function (or of a module's ``forward``)."""
     # A mended function is itself, even when it wraps another
     # (``__wrapped__``) that resolving would follow.
-    function = obj if isinstance(obj, types.FunctionType) and obj in PATCHES else resolve_quietly(obj)
-    patch = PATCHES.get(function) if function is not None else None
-    if patch is None:
+    function = obj if isinstance(obj, types.FunctionType) and obj in MENDED else resolve_quietly(obj)
+    swapped = MENDED.get(function) if function is not None else None
+    if swapped is None:
         raise GraphmendError(f"{describe(obj)} is not mended")
-    return patch.mended_source
+    return swapped.mended_source
 
 
 def show(obj: Any) -> str:
