@@ -4,8 +4,14 @@
     tests/fixtures/<rule>/<case>.out.py    the expected output; absent means
                                            "must stay byte for byte unchanged"
     tests/fixtures/<rule>/<case>.skips.txt expected skip reasons, one
-                                           "LINE: reason" per line; absent
-                                           means the rule declines nothing
+                                           "LINE: reason" per line, and for a
+                                           statement the rule takes for no
+                                           site at all (a static test,
+                                           module-level code), "LINE: (not a
+                                           site) why": no skip and no site
+                                           there; absent means the rule
+                                           declines nothing, and a case that
+                                           stays unchanged must say why
     tests/fixtures/<rule>/<case>.lines.txt the lines a diagnosis reported,
                                            one per line; absent means none
 
@@ -24,6 +30,9 @@ from graphmend.pipeline import transform_source
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CASES = sorted(FIXTURES.glob("*/*.in.py"))
+#: How a ``.skips.txt`` line names a statement the rule passes over without
+#: a word, because it is no site for the rule, and why.
+NOT_A_SITE = "(not a site) "
 
 
 def _case_id(path: Path) -> str:
@@ -38,11 +47,9 @@ def test_fixture(case: Path) -> None:
     expected_path = case.with_name(f"{stem}.out.py")
     expected = expected_path.read_text() if expected_path.exists() else source
     skips_path = case.with_name(f"{stem}.skips.txt")
-    expected_skips = (
-        [line for line in skips_path.read_text().splitlines() if line.strip()]
-        if skips_path.exists()
-        else []
-    )
+    stated = [line for line in skips_path.read_text().splitlines() if line.strip()] if skips_path.exists() else []
+    no_sites = [int(line.partition(":")[0]) for line in stated if line.partition(": ")[2].startswith(NOT_A_SITE)]
+    expected_skips = [line for line in stated if not line.partition(": ")[2].startswith(NOT_A_SITE)]
 
     lines_path = case.with_name(f"{stem}.lines.txt")
     lines = frozenset(map(int, lines_path.read_text().split())) if lines_path.exists() else None
@@ -51,8 +58,20 @@ def test_fixture(case: Path) -> None:
 
     assert result.code == expected
     assert [f"{s.lineno}: {s.reason}" for s in result.skips] == expected_skips
+    statements = source.splitlines()
+    for lineno in no_sites:  # a statement of the case, which the rule neither rewrote nor declined
+        assert statements[lineno - 1].strip() and not statements[lineno - 1].lstrip().startswith("#"), lineno
+        assert lineno not in {s.lineno for s in (*result.sites, *result.skips)}, lineno
     # Idempotence: mending mended code changes nothing more.
     assert transform_source(result.code, rules=[rule]).code == result.code
+
+
+def test_a_case_left_unchanged_says_why() -> None:
+    # A case that must stay unchanged passes when the rule does nothing at
+    # all: its reasons say what keeps it so.
+    silent = [_case_id(case) for case in CASES if not case.with_name(case.name.replace(".in.py", ".out.py")).exists()
+              and not case.with_name(case.name.replace(".in.py", ".skips.txt")).exists()]
+    assert silent == []
 
 
 def test_every_rule_has_fixtures() -> None:

@@ -147,7 +147,8 @@ def f(x):
         raise ValueError(config.name)
     return x
 '''
-    _, mended, _ = mend_source(source, tmp_path, rules=["trap"])
+    _, mended, result = mend_source(source, tmp_path, rules=["trap"])
+    assert [site.rule for site in result.sites] == ["trap"]
     assert outcome_of(mended.f, GOOD).stdout == ""
     assert outcome_of(mended.f, NEGATIVE).stdout == "name read\n"
 
@@ -207,7 +208,8 @@ def test_a_later_error_met_while_tracing_does_not_overtake_the_check(tmp_path):
     # last line while tracing.  The frame then runs eagerly: the check
     # raises first, or the print happens and the plain RuntimeError follows,
     # exactly as in the original eagerly.
-    original, mended, _ = mend_source(_FAILS_LATER, tmp_path, rules=["trap", "defer"])
+    original, mended, result = mend_source(_FAILS_LATER, tmp_path, rules=["trap", "defer"])
+    assert [site.rule for site in result.sites] == ["trap", "defer"]
     for x in (GOOD, NEGATIVE):
         expected = outcome_of(original.f, x)
         actual, _ = compiled_outcome(mended.f, x)

@@ -54,7 +54,9 @@ def _gradients(fn: Callable[..., Any], args: tuple[torch.Tensor, ...]) -> tuple[
     ],
 )
 def test_gradients_equal_original(function: str, arg_sets: list, tmp_path: Path) -> None:
-    original, mended, _ = mend_source(GRADIENT_SOURCE, tmp_path, rules=["where"])
+    original, mended, result = mend_source(GRADIENT_SOURCE, tmp_path, rules=["where"])
+    if_line = next(n for n, text in enumerate(GRADIENT_SOURCE.splitlines(), 1) if text.startswith(f"def {function}(")) + 1
+    assert if_line in {site.lineno for site in result.sites}
     for args in arg_sets:
         expected = _gradients(getattr(original, function), args)
         assert first_difference(expected, _gradients(getattr(mended, function), args)) is None

@@ -211,7 +211,8 @@ def test_arm_failing_or_breaking_while_traced_falls_back(name: str, function: st
 
 def test_non_tensor_test_runs_original_branch(tmp_path: Path) -> None:
     # numpy's ``x.sum() > 0`` is a numpy bool: the original branch runs.
-    original, mended, _ = mend_source(fixture("else_less_update"), tmp_path, rules=["where"])
+    original, mended, result = mend_source(fixture("else_less_update"), tmp_path, rules=["where"])
+    assert result.sites
     for x in (np.array([1.0, 2.0]), np.array([-1.0, -2.0])):
         np.testing.assert_array_equal(original.scale_if_large(x), mended.scale_if_large(x))
 

@@ -194,7 +194,9 @@ def test_masked_store_into_an_expanded_target_keeps_the_original_store() -> None
 def test_masked_store_of_complex_values_keeps_the_original_store(tmp_path: Path) -> None:
     """Complex quotients are not correctly rounded (SIMD and scalar kernels
     differ): the original store runs, with its one break."""
-    original, mended, _ = mend_source(fixture("masked_store"), tmp_path, rules=["where"])
+    original, mended, result = mend_source(fixture("masked_store"), tmp_path, rules=["where"])
+    store = fixture("masked_store").splitlines().index("    raw_scores[cond] = 1 - (rss[cond] / tss[cond])") + 1
+    assert store in {site.lineno for site in result.sites}  # rewritten: the runtime keeps the original store
     args = (torch.tensor([1 + 2j, 3j, 2, 1]), torch.tensor([2 - 1j, 1, 1j, 4]), torch.tensor([2j, 1, 1, 3]), 2)
     expected = outcome_of(original.r2_scores, *args)
     torch._dynamo.reset()
