@@ -12,7 +12,8 @@ from graphmend import api, pipeline
 from graphmend.mending import live
 from graphmend.api import compile as gm_compile
 from harness import GraphCounter, load_module
-from test_mend import fake_rules, isolated_cache  # noqa: F401  (fixtures)
+
+pytestmark = pytest.mark.usefixtures("isolated_cache")
 
 FAKEWHERE = ["fakewhere"]
 

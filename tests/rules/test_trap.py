@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 import torch
 
 from harness import assert_same_outcome, check_equivalent, compiled_outcome, first_difference, mend_source, outcome_of
+from locations import FIXTURES
 
 
 class BadInput(Exception):
@@ -231,7 +231,7 @@ def test_guard_before_an_update_of_a_fresh_view_is_deferred(tmp_path):
     jitter to the diagonal of a clone, in place through a view.  The clone
     is the function's own (torch's operations make new tensors), so the
     update is gone with the raise and the check may wait for the graph's end."""
-    source = (Path(__file__).parent / "fixtures" / "trap" / "update_of_fresh_view_after.in.py").read_text()
+    source = (FIXTURES / "trap" / "update_of_fresh_view_after.in.py").read_text()
     matrix = torch.eye(3) * 2
     nan = matrix.clone()
     nan[0, 1] = float("nan")
@@ -243,7 +243,7 @@ def test_guard_before_an_update_of_a_fresh_view_is_deferred(tmp_path):
 def test_right_operand_with_literal_indices_is_deferred(tmp_path):
     """torchdiffeq's grid check: ``t[-1]`` in the right operand of ``or``
     can only fail while Dynamo traces, so the guard is deferred, one graph."""
-    source = (Path(__file__).parent / "fixtures" / "trap" / "or_with_literal_indices.in.py").read_text()
+    source = (FIXTURES / "trap" / "or_with_literal_indices.in.py").read_text()
     grid, t = torch.tensor([0.0, 0.5, 1.0]), torch.tensor([0.0, 1.0])
     result = check_equivalent(
         source, "integrate",
@@ -329,7 +329,7 @@ def test_torch_equal_with_a_fresh_operand_is_a_deferred_check(tmp_path):
     torch.compile it is ``(y == y ** 2).all()``, so the check is deferred and
     the whole function is one graph.  The first failing check wins, NaN is
     unequal to itself as in ``torch.equal``; other dtypes keep the break."""
-    source = (Path(__file__).parent / "fixtures" / "trap" / "equal.in.py").read_text()
+    source = (FIXTURES / "trap" / "equal.in.py").read_text()
     t = torch.tensor
     rows = [(t([0, 1, 1]), t([1, 1, 0])), (t([0, 2, 1]), t([1, 1, 0])), (t([0, 1, 1]), t([1, 1, -1])),
             (t([0, 2, 1]), t([3, 1, 0])), (t([0.0, 1.0]), t([float("nan"), 1.0])), (t([0.0, 1.0]), t([1.0, -0.0])),
@@ -359,7 +359,7 @@ def test_diagnose_reports_a_torch_equal_guard_as_fixable(tmp_path):
     from graphmend.diagnosis import diagnose
     from graphmend.mending.live import unmend
 
-    source = (Path(__file__).parent / "fixtures" / "trap" / "equal.in.py").read_text()
+    source = (FIXTURES / "trap" / "equal.in.py").read_text()
     original, _, _ = mend_source(source, tmp_path, rules=["trap"])
     args = (torch.tensor([0, 1, 1]), torch.tensor([1, 1, 0]))
     report = diagnose(original.binary_check, *args)
@@ -391,7 +391,7 @@ def test_assert_behind_a_deferred_guard_is_checked_after_it(tmp_path):
     which would fail (RuntimeError) before the deferred guard above it
     raises; checked in Python, the assert lets the guard's ValueError come
     first, as eagerly."""
-    source = (Path(__file__).parent / "fixtures" / "trap" / "assert_behind_a_deferred_guard.in.py").read_text()
+    source = (FIXTURES / "trap" / "assert_behind_a_deferred_guard.in.py").read_text()
     table, bad_table = torch.tensor([1.0, 2.0, 3.0]), torch.tensor([1.0, -2.0, 3.0])
     ids, bad_ids = torch.tensor([0, 2]), torch.tensor([0, 5])
     arg_sets = [(table, ids), (bad_table, ids), (bad_table, bad_ids)]
@@ -476,7 +476,7 @@ def test_message_indexing_a_tensor_with_literals(tmp_path):
     An integer index out of range raises while traced (the message of the
     second check reads ``x[4]`` of three elements): the check then runs
     the original way, and the message is built only to raise it."""
-    source = (Path(__file__).parent / "fixtures" / "trap" / "message_indexes_a_tensor.in.py").read_text()
+    source = (FIXTURES / "trap" / "message_indexes_a_tensor.in.py").read_text()
     same, ragged = torch.tensor([[2.0, 2.0], [3.0, 3.0]]), torch.tensor([[2.0, 1.0], [3.0, 3.0]])
     five, negative_five = torch.arange(5.0), torch.tensor([1.0, 2.0, -3.0, 4.0, 5.0])
     arg_sets = [(same, five), (ragged, five), (same, negative_five), (ragged, negative_five)]
@@ -539,7 +539,7 @@ def test_a_message_reading_a_float(tmp_path):
     tensor and becomes the same Python float, only if the check fails; a
     tensor ``float()`` refuses (several elements) falls back to the
     original check."""
-    source = (Path(__file__).parent / "fixtures" / "trap" / "message_reads_a_float.in.py").read_text()
+    source = (FIXTURES / "trap" / "message_reads_a_float.in.py").read_text()
     rotation = torch.tensor([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
     reflection = torch.tensor([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, -1.0]])
     skewed = torch.tensor([[1.0, 0.3, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
@@ -714,13 +714,13 @@ def test_a_message_reading_unique_values_through_another_reader(tmp_path):
     made after the graph, both reads, only when the check fails: one graph
     and the same message.  A one-element reader of them (``float``) is
     declined: how many values there are, only the data tells."""
-    source = (Path(__file__).parent / "fixtures" / "trap" / "unique_read_through_another_reader.in.py").read_text()
+    source = (FIXTURES / "trap" / "unique_read_through_another_reader.in.py").read_text()
     labels = [(torch.tensor([0, 2, 1, 2]), 3), (torch.tensor([0, 5, 1, 5, 7]), 3), (torch.tensor([4.0, 4.0]), 3)]
     result = check_equivalent(source, "check_labels", labels, tmp_path, rules=["trap"])
     assert "message_read(\"len\", _graphmend.message_read(\"torch.unique\", target))" in result.code
     check_equivalent(source, "written_in_the_message", [(GOOD,), (NEGATIVE,), (NEGATIVE.clone().requires_grad_(),)], tmp_path,
                      rules=["trap"])
-    declined = (Path(__file__).parent / "fixtures" / "trap" / "noop_message_computes_with_unique_values.in.py").read_text()
+    declined = (FIXTURES / "trap" / "noop_message_computes_with_unique_values.in.py").read_text()
     result = check_equivalent(declined, "one_value", [(GOOD,), (torch.tensor([-1.0, -1.0]),), (NEGATIVE,)], tmp_path,
                               rules=["trap"], graphs=None, rewritten=False)
     assert "how many there are, only the data tells" in result.skips[-1].reason
@@ -803,7 +803,7 @@ def f(x):
     assert "for more than its text" in result.skips[0].reason
 
 
-UNIQUE_READ_BY_TESTS = (Path(__file__).parent / "fixtures" / "trap" / "unique_read_by_tests.in.py").read_text()
+UNIQUE_READ_BY_TESTS = (FIXTURES / "trap" / "unique_read_by_tests.in.py").read_text()
 
 
 def test_unique_read_only_by_tests_stays_in_the_graph(tmp_path):

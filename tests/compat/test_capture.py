@@ -14,7 +14,8 @@ import graphmend
 from graphmend import compat
 from graphmend.compat import capture
 from harness import GraphCounter, load_module
-from test_mend import isolated_cache  # noqa: F401  (fixture)
+
+pytestmark = pytest.mark.usefixtures("isolated_cache")
 
 FORMS = """
 import torch

@@ -16,7 +16,10 @@ from graphmend.mending import cache
 from graphmend.analysis.source import parse_text
 from graphmend.mending.live import mend, unmend
 from harness import load_module
-from test_mend import MARK, PLAIN, fake_rules, isolated_cache  # noqa: F401  (fixtures)
+from test_mend import PLAIN
+from toy_rules import MARK
+
+pytestmark = pytest.mark.usefixtures("isolated_cache")
 
 
 class Builder:

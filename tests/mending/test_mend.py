@@ -1,13 +1,7 @@
 """graphmend.mend / unmend / show: rewrites applied to live functions.
 
-The machinery is tested with two tiny rules of this file's own, so the tests
-do not depend on what the real rules rewrite:
-
-* ``mark``: a call ``original(...)`` becomes ``_graphmend.__name__`` (the
-  runtime module's name, so the rewrite is visible in the result, and the
-  runtime must be bound in the function's globals), and the statement gets a
-  ``pass`` after it, so the mended function is one line longer per site.
-* ``fakewhere``: ``if T: v = E`` (no else) becomes ``v = torch.where(T, E, v)``.
+The machinery is tested with two tiny rules (tests/toy_rules.py), so the
+tests do not depend on what the real rules rewrite.
 """
 
 from __future__ import annotations
@@ -19,77 +13,21 @@ import math
 import textwrap
 import traceback
 
-import libcst as cst
-import libcst.matchers as m
 import pytest
 import torch
 
 import graphmend
 from graphmend import pipeline
 from graphmend.mending.live import mend, mend_sites, show, unmend
-from graphmend.conventions import RUNTIME_ALIAS
-from graphmend.rules.base import Context, Converter
-from graphmend.rules.options import RULE_NAMES
 from harness import load_module
+from toy_rules import MARK
 
-
-def mark_call(ctx: Context, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-    """``original(...)`` on a wanted line -> ``_graphmend.__name__``."""
-    line = next((a for a in reversed(ctx.ancestors) if isinstance(a, cst.SimpleStatementLine)), None)
-    if line is None or not ctx.wanted(line, "mark") or not m.matches(updated, m.Call(func=m.Name("original"))):
-        return updated
-    return cst.parse_expression(f"{RUNTIME_ALIAS}.__name__")
-
-
-def mark_line(ctx: Context, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
-    """A statement line ``mark`` changed gets a ``pass`` after it."""
-    if not ctx.enabled("mark") or updated.deep_equals(original):
-        return updated
-    ctx.record(original, "mark", "marked")
-    return cst.FlattenSentinel([updated, cst.parse_statement("pass\n")])
-
-
-def fake_where(ctx: Context, original: cst.If, updated: cst.If) -> cst.BaseStatement:
-    """``if T: v = E`` -> ``v = torch.where(T, E, v)``."""
-    assign = m.SimpleStatementLine(body=[m.Assign(targets=[m.AssignTarget(target=m.Name())])])
-    if not (
-        ctx.wanted(original, "fakewhere")
-        and updated.orelse is None
-        and m.matches(updated.body, m.IndentedBlock(body=[assign]))
-    ):
-        return updated
-    statement = updated.body.body[0].body[0]
-    name = statement.targets[0].target
-    ctx.record(original, "fakewhere", "if -> torch.where")
-    where = cst.parse_expression("torch.where(T, E, V)").with_changes(
-        args=[cst.Arg(updated.test), cst.Arg(statement.value), cst.Arg(name)]
-    )
-    return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(name)], where)])
-
-
-@pytest.fixture(autouse=True)
-def isolated_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("GRAPHMEND_CACHE_DIR", str(tmp_path / "cache"))
-
-
-@pytest.fixture
-def fake_rules():
-    """Two plug-in rules, registered before the built-in converters of their nodes."""
-    with pipeline.CONVERTERS.added(
-        Converter("mark.call", "mark", cst.Call, mark_call),
-        Converter("mark.line", "mark", cst.SimpleStatementLine, mark_line),
-        Converter("fakewhere.if_statement", "fakewhere", cst.If, fake_where),
-        first=True,
-    ):
-        assert pipeline.RULE_NAMES == (*RULE_NAMES, "mark", "fakewhere")
-        yield
+pytestmark = pytest.mark.usefixtures("isolated_cache")
 
 
 def load(source: str, tmp_path):
     return load_module(textwrap.dedent(source), tmp_path, "mend")
 
-
-MARK = ["mark"]
 
 PLAIN = """
 import functools

@@ -22,6 +22,7 @@ from graphmend.mending import callees
 from graphmend.analysis.source import parse_text
 from graphmend.analysis.summaries import MAX_DEPTH, Summarizer, static_summaries
 from harness import assert_same_outcome, check_equivalent, compiled_outcome, load_module, outcome_of
+from locations import FIXTURES
 
 HELPERS = '''
 import math
@@ -351,7 +352,6 @@ def test_a_pure_helper_of_the_same_module_is_rewritten_and_equivalent(tmp_path, 
 
 # -- the fixtures that call helpers: equivalent, eagerly and compiled, in one graph ---------
 
-FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def _t(*values: float) -> torch.Tensor:

@@ -88,7 +88,7 @@ def test_run_without_mend_is_plain_python(project):
     assert "graphs 2 mended False" in result.stdout
 
 
-# Which modules are never mended is one rule's (tests/test_foreign.py); the
+# Which modules are never mended is one rule's (tests/mending/test_foreign.py); the
 # hook refuses those, its own script, and what is no module name.
 @pytest.mark.parametrize("prefix", ["torch.nn", "__main__", "", "not a name"])
 def test_refused_prefixes(prefix, project):

@@ -25,7 +25,8 @@ from graphmend.mending import live, records, swap
 from graphmend.mending.foreign import foreign
 from graphmend.mending.reach import reach
 from harness import GraphCounter, load_module
-from test_mend import isolated_cache  # noqa: F401  (fixture)
+
+pytestmark = pytest.mark.usefixtures("isolated_cache")
 
 LIBRARY = """
 import logging

@@ -13,8 +13,8 @@ import torch
 
 from graphmend import compat, runtime
 from graphmend.conventions import RUNTIME_ALIAS
+from locations import FIXTURES, ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 BUILDERS = {"runtime_call", "runtime_function", "is_runtime_call"}
 
 
@@ -29,7 +29,7 @@ def _names_the_rules_write() -> set[str]:
 
 def _names_in_written_code() -> set[str]:
     names = set()
-    for path in (ROOT / "tests" / "fixtures").rglob("*.out.py"):
+    for path in FIXTURES.rglob("*.out.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == RUNTIME_ALIAS:
                 names.add(node.attr)

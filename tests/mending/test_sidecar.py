@@ -10,7 +10,6 @@ import os
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
@@ -21,8 +20,8 @@ from graphmend.analysis.source import parse_text
 from graphmend.pipeline import transform_skeleton
 from graphmend.rules.options import RULE_NAMES, RuleOptions
 from graphmend.mending.swap import Coverage
+from locations import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 
 SOURCE = textwrap.dedent('''
     import logging

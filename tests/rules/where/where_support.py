@@ -3,14 +3,14 @@ training step (outputs and the gradients of the inputs)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Callable
 
 import torch
 
 from graphmend import compat
+import locations
 
-FIXTURES = Path(__file__).parent / "fixtures" / "where"
+FIXTURES = locations.FIXTURES / "where"
 
 
 def fixture(name: str) -> str:

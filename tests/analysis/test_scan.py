@@ -18,8 +18,8 @@ from graphmend import pipeline
 from graphmend.pipeline import transform_source
 from graphmend.rules.base import Converter
 from graphmend.rules.options import RULE_NAMES
+from locations import FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures"
 
 #: A rule that is not built in makes the pipeline hand every function to
 #: the rules, past the scan; this one never changes anything.

@@ -10,7 +10,6 @@ import subprocess
 import sys
 import textwrap
 import warnings
-from pathlib import Path
 
 import pytest
 import torch
@@ -21,8 +20,8 @@ from graphmend.compat import probing
 from graphmend.cli import main as cli_main
 from graphmend.pipeline import transform_source
 from harness import load_module
+from locations import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 
 SOURCE = textwrap.dedent('''
     import logging

@@ -18,8 +18,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from locations import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")

@@ -27,8 +27,8 @@ from pathlib import Path
 import pytest
 
 from graphmend.pipeline import transform_source
+from locations import FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures"
 CASES = sorted(FIXTURES.glob("*/*.in.py"))
 #: How a ``.skips.txt`` line names a statement the rule passes over without
 #: a word, because it is no site for the rule, and why.
