@@ -66,8 +66,8 @@ def model_functions(model: torch.nn.Module, prefixes: Sequence[str] = ()) -> lis
 def called_by_name(functions: Sequence[Any], roots: Iterable[Any]) -> list[Any]:
     """The ``functions`` a forward can call, read by name: those named (as an
     attribute, a global or a closure variable) by a root or by a function so
-    reached.  A name is all it takes, so this keeps every function a call
-    could reach through ``self.x(...)`` or a helper, and leaves out set-up
+    found.  A name is all it takes, so this keeps every function a call
+    could run through ``self.x(...)`` or a helper, and leaves out set-up
     and conversion code no forward mentions (``__init__``, ``parallelize``,
     weight loading): mending those would only cost time."""
     by_name: dict[str, list[Any]] = {}
@@ -75,15 +75,15 @@ def called_by_name(functions: Sequence[Any], roots: Iterable[Any]) -> list[Any]:
         code = _code_of(function)
         if code is not None:
             by_name.setdefault(code.co_name, []).append(function)
-    reached = {getattr(root, "__func__", root): None for root in roots if _code_of(root) is not None}
-    pending = list(reached)
+    named = {getattr(root, "__func__", root): None for root in roots if _code_of(root) is not None}
+    pending = list(named)
     while pending:
         for name in code_names(_code_of(pending.pop()), variables=True):
             for function in by_name.get(name, ()):
-                if function not in reached:
-                    reached[function] = None
+                if function not in named:
+                    named[function] = None
                     pending.append(function)
-    return [f for f in functions if getattr(f, "__func__", f) in reached or _code_of(f) is None]
+    return [f for f in functions if getattr(f, "__func__", f) in named or _code_of(f) is None]
 
 
 def _code_of(function: Any) -> types.CodeType | None:
