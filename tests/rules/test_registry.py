@@ -1,8 +1,8 @@
 """The converter registry: converters declare their rule, node type and a
 cheap check; the engine runs them in order, records the reason of one that
-declines, and a rule can be turned off (the rule-off run:
-``GRAPHMEND_DISABLE_RULE=where pytest tests/rules ...`` must go
-red for each rule, or its tests do not test it)."""
+declines, and a rule can be turned off (the rule-off run,
+tools/rule_off.py: with ``GRAPHMEND_DISABLE_RULE=where``, or one converter's
+name, the tests must go red, or they do not test it)."""
 
 from __future__ import annotations
 

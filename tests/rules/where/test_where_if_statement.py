@@ -25,6 +25,8 @@ EQUIVALENCE_CASES = {
     "else_less_update": ("scale_if_large", [(t(1, 2),), (t(-1, -2),)]),
     "if_else_both_bind": ("pick", [(t(3, 4), t(1, 2)), (t(0, 4), t(1, 2))]),
     "elif_chain": ("bucket", [(t(6, 7),), (t(1, 2),), (t(-1, -2),)]),
+    # the if stays (a static test): its elif is mended alone
+    "elif_of_a_static_if": ("damp", [(t(1, 2), None), (t(1, 2), 1.0), (t(1, 2), 5.0)]),
     "nested_if": ("nested", [(t(1, 2), t(1, 1)), (t(1, 2), t(-1, -1)), (t(-1, -2), t(1, 1))]),
     "conditional_expression": ("relu_like", [(t(1, 2),), (t(-1, -2),)]),
     "return_branches": ("choose", [(t(5, 1), t(1, 2)), (t(0, 1), t(1, 2))]),
