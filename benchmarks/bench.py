@@ -33,7 +33,7 @@ from graphmend.compare import first_difference
 from graphmend.diagnosis import BreakRecorder, Report
 from graphmend.api import mend_report
 from benchmarks.bench_default import in_fresh_process
-from graphmend.patch import unmend
+from graphmend.mending.live import unmend
 
 
 @dataclass

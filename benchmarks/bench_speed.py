@@ -11,7 +11,7 @@ graphmend cache), repeated and interleaved where there is a comparison:
 * mending T5 from a diagnosis (``graphmend.api.mend_report``, what
   ``graphmend.compile(..., diagnose=True)`` does) with an empty cache, in a
   process that has already built and diagnosed the model;
-* the reach walk ``graphmend.compile`` starts with (``graphmend.reach``):
+* the reach walk ``graphmend.compile`` starts with (``graphmend.mending.reach``):
   functions reached, objects visited and the walk's time (median of 5), for
   T5, a torchmetrics metric and torchdiffeq's dopri5 solver (the ecosystem
   rows, where those libraries are installed).
@@ -63,7 +63,7 @@ _REACH = """
 import json, statistics, warnings
 warnings.filterwarnings("ignore")
 from benchmarks import corpus, ecosystem
-from graphmend.reach import reach
+from graphmend.mending.reach import reach
 row = corpus.ROWS["t5"]
 targets = {"T5 (module)": (row.model(), row.inputs()[0])}
 for name in ("tm_pearson", "odeint_dopri5"):

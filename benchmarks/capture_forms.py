@@ -1,4 +1,4 @@
-"""The DS / SCALAR forms of tests/test_capture.py under a real backend.
+"""The DS / SCALAR forms of tests/compat/test_capture.py under a real backend.
 
     .venv/bin/python -m benchmarks.capture_forms [--backend inductor]
 

@@ -41,7 +41,7 @@ def run_row(name: str) -> dict:
     import graphmend
     from benchmarks import corpus
     from graphmend.compare import first_difference
-    from graphmend.patch import unmend
+    from graphmend.mending.live import unmend
 
     row = corpus.ROWS[name]
     result: dict = {"row": name, "family": row.family, "expected_breaks": row.expected_breaks}

@@ -31,7 +31,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("GRAPHMEND_CACHE_DIR", tempfile.mkdtemp())
     import transformers.models
 
-    from graphmend import discover, patch
+    from graphmend.mending import live, search
+    from graphmend.mending.foreign import module_name
 
     failures: list[tuple[str, str]] = []
     current = ""
@@ -50,9 +51,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             importlib.import_module(current)
         except Exception:  # an optional dependency this environment lacks
             continue
-        functions = discover.live_functions(discover.functions_in_modules([current]))
-        requests = [(f, None) for f in functions if discover.module_name(f) == current]
-        mended += len(patch._mend_functions(requests, None))
+        functions = search.functions_behind(search.functions_in_modules([current]))
+        requests = [(f, None) for f in functions if module_name(f) == current]
+        mended += len(live._mend_functions(requests, None))
         modules += 1
     print(f"{modules} modules, {mended} functions mended, {len(failures)} failures, "
           f"{time.perf_counter() - start:.0f} s")

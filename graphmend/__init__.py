@@ -29,9 +29,9 @@ _EXPORTS = {
     "GraphmendError": "graphmend.errors",
     "SourceError": "graphmend.errors",
     "VerificationError": "graphmend.errors",
-    "mend": "graphmend.patch",
-    "show": "graphmend.patch",
-    "unmend": "graphmend.patch",
+    "mend": "graphmend.mending.live",
+    "show": "graphmend.mending.live",
+    "unmend": "graphmend.mending.live",
 }
 
 __all__ = ["__version__", *sorted(_EXPORTS)]

@@ -1,11 +1,11 @@
 """``graphmend.compile``: a drop-in for ``torch.compile`` that mends first.
 
 The first call mends statically, with no extra trace: every function a
-call of the object reaches (:mod:`graphmend.reach`: the model's
+call of the object reaches (:mod:`graphmend.mending.reach`: the model's
 ``forward``, the helpers its code names in any module or library, the
 model a step function or a lambda holds or is given), every site the rules
 can prove safe, reached by that input or not.  It adds the sites a
-persistent record (:mod:`graphmend.records`) kept from earlier processes,
+persistent record (:mod:`graphmend.mending.records`) kept from earlier processes,
 then compiles with the user's keyword arguments and makes the call.
 Mending costs a cheap walk over live objects, an ``ast`` scan and, the
 first time a source is seen, the rules on the functions that hold sites;
@@ -57,12 +57,13 @@ import torch
 import torch.utils._pytree as pytree
 
 from graphmend.compare import first_difference
-from graphmend import records
+from graphmend.mending import records
 from graphmend.compat import capture
 from graphmend.diagnosis import BreakRecorder, call, diagnose_calls, short_path
 from graphmend.errors import GraphmendError, VerificationError
 from graphmend import compat
-from graphmend.patch import mend, mend_sites, mended_functions, mended_source, reachable, unmend, unmend_functions
+from graphmend.mending.live import mend, mend_sites, mended_functions, mended_source, unmend, unmend_functions
+from graphmend.mending.reach import reach
 
 logger = logging.getLogger("graphmend")
 
@@ -323,7 +324,7 @@ class _FirstCall:
 
 def _candidates(obj: Any, args: Iterable[Any] = ()) -> list[Any]:
     """Where a reported site's live function is looked for first."""
-    return reachable(obj, args)
+    return reach(obj, args).functions
 
 
 class MendedModule(torch.nn.Module):
@@ -369,7 +370,7 @@ def compile(
 
     Everything a call of ``obj`` reaches is mended, however ``obj`` is
     handed over (a module, a bound method, a function, a lambda, a
-    ``functools.partial``, a training step; see :mod:`graphmend.reach`);
+    ``functools.partial``, a training step; see :mod:`graphmend.mending.reach`);
     ``modules`` limits mending to the functions defined in the named
     modules (module name prefixes, e.g. ``"transformers.models.t5"``);
     ``rules`` selects rules by name.  The first calls are watched: a fixable

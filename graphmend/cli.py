@@ -73,7 +73,7 @@ def _attach_capture_verdicts(report, script: str, script_args: list[str]) -> Non
     switches, so they would be reused."""
     import torch
 
-    from graphmend import capture_verdicts
+    from graphmend.diagnosis import capture_verdicts
     from graphmend.compat import capture
     from graphmend.diagnosis.recording import BreakRecorder, original_function_name
     from graphmend.diagnosis.tracing import silenced
@@ -88,7 +88,7 @@ def _attach_capture_verdicts(report, script: str, script_args: list[str]) -> Non
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from graphmend.errors import GraphmendError
-    from graphmend.hook import install, uninstall
+    from graphmend.mending.hook import install, uninstall
 
     if not os.path.isfile(args.script):
         print(f"graphmend: no such script: {args.script}", file=sys.stderr)

@@ -42,9 +42,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from graphmend.diagnosis import Report
 
-#: Categories ``forbid`` accepts besides ``"fixable"`` (as graphmend.diagnosis.CATEGORIES).
-CATEGORIES = ("DC", "IO", "GUARD", "SCALAR", "DS", "OTHER")
-
 
 def assert_graphs(
     fn: Callable[..., Any],
@@ -103,6 +100,9 @@ def budget_problems(
 
 
 def _categories(forbid: Iterable[str]) -> frozenset[str]:
+    """``forbid`` checked: the diagnosis's categories, and ``"fixable"``."""
+    from graphmend.diagnosis import CATEGORIES
+
     if isinstance(forbid, str):
         forbid = [forbid]
     chosen = frozenset(forbid)

@@ -51,7 +51,7 @@ class _RecordingHandler(logging.Handler):
             self.records.append((record.name, record.levelname, record.getMessage()))
 
 
-def capture(
+def outcome_of(
     fn: Callable[..., Any], *args: Any, logs_from: str = "", torch_warnings: bool = True, **kwargs: Any
 ) -> Outcome:
     """Call ``fn`` and record everything observable about the call: the log
@@ -129,7 +129,7 @@ def compiled_outcome(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple
     """The Outcome of ``fn`` under ``torch.compile``, and its graph count."""
     torch._dynamo.reset()
     counter = GraphCounter()
-    outcome = capture(torch.compile(fn, backend=counter), *args, **kwargs)
+    outcome = outcome_of(torch.compile(fn, backend=counter), *args, **kwargs)
     return outcome, counter.graphs
 
 
@@ -167,8 +167,8 @@ def check_equivalent(
     else:
         assert any(named(skip.rule) for skip in result.skips), f"nothing declined; sites: {result.sites}"
     for args in arg_sets:
-        expected = capture(getattr(original, function), *_clone(args))
-        assert_same_outcome(expected, capture(getattr(mended, function), *_clone(args)), "eager")
+        expected = outcome_of(getattr(original, function), *_clone(args))
+        assert_same_outcome(expected, outcome_of(getattr(mended, function), *_clone(args)), "eager")
         outcome, graph_count = compiled_outcome(getattr(mended, function), *_clone(args))
         assert_same_outcome(expected, outcome, "compiled")
         if graphs is not None:

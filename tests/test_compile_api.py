@@ -8,10 +8,12 @@ import pytest
 import torch
 
 import graphmend
-from graphmend import api, patch, pipeline
+from graphmend import api, pipeline
+from graphmend.mending import live
 from graphmend.api import compile as gm_compile
 from harness import GraphCounter, load_module
-from test_mend import fake_rules, isolated_cache  # noqa: F401  (fixtures)
+
+pytestmark = pytest.mark.usefixtures("isolated_cache")
 
 FAKEWHERE = ["fakewhere"]
 
@@ -75,7 +77,7 @@ def test_user_backend_sees_only_the_final_graphs(module, fake_rules):
 
     assert counter.graphs == 1
     assert torch.equal(out, expected)
-    assert "torch.where" in patch.mended_source(module.step)
+    assert "torch.where" in live.mended_source(module.step)
 
 
 def test_break_in_a_called_function_is_mended_where_it_lives(module, fake_rules):
@@ -110,7 +112,7 @@ def test_verify_passes_on_a_correct_rewrite(module, fake_rules):
     out = gm_compile(module.step, backend="eager", rules=FAKEWHERE, verify=True)(torch.ones(3))
 
     assert torch.equal(out, torch.full((3,), 9.0))
-    assert patch.mended_source(module.step)
+    assert live.mended_source(module.step)
 
 
 def test_verify_raises_on_a_wrong_rewrite_and_undoes_it(module, fake_rules, monkeypatch):
@@ -207,10 +209,10 @@ def test_a_helper_in_another_module_is_mended_in_the_first_process(tmp_path, fak
         torch._dynamo.reset()
         assert torch.equal(gm_compile(caller.forward, backend=counter, rules=FAKEWHERE)(x), expected)
         assert counter.graphs == 1
-        assert "torch.where" in patch.mended_source(helper.scale)
+        assert "torch.where" in live.mended_source(helper.scale)
     finally:
         sys.path.remove(str(tmp_path))
-        patch.unmend(helper.scale)
+        live.unmend(helper.scale)
 
 
 def test_compiling_what_graphmend_compiled_compiles_the_original(module, fake_rules):
@@ -228,7 +230,7 @@ def test_graphmend_never_mends_its_own_code():
     from graphmend import runtime
 
     graphmend.mend(runtime.where)
-    assert runtime.where.__code__ is runtime.where.__code__ and not patch.mended_functions(runtime.where)
+    assert runtime.where.__code__ is runtime.where.__code__ and not live.mended_functions(runtime.where)
 
 
 UNREACHED_LOG = """
@@ -283,7 +285,7 @@ def test_a_library_base_class_method_is_mended_in_the_first_process(isolated_cac
         with torch.no_grad():
             expected = model(*args, **kwargs)
             actual = gm_compile(model, backend=counter)(*args, **kwargs)
-        mended = {f.__qualname__ for f in patch.mended_functions(model)}
+        mended = {f.__qualname__ for f in live.mended_functions(model)}
     finally:
         graphmend.unmend(model)
     assert counter.graphs == 1
@@ -328,7 +330,7 @@ def test_a_diagnosed_site_in_a_function_mended_statically_is_mended_too(tmp_path
     counter = GraphCounter()
     try:
         actual = gm_compile(neuron, backend=counter, diagnose=True)(x)
-        mended = graphmend.patch.PATCHES[module.Neuron.forward].mended_source
+        mended = graphmend.mending.swap.MENDED[module.Neuron.forward].mended_source
     finally:
         graphmend.unmend(neuron)
     assert counter.graphs == 1

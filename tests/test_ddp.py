@@ -35,7 +35,7 @@ import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-import graphmend.patch
+import graphmend.mending.live
 from benchmarks import corpus
 from graphmend.compare import first_difference
 
@@ -78,7 +78,7 @@ original_graphs, graphs = [], []
 expected = train(row.model(), counting(original_graphs))
 torch._dynamo.reset()
 mended_model = row.model()
-graphmend.patch.mend(mended_model, modules=row.modules)
+graphmend.mending.live.mend(mended_model, modules=row.modules)
 actual = train(mended_model, counting(graphs))
 difference = first_difference(expected, actual)
 print(f"rank {rank}: graphs {len(original_graphs)} -> {len(graphs)} over {STEPS} steps, difference {difference}", flush=True)

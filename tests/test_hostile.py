@@ -19,7 +19,7 @@ import torch
 import graphmend
 from graphmend.api import compile as gm_compile
 from graphmend.cli import main
-from graphmend.patch import mend, unmend
+from graphmend.mending.live import mend, unmend
 
 
 def _decorated(fn):

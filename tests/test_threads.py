@@ -107,15 +107,15 @@ def _mend_in_process(cache_dir: str, package_dir: str, results) -> None:
 
     os.environ["GRAPHMEND_CACHE_DIR"] = cache_dir
     sys.path.insert(0, package_dir)
-    import graphmend.patch
+    import graphmend.mending.live
     import race_model
 
-    graphmend.patch.mend(race_model.step)
-    results.put(graphmend.patch.mended_source(race_model.step))
+    graphmend.mending.live.mend(race_model.step)
+    results.put(graphmend.mending.live.mended_source(race_model.step))
 
 
 def test_two_processes_mending_one_module_share_a_sound_cache(tmp_path, monkeypatch):
-    from graphmend import cache
+    from graphmend.mending import cache
 
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "race_model.py").write_text(SOURCE)

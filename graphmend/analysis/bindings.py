@@ -143,6 +143,11 @@ def name_uses(node: cst.CSTNode) -> _NameUses:
     return uses
 
 
+def code(node: cst.CSTNode) -> str:
+    """The source text of ``node`` (what a reason quotes)."""
+    return cst.Module([]).code_for_node(node)
+
+
 def dotted_name(node: cst.CSTNode) -> str | None:
     """``a.b.c`` for a name or a chain of attributes of a name; None for
     anything else (``f(x).any`` is no dotted name, whatever libcst's

@@ -29,19 +29,15 @@ import libcst as cst
 import libcst.matchers as m
 
 from graphmend import vocabulary
-from graphmend.analysis.summaries import Summary
+from graphmend.analysis.summaries import OutOfRange, Summary
 from graphmend.analysis.bindings import (
-    assigned_targets, dotted_name, local_names, name_uses, parameter_names, target_names, walk, walk_own,
+    assigned_targets, code, dotted_name, local_names, name_uses, parameter_names, target_names, walk, walk_own,
 )
 from graphmend.conventions import RUNTIME_MODULE
 
 QualifiedName = Callable[[cst.CSTNode], "str | None"]
 #: The summary of the Python function a call reaches, or None (see :mod:`graphmend.analysis.summaries`).
 Callee = Callable[[cst.Call], "Summary | None"]
-
-
-def code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
 
 
 # -- evaluating code unconditionally ------------------------------------------------
@@ -91,17 +87,18 @@ def expression_impurity(expr: cst.CSTNode, qualified_name: QualifiedName, *, tra
     that leaves the choice to Python's order when it raises while traced or
     breaks the graph (the lazy right operand of ``and``/``or``, an arm run by
     ``both_arms``), so an index that raises only while tracing does not
-    count (see :func:`_raises_while_tracing`).  ``nonnegative``: names a
+    count (see :class:`~graphmend.analysis.summaries.OutOfRange`).  ``nonnegative``: names a
     test proved non-negative where ``expr`` is taken; ``x[i]`` by one of them
     is evaluated as ``_graphmend.nonnegative_row(x, i)`` (see
     :func:`is_nonnegative_index`).  ``callee``: see :func:`call_impurity`."""
-    index_is_safe = _raises_while_tracing if traced_errors_fall_back else _cannot_raise
+    safe_indexes = (OutOfRange.CLAMPS, OutOfRange.RAISES_WHILE_TRACING) if traced_errors_fall_back else (
+        OutOfRange.CLAMPS,)
     for node in walk(expr):
         if isinstance(node, cst.Call):
             reason = call_impurity(node, qualified_name, traced_errors_fall_back=traced_errors_fall_back,
                                    callee=callee)
         elif isinstance(node, cst.Subscript):
-            safe = all(map(index_is_safe, node.slice)) or (
+            safe = all(_out_of_range(element) in safe_indexes for element in node.slice) or (
                 traced_errors_fall_back and is_nonnegative_index(node, nonnegative))
             reason = None if safe else "indexing may raise IndexError"
         elif isinstance(node, cst.Lambda):
@@ -171,20 +168,14 @@ def is_nonnegative_index(node: cst.Subscript, nonnegative: frozenset[str]) -> bo
             and isinstance(node.slice[0].slice.value, cst.Name) and node.slice[0].slice.value.value in nonnegative)
 
 
-def _cannot_raise(element: cst.SubscriptElement) -> bool:
-    """Slices clamp instead of raising; None and ... add or keep dimensions."""
-    if isinstance(element.slice, cst.Slice):
-        return True
-    return m.matches(element.slice.value, m.Name("None") | m.Ellipsis())
-
-
-def _raises_while_tracing(element: cst.SubscriptElement) -> bool:
-    """An index that cannot raise, or an integer literal: out of range, it
-    raises while Dynamo traces (a tensor's shape is known then, a symbolic
-    size is guarded, and sizes 0 and 1 are specialised), never inside the
-    compiled graph."""
-    return _cannot_raise(element) or m.matches(
-        element.slice, m.Index(value=m.Integer() | m.UnaryOperation(operator=m.Minus(), expression=m.Integer())))
+def _out_of_range(element: cst.SubscriptElement) -> OutOfRange:
+    """What the index ``element`` does out of range (see
+    :class:`~graphmend.analysis.summaries.OutOfRange`)."""
+    if isinstance(element.slice, cst.Slice) or m.matches(element.slice.value, m.Name("None") | m.Ellipsis()):
+        return OutOfRange.CLAMPS
+    if m.matches(element.slice.value, m.Integer() | m.UnaryOperation(operator=m.Minus(), expression=m.Integer())):
+        return OutOfRange.RAISES_WHILE_TRACING
+    return OutOfRange.MAY_RAISE
 
 
 def _has_params(node: cst.Lambda) -> bool:
@@ -771,8 +762,8 @@ def message_impurity(expr: cst.CSTNode, qualified_name: QualifiedName, static: C
             if function is not None and function not in vocabulary.IMPURE_FUNCTIONS and not function.endswith("_"):
                 continue
             return f"calls {code(node.func)}(), which may fail or have effects"
-        if isinstance(node, cst.Subscript) and not static(node.value) and not all(
-                map(_raises_while_tracing, node.slice)):
+        if isinstance(node, cst.Subscript) and not static(node.value) and any(
+                _out_of_range(element) is OutOfRange.MAY_RAISE for element in node.slice):
             return f"indexes {code(node.value)}"  # an integer literal raises while traced: the check falls back
         if isinstance(node, (cst.Lambda, cst.Yield, cst.Await, cst.NamedExpr, cst.ListComp, cst.SetComp,
                              cst.DictComp, cst.GeneratorExp)):

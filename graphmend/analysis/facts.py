@@ -27,6 +27,7 @@ from libcst.metadata import ByteSpanPositionProvider, MetadataWrapper
 
 from graphmend import vocabulary
 from graphmend.analysis.bindings import (
+    code,
     dotted_name,
     iter_children,
     DefiniteAssignment,
@@ -41,7 +42,6 @@ from graphmend.analysis.bindings import (
 from graphmend.analysis.effects import (
     alias_classes,
     alias_sources,
-    code,
     constant_names,
     constant_operand,
     expression_impurity,
@@ -59,7 +59,7 @@ from graphmend.analysis.liveness import Liveness
 from graphmend.analysis.source import ModuleNames
 from graphmend.analysis.summaries import Summary, method_key
 from graphmend.analysis.tensorness import (
-    COMPARISON_OPERATORS, Tensorness, is_bool_scalar, is_bool_tensor, tensor_names, tensorness_of,
+    COMPARISON_OPERATORS, Tensorness, is_bool_scalar, is_bool_tensor, is_static_size, tensor_names, tensorness_of,
 )
 
 
@@ -326,6 +326,27 @@ class FunctionFacts:
 
     def is_static(self, expr: cst.BaseExpression) -> bool:
         return self.tensorness(expr) is Tensorness.STATIC
+
+    @functools.cached_property
+    def sizes(self) -> frozenset[str]:
+        """Locals every binding of which is a size read from a shape (see
+        :func:`~graphmend.analysis.tensorness.is_static_size`), to a fixed
+        point."""
+        sizes: set[str] = set()
+        changed = True
+        while changed:
+            changed = False
+            for name, values in self.sole_bindings.items():
+                if name not in sizes and name not in self.parameters and all(
+                        is_static_size(v, self.qualified_name, self.tensor_names, frozenset(sizes)) for v in values):
+                    sizes.add(name)
+                    changed = True
+        return frozenset(sizes)
+
+    def is_static_size(self, expr: cst.BaseExpression) -> bool:
+        """Whether ``expr`` is a Python number whatever the data (see
+        :func:`~graphmend.analysis.tensorness.is_static_size`)."""
+        return is_static_size(expr, self.qualified_name, self.tensor_names, self.sizes)
 
     def is_bool_scalar(self, expr: cst.BaseExpression) -> bool:
         return is_bool_scalar(expr, self.qualified_name)

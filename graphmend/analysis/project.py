@@ -1,7 +1,7 @@
 """What a file learns from the other files of its project, read statically.
 
 ``graphmend fix`` runs nothing, so it cannot follow live objects the way
-``graphmend.compile`` does (:mod:`graphmend.reach`).  It can still read the
+``graphmend.compile`` does (:mod:`graphmend.mending.reach`).  It can still read the
 files a file imports from its own project: a relative import
 (``from .logging_utils import warn_once``), an absolute one that resolves
 to a file of the same package tree, or a sibling module of a flat project

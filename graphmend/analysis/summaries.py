@@ -12,7 +12,7 @@ other functions it can read (recursively, cycles and depth bounded) and
 keeps every answer.
 
 Where the functions come from is the caller's business (:class:`Target`):
-:func:`graphmend.discover.callee_summaries_of` reads the live objects a
+:func:`graphmend.mending.callees.callee_summaries_of` reads the live objects a
 function's globals hold (``graphmend.compile``/``mend``), and
 :func:`static_summaries` the module-level functions of the file being
 rewritten and, through ``imported``, of the project files it imports
@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import enum
 import weakref
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
@@ -278,8 +279,9 @@ class _Reader:
                 self._call(node)
             elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
                 elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-                if not all(map(_cannot_raise, elements)):
-                    traced = not all(map(_raises_while_tracing, elements))
+                forms = [out_of_range(element) for element in elements]
+                if any(form is not OutOfRange.CLAMPS for form in forms):
+                    traced = OutOfRange.MAY_RAISE in forms
                     found.add("raises", f"indexes `{ast.unparse(node)}`, which may raise IndexError", traced=traced)
             elif isinstance(node, ast.Lambda) or isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp,
                                                                     ast.GeneratorExp)):
@@ -472,17 +474,34 @@ def _truth_is_static(node: ast.expr) -> bool:
     return True
 
 
-def _cannot_raise(element: ast.expr) -> bool:
-    """A slice clamps; None and ... add or keep dimensions."""
-    return isinstance(element, ast.Slice) or (isinstance(element, ast.Constant) and element.value in (None, ...))
+class OutOfRange(enum.Enum):
+    """What one index of a subscript does out of range: the rule both
+    readers of an index follow (this module's, over ``ast``, and
+    :mod:`graphmend.analysis.effects`', over libcst)."""
+
+    #: A slice clamps; None and ... add or keep dimensions: never raises.
+    CLAMPS = "clamps"
+    #: An integer literal (negated or not) raises while Dynamo traces (a
+    #: tensor's shape is known then, a symbolic size is guarded, and sizes
+    #: 0 and 1 are specialised), never inside the compiled graph.
+    RAISES_WHILE_TRACING = "raises while tracing"
+    #: Anything else may raise IndexError inside the graph.
+    MAY_RAISE = "may raise"
 
 
-def _raises_while_tracing(element: ast.expr) -> bool:
-    """As :func:`graphmend.analysis.effects._raises_while_tracing`: an
-    integer literal out of range raises while Dynamo traces, never in the graph."""
+def out_of_range(element: ast.expr) -> OutOfRange:
+    """What the index ``element`` does out of range (see :class:`OutOfRange`)."""
+    if _clamps(element):
+        return OutOfRange.CLAMPS
     if isinstance(element, ast.UnaryOp) and isinstance(element.op, ast.USub):
         element = element.operand
-    return _cannot_raise(element) or (isinstance(element, ast.Constant) and type(element.value) is int)
+    if _clamps(element) or (isinstance(element, ast.Constant) and type(element.value) is int):
+        return OutOfRange.RAISES_WHILE_TRACING
+    return OutOfRange.MAY_RAISE
+
+
+def _clamps(element: ast.expr) -> bool:
+    return isinstance(element, ast.Slice) or (isinstance(element, ast.Constant) and element.value in (None, ...))
 
 
 # -- the functions of one file -----------------------------------------------------------

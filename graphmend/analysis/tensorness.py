@@ -85,6 +85,38 @@ def tensorness_of(
     return Tensorness.UNKNOWN
 
 
+def is_static_size(
+    expr: cst.BaseExpression,
+    qualified_name: QualifiedName,
+    tensor_names: frozenset[str] = frozenset(),
+    sizes: frozenset[str] = frozenset(),
+) -> bool:
+    """Whether ``expr`` is a Python number whatever the data: ``STATIC`` by
+    :func:`tensorness_of` (constants, ``x.shape``, ``len(x)``), or what only
+    a size needs besides: a name in ``sizes``, indexing (``x.shape[1]``), a
+    size method on a receiver of unknown type (``x.size(0)``; Dynamo keeps
+    sizes symbolic, never data-dependent), and arithmetic, tuples and lists
+    of these."""
+    def go(node: cst.BaseExpression) -> bool:
+        return is_static_size(node, qualified_name, tensor_names, sizes)
+
+    if tensorness_of(expr, qualified_name, tensor_names) is Tensorness.STATIC:
+        return True
+    if isinstance(expr, cst.Name):
+        return expr.value in sizes
+    if isinstance(expr, cst.Subscript):
+        return go(expr.value)
+    if isinstance(expr, cst.Call):
+        return isinstance(expr.func, cst.Attribute) and expr.func.attr.value in vocabulary.STATIC_METHODS
+    if isinstance(expr, cst.UnaryOperation):
+        return go(expr.expression)
+    if isinstance(expr, cst.BinaryOperation):
+        return go(expr.left) and go(expr.right)
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return all(go(e.value) for e in expr.elements)
+    return False
+
+
 def _join(a: Tensorness, b: Tensorness) -> Tensorness:
     """Tensorness of an arithmetic or comparison combining ``a`` and ``b``."""
     if Tensorness.TENSOR in (a, b):

@@ -17,7 +17,8 @@ By concern: :mod:`.counting` (graphs compiled and graph runs, counted
 at the backend), :mod:`.report` (the results and their rich tables),
 :mod:`.categories` (a break's category and the rule expected to fix it),
 :mod:`.dry_run` (asking the rules whether they do), :mod:`.recording`
-(reading what Dynamo records), :mod:`.tracing` (the entry points).
+(reading what Dynamo records), :mod:`.capture_verdicts` ([Capture]'s
+verdict on each DS / SCALAR site), :mod:`.tracing` (the entry points).
 """
 
 from __future__ import annotations

@@ -13,8 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-
-
+#: The categories a break falls in (SPEC section 2).
 CATEGORIES = ("DC", "IO", "GUARD", "SCALAR", "DS", "OTHER")
 #: The rule that fixes each category, when the site meets its preconditions.
 RULE_FOR = {"DC": "where", "IO": "defer", "GUARD": "trap", "SCALAR": "where"}
@@ -45,7 +44,7 @@ class Break:
     explanation: str | None = None
     hints: list[str] = field(default_factory=list)
     #: DS / SCALAR: whether graphmend.compile's [Capture] holds the site in
-    #: the graph ("DS: captured") or why not (graphmend/capture_verdicts.py).
+    #: the graph ("DS: captured") or why not (:mod:`graphmend.diagnosis.capture_verdicts`).
     capture: str | None = None
 
     @property

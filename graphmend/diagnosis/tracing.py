@@ -16,8 +16,9 @@ from typing import Any
 
 import torch
 
-from graphmend import capture_verdicts, compat
+from graphmend import compat
 from graphmend.compat import capture
+from graphmend.diagnosis import capture_verdicts
 from graphmend.diagnosis.recording import BreakRecorder, original_function_name
 from graphmend.diagnosis.report import Report
 from graphmend.errors import GraphmendError

@@ -263,10 +263,6 @@ class Registry:
 # -- builders ------------------------------------------------------------------------------
 
 
-def code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
-
-
 def runtime_function(name: str) -> cst.Attribute:
     """``_graphmend.<name>``."""
     return cst.Attribute(value=cst.Name(RUNTIME_ALIAS), attr=cst.Name(name))
@@ -323,36 +319,36 @@ def tuple_of(values: Iterable[cst.BaseExpression]) -> cst.Tuple:
     return cst.Tuple(elements)
 
 
-def thunk(value: cst.BaseExpression, captured: Iterable[str] = ()) -> cst.Lambda:
+def thunk(value: cst.BaseExpression, read_locals: Iterable[str] = ()) -> cst.Lambda:
     """``lambda a=a, b=b: value``, called right after it is made.
 
-    The locals of the enclosing function that ``value`` reads (``captured``,
+    The locals of the enclosing function that ``value`` reads (``read_locals``,
     all surely bound here) are default arguments, not free variables: a
     closure would turn them into cells, and a Dynamo resume function reads
     an unbound cell as a free variable (``NameError: cannot access free
     variable`` where the original raised ``UnboundLocalError``).
     """
-    return cst.Lambda(_captured_parameters(captured), value)
+    return cst.Lambda(_default_parameters(read_locals), value)
 
 
 def statement_thunk(name: cst.Name, body: Sequence[cst.BaseStatement], results: Sequence[str],
-                    captured: Iterable[str] = ()) -> cst.FunctionDef:
+                    read_locals: Iterable[str] = ()) -> cst.FunctionDef:
     """``def name(a=a, b=b): <body>; return (r1, r2)``: statements run as a
     function called right after it is made (see :func:`thunk` for why the
     locals it reads are default arguments)."""
     value = cst.Tuple([cst.Element(cst.Name(result)) for result in results])
     returned = cst.SimpleStatementLine([cst.Return(value)])
-    return cst.FunctionDef(name, _captured_parameters(captured), cst.IndentedBlock([*body, returned]))
+    return cst.FunctionDef(name, _default_parameters(read_locals), cst.IndentedBlock([*body, returned]))
 
 
-def _captured_parameters(captured: Iterable[str]) -> cst.Parameters:
+def _default_parameters(read_locals: Iterable[str]) -> cst.Parameters:
     return cst.Parameters([
         cst.Param(
             cst.Name(name),
             default=cst.Name(name),
             equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")),
         )
-        for name in captured
+        for name in read_locals
     ])
 
 

@@ -117,7 +117,7 @@ import re
 import libcst as cst
 import libcst.matchers as m
 
-from graphmend.analysis.bindings import following
+from graphmend.analysis.bindings import code, following
 from graphmend.analysis.facts import FunctionFacts
 from graphmend.rules.base import Context, Declined, declining, keyword, runtime_call, runtime_function, string
 
@@ -345,7 +345,7 @@ def _helper(ctx: Context, call: cst.Call, kind: str) -> cst.Call:
     """``helper(a, b=c)`` -> ``_graphmend.deferred_call("helper", __name__, a, b=c)``."""
     dotted = ctx.facts.global_dotted(call.func)
     if dotted is None:
-        raise Declined(f"{cst.Module([]).code_for_node(call.func)} is not a global name")
+        raise Declined(f"{code(call.func)} is not a global name")
     for arg in call.args:
         if arg.star:
             raise Declined(f"'{arg.star}' argument")

@@ -1,7 +1,7 @@
 """The rules' names and settings, importable without LibCST.
 
 A process that only decides *what* to rewrite (``graphmend.compile`` handing
-its skeletons to :mod:`graphmend.sidecar`) needs these and nothing of the
+its skeletons to :mod:`graphmend.mending.sidecar`) needs these and nothing of the
 rules themselves.
 """
 

@@ -35,10 +35,11 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from graphmend.analysis.bindings import code
 from graphmend.analysis.facts import FunctionFacts
 from graphmend.analysis.tensorness import COMPARISON_OPERATORS, Tensorness
 from graphmend.rules import library_predicates
-from graphmend.rules.base import Declined, code, runtime_call, thunk
+from graphmend.rules.base import Declined, runtime_call, thunk
 from graphmend.rules.library_predicates import exact_literal
 
 #: Expressions that need parentheses as an operand of ``&``, ``|`` or ``~``.
@@ -143,12 +144,12 @@ def _lower_boolean(facts: FunctionFacts, original: cst.BooleanOperation, updated
     else:
         # A thunk: a right operand the left decides is never evaluated
         # eagerly, and one that raises when traced is left to Python.
-        captured = sorted(facts.own_reads(original.right))
+        read_locals = sorted(facts.own_reads(original.right))
         bound = facts.bound_before(statement)
-        unbound = [name for name in captured if name not in bound]
+        unbound = [name for name in read_locals if name not in bound]
         if unbound:
             raise Declined(f"`{unbound[0]}` may be unbound here, and `{code(original.right)}` reads it")
-        lowered = runtime_call("and_" if is_and else "or_", [left, thunk(right, captured)])
+        lowered = runtime_call("and_" if is_and else "or_", [left, thunk(right, read_locals)])
     return lowered.with_changes(lpar=updated.lpar, rpar=updated.rpar)
 
 

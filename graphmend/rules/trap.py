@@ -119,14 +119,14 @@ import libcst as cst
 import libcst.matchers as m
 
 from graphmend import vocabulary
-from graphmend.analysis.bindings import computed_from, dotted_name, following, walk
+from graphmend.analysis.bindings import code, computed_from, dotted_name, following, walk
 from graphmend.analysis.effects import (
     hazards_around, in_place_updates, index_uses, literal_format, message_impurity, message_read,
 )
 from graphmend.analysis.facts import FunctionFacts
 from graphmend.analysis.tensorness import Tensorness
 from graphmend.rules.base import (
-    Context, Declined, code, declining, is_dispatch, is_runtime_call, keyword, runtime_call, string, thunk, tuple_of,
+    Context, Declined, declining, is_dispatch, is_runtime_call, keyword, runtime_call, string, thunk, tuple_of,
 )
 from graphmend.rules.defer import deferred_text
 from graphmend.rules.predicates import lower_test, test_kind
@@ -248,15 +248,15 @@ def message_thunk(facts: FunctionFacts, message: list[cst.Arg], at: cst.CSTNode)
                 f"message argument {code(arg.value)}: {reason} (under torch.compile the message is "
                 "built while tracing, even when the check passes)"
             )
-    captured = sorted(set().union(*(facts.own_reads(arg.value) for arg in message)))
-    unbound = [name for name in captured if name not in bound]
+    read_locals = sorted(set().union(*(facts.own_reads(arg.value) for arg in message)))
+    unbound = [name for name in read_locals if name not in bound]
     if unbound:
         raise Declined(
             f"message reads {', '.join(unbound)}, which may be unbound at the guard "
             "(under torch.compile the message is built even when the check passes)"
         )
     reads = _ReadsInMessage(facts)
-    return thunk(tuple_of(_lazy_text(arg.value.visit(reads)) for arg in message), captured)
+    return thunk(tuple_of(_lazy_text(arg.value.visit(reads)) for arg in message), read_locals)
 
 
 class _ReadsInMessage(cst.CSTTransformer):
@@ -369,5 +369,5 @@ def _untouched(through: list[cst.BaseExpression], facts: FunctionFacts) -> cst.A
     if not through:
         return None
     chains = list({dotted_name(chain): chain for chain in through}.values())
-    captured = sorted(set().union(*(facts.own_reads(chain) for chain in chains)))
-    return keyword("untouched", thunk(tuple_of(chains), captured))
+    read_locals = sorted(set().union(*(facts.own_reads(chain) for chain in chains)))
+    return keyword("untouched", thunk(tuple_of(chains), read_locals))

@@ -63,11 +63,11 @@ import libcst as cst
 import libcst.matchers as m
 
 from graphmend import vocabulary
-from graphmend.analysis.bindings import following, iter_children, name_uses, nested_scopes, statements
+from graphmend.analysis.bindings import code, following, iter_children, name_uses, nested_scopes, statements
 from graphmend.analysis.effects import UNIQUE_DEFAULT_OPTIONS, call_impurity, in_place_hazard, message_impurity
 from graphmend.analysis.facts import FunctionFacts, Metadata
 from graphmend.analysis.tensorness import COMPARISON_OPERATORS
-from graphmend.rules.base import Context, Declined, code, declining, keyword, runtime_call, thunk, tuple_of
+from graphmend.rules.base import Context, Declined, declining, keyword, runtime_call, thunk, tuple_of
 
 _LOGICAL = (cst.BitAnd, cst.BitOr, cst.BitXor)
 _NUMBER = m.Integer() | m.Float() | m.Imaginary() | m.Name("True") | m.Name("False") | m.Name("None") | \

@@ -1,8 +1,8 @@
 """Helpers of another module that fuzz programs call (``from fuzz.helpers
 import ...`` in :data:`fuzz.grammar.HEADER`): the runner reads them as
 ``graphmend.mend`` does, from the live objects (see
-:func:`graphmend.discover.callee_summaries_of`).  Pure ones, and ones that
-write an attribute, print, or raise; and custom operators with a
+:func:`graphmend.mending.callees.callee_summaries_of`).  Pure ones, and
+ones that write an attribute, print, or raise; and custom operators with a
 data-dependent output size (``torch.ops.gm_fuzz``)."""
 
 import torch

@@ -50,10 +50,10 @@ from graphmend.compat.capture import disabled as capture_disabled
 from graphmend.compat.capture import uncaptured_codes
 from graphmend.compat.capture import wrap as in_capture_scope
 from graphmend.compare import first_difference
-from graphmend.discover import callee_summaries_of
+from graphmend.mending.callees import callee_summaries_of
 from graphmend.diagnosis import BreakRecorder
 from graphmend.pipeline import transform_source
-from harness import GraphCounter, capture, load_module
+from harness import GraphCounter, load_module, outcome_of
 
 # Dynamo logs the errors of fake-tensor propagation (a program that fails
 # eagerly fails while tracing too) at ERROR level, to the real stderr.
@@ -111,7 +111,7 @@ def run(fn: Callable[..., Any], row: tuple[list[float], list[float]], grad: bool
         value = fn(x, y, acc, ns)
         return value, _gradients(value, leaves) if grad else None
 
-    seen = capture(call, logs_from="gm.", torch_warnings=False)  # the program's logs and warnings
+    seen = outcome_of(call, logs_from="gm.", torch_warnings=False)  # the program's logs and warnings
     value, grads = (None, None) if seen.error is not None else seen.value
     error = None if seen.error is None else (f"{seen.error[0].__module__}.{seen.error[0].__qualname__}", seen.error[1])
     return Outcome(

@@ -32,6 +32,7 @@ import libcst.matchers as m
 from graphmend import vocabulary
 from graphmend.analysis.bindings import (
     assigned_targets,
+    code,
     definitely_bound,
     else_statements,
     following,
@@ -48,7 +49,6 @@ from graphmend.rules.base import (
     Context,
     Declined,
     assign,
-    code,
     generated,
     is_runtime_call,
     keyword,
@@ -357,9 +357,53 @@ def predicated(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Ar
     """Both arms with private names and gates, as thunks, then the merges
     (see the module docstring).  ``returns``: every path through both arms
     returns."""
-    facts = ctx.facts
     line = ctx.line(original)
-    bound_before = facts.bound_before(original)
+    bound = _check_arms(ctx, original, arms, returns)
+    by_cond = None
+    # Merged as 0-dim bool tensors, truth values carry no gradient.
+    graded = [*(n for n in bound.names if n in bound.live and n not in bound.truth_values),
+              *([RETURN] if returns else [])]
+    if gradients is not Gradients.NEITHER and graded and not (any(bound.raising) or bound.attributes):
+        by_cond = _cond_sources(ctx, original, arms, graded)
+    path = [*ctx.ancestors]
+    thunks = [_arm_thunk(ctx, original, cond, arm, raises, bound, by_cond is not None, returns, path)
+              for arm, raises in zip(arms, bound.raising)]
+    prelude = [thunk.definition for thunk in thunks if thunk.definition is not None]
+    arms_value = generated("arms", line)
+    both = [cond, *(thunk.name for thunk in thunks)]
+    if by_cond is not None:
+        both.append(keyword("by_cond", chain_values(by_cond)))
+        if gradients is Gradients.WHERE:
+            both.append(keyword("linear", cst.Name("True")))
+    prelude.append(assign(arms_value, runtime_call("both_arms", both)))
+    body: list[cst.BaseStatement] = []
+    results_of_both = [cst.Element(cst.Name(name)) for thunk in thunks for name in thunk.exported]
+    if results_of_both:
+        body.append(assign(cst.Tuple(results_of_both, lpar=[], rpar=[]), arms_value))
+    body.extend(_merges(ctx, original, cond, arms, bound, thunks, returns=returns, gradients=gradients))
+    merged = cst.Call(cst.Name("isinstance"), [cst.Arg(arms_value), cst.Arg(cst.Name("tuple"))])
+    return Predicated(prelude, merged, body or [cst.SimpleStatementLine([cst.Pass()])], choice=arms_value)
+
+
+@dataclass
+class _Bound:
+    """What the arms of an ``if`` bind, as :func:`predicated` merges it."""
+
+    raising: list[bool]  # per arm: it always raises
+    targets: dict[str, Targets]  # per arm, by suffix
+    names: list[str]  # the local names either arm binds, in order
+    live: set[str]  # those read after the ``if``
+    attributes: dict[tuple[str, str], str | None]  # the attributes either arm stores -> buffer persistence
+    truth_values: set[str]  # live names merged as truth values
+
+
+def _check_arms(ctx: Context, original: cst.If, arms: Sequence[Arm], returns: bool) -> _Bound:
+    """What the arms bind, or why they cannot be predicated: both raise, a
+    branch returns a Python value, one binds a global, stores an attribute
+    both as a buffer and otherwise or stores one while the other raises, a
+    live name is bound to a constant, or a branch sizes a tensor by the
+    test's value."""
+    facts = ctx.facts
     raising = [always_raises(arm.original) for arm in arms]
     if all(raising):
         raise Declined("both branches raise")
@@ -384,86 +428,98 @@ def predicated(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Ar
             raise Declined(f"`{key[0]}.{key[1]}` is stored both as a buffer and otherwise")
     if any(raising) and attributes:
         raise Declined("a branch raises and the other stores attributes")
-    prelude: list[cst.BaseStatement] = []
-    thunks: list[cst.Name] = []
-    exported: dict[str, list[str]] = {}
-    body: list[cst.BaseStatement] = []
-    values: dict[str, dict] = {arm.suffix: {} for arm in arms}
-    results: dict[str, cst.Name] = {}
-    path = [*ctx.ancestors]
     truth_values = _check_not_constant(ctx, arms, live)
     _check_static_sizes(ctx, original, arms)
-    by_cond = None
-    # Merged as 0-dim bool tensors, truth values carry no gradient.
-    graded = [*(n for n in names if n in live and n not in truth_values), *([RETURN] if returns else [])]
-    if gradients is not Gradients.NEITHER and graded and not (any(raising) or attributes):
-        by_cond = _cond_sources(ctx, original, arms, graded)
-    for arm, raises in zip(arms, raising):
-        bound = targets[arm.suffix]
-        carried = list(bound.names)
-        if by_cond is not None:  # torch.cond's branches give every merged value, the one from before the if too
-            carried += [n for n in names if n in live and n not in bound.names and n in bound_before]
-        renamed_names = {n: f"{n}__{arm.suffix}" for n in carried}
-        renamed_attributes = {k: f"{k[0]}_{k[1]}__{arm.suffix}" for k in (*bound.attributes, *bound.caches)}
-        renamed_names = _without_clashes(renamed_names, set(renamed_attributes.values()), arm)
-        copy: list[cst.BaseStatement] = []
-        for name in carried:
-            if read_before_bound(arm.updated, name) or (
-                name in live and name not in definitely_bound(arm.updated) and not raises
-            ):
-                if name not in bound_before:
-                    raise Declined(f"`{name}` may be unbound before the if")
-                copy.append(assign(cst.Name(renamed_names[name]), cst.Name(name)))
-        for obj, attr in bound.attributes:
-            if _attribute_read_before_stored(arm.updated, obj, attr):
-                copy.append(assign(cst.Name(renamed_attributes[(obj, attr)]), cst.Attribute(cst.Name(obj), cst.Name(attr))))
-        statements_ = list(arm.updated)
-        if _has_raise(statements_):
-            statements_ = [s.visit(_Raises(ctx, original, path)) for s in statements_]
-        renamer = _Renamer(renamed_names, renamed_attributes)
-        copy.extend(statement.visit(renamer) for statement in statements_)
-        if returns:
-            results[arm.suffix] = cst.Name(f"{generated('return', line).value}__{arm.suffix}")
-            copy = [s.visit(_Returns(results[arm.suffix])) for s in copy]
-        gate_name = cst.Name(f"{generated(arm.suffix, line).value}")
-        gate = _Gate(gate_name)
-        arm_body = [s.visit(gate) for s in copy]
-        captured = sorted(set().union(*(facts.own_reads(s) for s in arm_body)))
-        unbound = [name for name in captured if name not in bound_before]
-        if unbound:
-            raise Declined(f"`{unbound[0]}` may be unbound before the if, and a branch reads it")
-        if gate.used:
-            arm_body.insert(0, assign(gate_name, runtime_call("arm", [cond, cst.Name(str(arm.taken))])))
-            captured.append(cond.value)
-        for name in names:
-            values[arm.suffix][name] = cst.Name(renamed_names.get(name, name))
-        for obj, attr in attributes:
-            values[arm.suffix][(obj, attr)] = (
-                cst.Name(renamed_attributes[(obj, attr)]) if (obj, attr) in renamed_attributes
-                else cst.Attribute(cst.Name(obj), cst.Name(attr))
-            )
-        exported[arm.suffix] = [] if raises else [
-            *(renamed_names[name] for name in names if name in live and name in renamed_names),
-            *(renamed_attributes[key] for key in attributes if key in renamed_attributes),
-            *([results[arm.suffix].value] if returns else []),
-        ]
-        if not arm_body:  # an else-less if: the arm computes nothing
-            thunks.append(runtime_function("empty_arm"))
-            continue
-        thunk_name = generated(f"{arm.suffix}_arm", line)
-        prelude.append(statement_thunk(thunk_name, arm_body, exported[arm.suffix], captured))
-        thunks.append(thunk_name)
-    arms_value = generated("arms", line)
-    both = [cond, *thunks]
-    if by_cond is not None:
-        both.append(keyword("by_cond", chain_values(by_cond)))
-        if gradients is Gradients.WHERE:
-            both.append(keyword("linear", cst.Name("True")))
-    prelude.append(assign(arms_value, runtime_call("both_arms", both)))
-    results_of_both = [cst.Element(cst.Name(name)) for arm in arms for name in exported[arm.suffix]]
-    if results_of_both:
-        body.append(assign(cst.Tuple(results_of_both, lpar=[], rpar=[]), arms_value))
-    then_raises, else_raises = raising
+    return _Bound(raising, targets, names, live, attributes, truth_values)
+
+
+@dataclass
+class _ArmThunk:
+    """One arm as :func:`predicated` runs it: the thunk (or the runtime's
+    empty arm), the names it returns, and its value of each merged name,
+    attribute and result."""
+
+    name: cst.BaseExpression
+    definition: cst.FunctionDef | None
+    exported: list[str]
+    values: dict[str | tuple[str, str], cst.BaseExpression]
+    result: cst.Name | None
+
+
+def _arm_thunk(ctx: Context, original: cst.If, cond: cst.Name, arm: Arm, raises: bool, bound: _Bound,
+               by_cond: bool, returns: bool, path: list[cst.CSTNode]) -> _ArmThunk:
+    """``arm`` with private names (``y__then``) for what it binds, its
+    effects gated by the test, its raises deferred, as a thunk that returns
+    what is merged after the ``if``."""
+    facts = ctx.facts
+    line = ctx.line(original)
+    bound_before = facts.bound_before(original)
+    names, live, attributes = bound.names, bound.live, bound.attributes
+    targets = bound.targets[arm.suffix]
+    carried = list(targets.names)
+    if by_cond:  # torch.cond's branches give every merged value, the one from before the if too
+        carried += [n for n in names if n in live and n not in targets.names and n in bound_before]
+    renamed_names = {n: f"{n}__{arm.suffix}" for n in carried}
+    renamed_attributes = {k: f"{k[0]}_{k[1]}__{arm.suffix}" for k in (*targets.attributes, *targets.caches)}
+    renamed_names = _without_clashes(renamed_names, set(renamed_attributes.values()), arm)
+    copy: list[cst.BaseStatement] = []
+    for name in carried:
+        if read_before_bound(arm.updated, name) or (
+            name in live and name not in definitely_bound(arm.updated) and not raises
+        ):
+            if name not in bound_before:
+                raise Declined(f"`{name}` may be unbound before the if")
+            copy.append(assign(cst.Name(renamed_names[name]), cst.Name(name)))
+    for obj, attr in targets.attributes:
+        if _attribute_read_before_stored(arm.updated, obj, attr):
+            copy.append(assign(cst.Name(renamed_attributes[(obj, attr)]), cst.Attribute(cst.Name(obj), cst.Name(attr))))
+    statements_ = list(arm.updated)
+    if _has_raise(statements_):
+        statements_ = [s.visit(_Raises(ctx, original, path)) for s in statements_]
+    renamer = _Renamer(renamed_names, renamed_attributes)
+    copy.extend(statement.visit(renamer) for statement in statements_)
+    result = None
+    if returns:
+        result = cst.Name(f"{generated('return', line).value}__{arm.suffix}")
+        copy = [s.visit(_Returns(result)) for s in copy]
+    gate_name = cst.Name(f"{generated(arm.suffix, line).value}")
+    gate = _Gate(gate_name)
+    arm_body = [s.visit(gate) for s in copy]
+    read_locals = sorted(set().union(*(facts.own_reads(s) for s in arm_body)))
+    unbound = [name for name in read_locals if name not in bound_before]
+    if unbound:
+        raise Declined(f"`{unbound[0]}` may be unbound before the if, and a branch reads it")
+    if gate.used:
+        arm_body.insert(0, assign(gate_name, runtime_call("arm", [cond, cst.Name(str(arm.taken))])))
+        read_locals.append(cond.value)
+    values: dict[str | tuple[str, str], cst.BaseExpression] = {
+        name: cst.Name(renamed_names.get(name, name)) for name in names}
+    for obj, attr in attributes:
+        values[(obj, attr)] = (
+            cst.Name(renamed_attributes[(obj, attr)]) if (obj, attr) in renamed_attributes
+            else cst.Attribute(cst.Name(obj), cst.Name(attr))
+        )
+    exported = [] if raises else [
+        *(renamed_names[name] for name in names if name in live and name in renamed_names),
+        *(renamed_attributes[key] for key in attributes if key in renamed_attributes),
+        *([result.value] if returns else []),
+    ]
+    if not arm_body:  # an else-less if: the arm computes nothing
+        return _ArmThunk(runtime_function("empty_arm"), None, exported, values, result)
+    thunk_name = generated(f"{arm.suffix}_arm", line)
+    return _ArmThunk(thunk_name, statement_thunk(thunk_name, arm_body, exported, read_locals), exported, values,
+                     result)
+
+
+def _merges(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Arm], bound: _Bound,
+            thunks: Sequence[_ArmThunk], *, returns: bool, gradients: Gradients) -> list[cst.BaseStatement]:
+    """After both arms ran: each live name, each stored attribute (rebound,
+    or a buffer updated in place) and the result, merged by the test."""
+    facts = ctx.facts
+    bound_before = facts.bound_before(original)
+    then_raises, else_raises = bound.raising
+    by_suffix = {arm.suffix: thunk for arm, thunk in zip(arms, thunks)}
+    then, else_ = by_suffix["then"], by_suffix["else"]
 
     def merge(a: cst.BaseExpression, b: cst.BaseExpression, target: str) -> cst.BaseExpression:
         if then_raises:
@@ -471,7 +527,7 @@ def predicated(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Ar
         if else_raises:
             return a
         args = [cond, a, b]
-        if target in truth_values:  # merged as 0-dim bool tensors: no gradient to mind
+        if target in bound.truth_values:  # merged as 0-dim bool tensors: no gradient to mind
             return runtime_call("where", [*args, keyword("truth", cst.Name("True"))])
         sources = _gradient_sources(facts, original, arms, target) if gradients is Gradients.WHERE else None
         if sources is not None:
@@ -480,17 +536,18 @@ def predicated(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Ar
             args.append(keyword("one_sided", chain_values(sources)))
         return runtime_call("where", args)
 
-    for name in names:
-        if name not in live:
+    body: list[cst.BaseStatement] = []
+    for name in bound.names:
+        if name not in bound.live:
             continue
-        for arm, raises in zip(arms, raising):
-            if not raises and name not in targets[arm.suffix].names and name not in bound_before:
+        for arm, raises in zip(arms, bound.raising):
+            if not raises and name not in bound.targets[arm.suffix].names and name not in bound_before:
                 raise Declined(f"`{name}` is bound in one branch only and maybe not before the if")
-        body.append(assign(cst.Name(name), merge(values["then"][name], values["else"][name], name)))
+        body.append(assign(cst.Name(name), merge(then.values[name], else_.values[name], name)))
     merged = []
-    for (obj, attr), persistence in attributes.items():
+    for (obj, attr), persistence in bound.attributes.items():
         temp = cst.Name(f"{obj}_{attr}__merged")
-        body.append(assign(temp, merge(values["then"][(obj, attr)], values["else"][(obj, attr)], f"{obj}.{attr}")))
+        body.append(assign(temp, merge(then.values[(obj, attr)], else_.values[(obj, attr)], f"{obj}.{attr}")))
         merged.append(((obj, attr), persistence, temp))
     # Rebinding attributes first: a buffer another attribute aliased
     # (Phi-3's original_inv_freq) is then free to be updated in place.
@@ -502,9 +559,8 @@ def predicated(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Ar
                                                   keyword("persistent", cst.parse_expression(persistence))])
             body.append(cst.SimpleStatementLine([cst.Expr(store)]))
     if returns:
-        body.append(cst.SimpleStatementLine([cst.Return(merge(results["then"], results["else"], RETURN))]))
-    merged = cst.Call(cst.Name("isinstance"), [cst.Arg(arms_value), cst.Arg(cst.Name("tuple"))])
-    return Predicated(prelude, merged, body or [cst.SimpleStatementLine([cst.Pass()])], choice=arms_value)
+        body.append(cst.SimpleStatementLine([cst.Return(merge(then.result, else_.result, RETURN))]))
+    return body
 
 
 def _without_clashes(renames: dict[str, str], also_taken: set[str], arm: Arm) -> dict[str, str]:
@@ -615,19 +671,11 @@ def _check_static_sizes(ctx: Context, original: cst.If, arms: Sequence[Arm]) -> 
     ``if length <= max_pad:``, ``max_pad`` a tensor): the branch's shapes
     would depend on the data, which ``torch.where`` cannot merge and Dynamo
     breaks on inside the branch, so the rewrite would keep the break.  The
-    names that may carry the test's tensor are those the test reads that some
-    binding does not make static, and what the branches compute from them."""
+    names that may carry the test's tensor are those the test reads that are
+    not sizes (:attr:`~graphmend.analysis.facts.FunctionFacts.sizes`), and
+    what the branches compute from them."""
     facts = ctx.facts
-    static: set[str] = set()
-    changed = True
-    while changed:  # names every binding of which is a size read from a shape, to a fixed point
-        changed = False
-        for name, values in facts.sole_bindings.items():
-            if name not in static and name not in facts.parameters and all(
-                    _static_size(facts, v, static) for v in values):
-                static.add(name)
-                changed = True
-    carried = {n.value for n in m.findall(original.test, m.Name())} - static
+    carried = {n.value for n in m.findall(original.test, m.Name())} - facts.sizes
     if not carried:
         return
     statements_ = [s for arm in arms for s in arm.original]
@@ -637,41 +685,16 @@ def _check_static_sizes(ctx: Context, original: cst.If, arms: Sequence[Arm]) -> 
         for statement in statements_:
             for assignment in m.findall(statement, m.Assign(targets=[m.AssignTarget(m.Name())])):
                 target = assignment.targets[0].target.value
-                if target not in carried and not _static_size(facts, assignment.value, static) and _reads(
+                if target not in carried and not facts.is_static_size(assignment.value) and _reads(
                         assignment.value, carried):
                     carried.add(target)
                     changed = True
     for statement in statements_:
         for call in m.findall(statement, m.Call()):
             for size in _size_arguments(facts, call):
-                if not _static_size(facts, size, static) and _reads(size, carried):
+                if not facts.is_static_size(size) and _reads(size, carried):
                     raise Declined(f"`{code(size)}` sizes `{code(call.func)}()` and may be a tensor: "
                                    "the branch's shapes would depend on the data")
-
-
-def _static_size(facts, expr: cst.BaseExpression, static: set[str]) -> bool:
-    """Whether ``expr`` is a Python number whatever the data: a constant, a
-    shape or size read (``x.shape[1]``, ``x.size(0)``, ``len(x)``, which
-    Dynamo keeps symbolic, never data-dependent), a name in ``static``, or
-    arithmetic and tuples of these.  What :meth:`FunctionFacts.is_static`
-    already knows (constants, ``x.shape``, ``len(x)``) is asked of it; this
-    adds what only a size needs: names bound to sizes, indexing, and size
-    methods on a receiver of unknown type."""
-    if facts.is_static(expr):
-        return True
-    if isinstance(expr, cst.Name):
-        return expr.value in static
-    if isinstance(expr, cst.Subscript):
-        return _static_size(facts, expr.value, static)
-    if isinstance(expr, cst.Call):
-        return isinstance(expr.func, cst.Attribute) and expr.func.attr.value in vocabulary.STATIC_METHODS
-    if isinstance(expr, cst.UnaryOperation):
-        return _static_size(facts, expr.expression, static)
-    if isinstance(expr, cst.BinaryOperation):
-        return _static_size(facts, expr.left, static) and _static_size(facts, expr.right, static)
-    if isinstance(expr, (cst.Tuple, cst.List)):
-        return all(_static_size(facts, e.value, static) for e in expr.elements)
-    return False
 
 
 def _reads(expr: cst.BaseExpression, names: set[str]) -> bool:

@@ -24,10 +24,10 @@ from __future__ import annotations
 import libcst as cst
 
 from graphmend import vocabulary
-from graphmend.analysis.bindings import following, stored_names
+from graphmend.analysis.bindings import code, following, stored_names
 from graphmend.analysis.effects import alias_sources, is_nonnegative_index
 from graphmend.analysis.gradients import gradient_chains, one_sided, read_chains
-from graphmend.rules.base import Context, Declined, code, keyword, runtime_call, thunk
+from graphmend.rules.base import Context, Declined, keyword, runtime_call, thunk
 from graphmend.rules.predicates import lower_test, nonnegative_names
 from graphmend.rules.where.arms import chain_values, fits_cond
 from graphmend.rules.where.if_statement import worth_trying
@@ -53,16 +53,16 @@ def convert_ifexp(ctx: Context, original: cst.IfExp, updated: cst.IfExp) -> cst.
         raise Declined(f"`{code(python_values[0])}` is not a tensor, and the other branch may be")
     test = lower_test(facts, original.test, updated.test, statement)
     bound = facts.bound_before(statement)
-    captured = []
+    read_locals = []
     for branch in (original.body, original.orelse):
         names = sorted(facts.own_reads(branch))
         unbound = [name for name in names if name not in bound]
         if unbound:
             raise Declined(f"`{unbound[0]}` may be unbound here, and the branch reads it")
-        captured.append(names)
+        read_locals.append(names)
     ctx.record(original, "where", "conditional expression -> torch.where")
     branches = [branch.visit(_NonnegativeIndexes(names)) for branch, names in zip((updated.body, updated.orelse), nonnegative)]
-    args = [test, thunk(branches[0], captured[0]), thunk(branches[1], captured[1])]
+    args = [test, thunk(branches[0], read_locals[0]), thunk(branches[1], read_locals[1])]
     statement_targets = set(stored_names(statement))
     linear = not (facts.gradient_impurity(original.body) or facts.gradient_impurity(original.orelse))
     by_cond = fits_cond(facts, [original.body], [branches[0]], after) and fits_cond(
@@ -85,16 +85,13 @@ def convert_ifexp(ctx: Context, original: cst.IfExp, updated: cst.IfExp) -> cst.
     return runtime_call("select", args)
 
 
-#: Builtins whose value is a Python number even when given a tensor.
-_NUMBER_BUILTINS = frozenset({"float", "int", "bool"})
-
-
 def _python_value(facts, branch: cst.BaseExpression) -> bool:
     """Whether ``branch`` surely gives a Python value: a constant, or a
     number read out of a tensor (``float(t)``)."""
     if facts.is_static(branch):
         return True
-    return isinstance(branch, cst.Call) and vocabulary.builtin(facts.qualified_name(branch.func)) in _NUMBER_BUILTINS
+    return isinstance(branch, cst.Call) and vocabulary.builtin(
+        facts.qualified_name(branch.func)) in vocabulary.SCALAR_BUILTINS
 
 
 class _NonnegativeIndexes(cst.CSTTransformer):

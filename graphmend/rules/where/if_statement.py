@@ -28,14 +28,13 @@ from collections.abc import Sequence
 import libcst as cst
 import libcst.matchers as m
 
-from graphmend.analysis.bindings import assigned_targets, following, statements, stored_names, walk, walk_own
+from graphmend.analysis.bindings import assigned_targets, code, following, statements, stored_names, walk, walk_own
 from graphmend.analysis.tensorness import Tensorness
 from graphmend.conventions import GENERATED_PREFIX
 from graphmend.rules.base import (
     Context,
     Declined,
     assign,
-    code,
     declining,
     generated,
     is_dispatch,

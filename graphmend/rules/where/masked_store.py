@@ -70,7 +70,8 @@ from __future__ import annotations
 import libcst as cst
 
 from graphmend import vocabulary
-from graphmend.rules.base import Context, Declined, code, keyword, runtime_call
+from graphmend.analysis.bindings import code
+from graphmend.rules.base import Context, Declined, keyword, runtime_call
 
 #: Operators exact on every element (IEEE-754 correctly rounded).
 _EXACT_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)

@@ -46,9 +46,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from graphmend.analysis.bindings import iter_children, name_uses, nested_scopes, walk_own
+from graphmend.analysis.bindings import code, iter_children, name_uses, nested_scopes, walk_own
 from graphmend.analysis.tensorness import COMPARISON_OPERATORS, Tensorness
-from graphmend.rules.base import Context, Declined, code, declining, runtime_call
+from graphmend.rules.base import Context, Declined, declining, runtime_call
 
 #: Operators whose result at an element depends on that element alone (not ``@``).
 _ELEMENT_WISE = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power,

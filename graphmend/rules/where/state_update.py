@@ -63,7 +63,8 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from graphmend.rules.base import Context, Declined, code, declining, generated, replacing, runtime_call, string, thunk
+from graphmend.analysis.bindings import code
+from graphmend.rules.base import Context, Declined, declining, generated, replacing, runtime_call, string, thunk
 from graphmend.rules.predicates import lower_test
 from graphmend.rules.where.if_statement import is_site
 
@@ -198,8 +199,8 @@ def _check(ctx: Context, update: cst.Call | cst.AugAssign, bound: frozenset[str]
         if _reads_a_view(value, code(target)):
             raise Declined(f"`{code(value)}` may read `{code(target)}` through a view (an aliasing view: the "
                            "in-place original raises on overlapping memory, an update of a copy would not)")
-    captured = sorted(set().union(*(facts.own_reads(operand) for operand in (target, *values))))
-    unbound = [name for name in captured if name not in bound]
+    read_locals = sorted(set().union(*(facts.own_reads(operand) for operand in (target, *values))))
+    unbound = [name for name in read_locals if name not in bound]
     if unbound:
         raise Declined(f"`{unbound[0]}` may be unbound here, and `{code(update)}` reads it")
 
@@ -217,8 +218,8 @@ def _predicated(ctx: Context, cond: cst.Name, original: cst.Call | cst.AugAssign
             thunk(new.value, sorted(reads(value))),
         ])
     values = cst.Tuple([cst.Element(new.func.value), *(cst.Element(arg.value) for arg in new.args)])
-    captured = sorted(set().union(*(reads(operand) for operand in _operands(original))))
-    arguments = [cond, string(original.func.attr.value), thunk(values, captured)]
+    read_locals = sorted(set().union(*(reads(operand) for operand in _operands(original))))
+    arguments = [cond, string(original.func.attr.value), thunk(values, read_locals)]
     keywords = [string(arg.keyword.value) for arg in new.args if arg.keyword is not None]
     if keywords:  # the last of the thunk's values, in the call's order (Python evaluates them in that order)
         arguments.append(cst.Tuple([cst.Element(k) for k in keywords]))

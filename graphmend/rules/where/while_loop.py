@@ -31,8 +31,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from graphmend.analysis.bindings import following, read_before_bound, read_names, statements, stored_names
-from graphmend.analysis.effects import code
+from graphmend.analysis.bindings import code, following, read_before_bound, read_names, statements, stored_names
 from graphmend.rules.base import Context, Declined, generated, replacing, runtime_call
 from graphmend.rules.predicates import lower_test
 from graphmend.rules.where.if_statement import worth_trying

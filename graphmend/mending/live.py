@@ -1,0 +1,324 @@
+"""Mend live functions in memory: ``mend``, ``mend_sites``, ``unmend``, ``show``.
+
+How a function is mended, one module per step:
+
+1. :mod:`graphmend.mending.resolve` -- the Python function whose code changes.
+2. :mod:`graphmend.mending.rewrite` -- the rules on the skeleton of its file
+   (:func:`graphmend.pipeline.transform_skeleton`), cached on disk and run
+   in a helper process while this one works.
+3. :mod:`graphmend.mending.scope` -- each rewritten def compiled in a scope
+   that reproduces the original's, at the file's line numbers.
+4. :mod:`graphmend.mending.swap` -- ``__code__`` swapped in place, and undone.
+
+Which functions ``mend(model)`` reaches is :mod:`graphmend.mending.reach`'s
+(with ``modules=``, :mod:`graphmend.mending.search`'s; for a reported site,
+:mod:`graphmend.mending.sites`'s).  torch, the standard library and
+graphmend itself are never mended (:mod:`graphmend.mending.foreign`).
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import copy
+import logging
+import sys
+import textwrap
+import types
+import weakref
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import torch
+
+from graphmend.analysis.source import collector_paused, first_line, line_map
+from graphmend.errors import GraphmendError, SourceError
+from graphmend.mending import search, swap
+from graphmend.mending.foreign import foreign, module_name
+from graphmend.mending.reach import reach
+from graphmend.mending.resolve import Unmendable, check_rebuildable, describe, left_alone, resolve, resolve_quietly
+from graphmend.mending.rewrite import FilePlan, plan_file, rewrite_plans, runtime_bindings
+from graphmend.mending.scope import mended_code, move_to_file_lines
+from graphmend.mending.sidecar import Sidecar, worthwhile
+from graphmend.mending.sites import function_at
+from graphmend.mending.swap import LOCK, MENDED, Coverage, Lines
+from graphmend.rules.options import select_rules
+
+logger = logging.getLogger("graphmend")
+
+# What each object given to ``mend`` caused to be mended, for ``unmend``.
+_OWNED: weakref.WeakKeyDictionary[Any, list[types.FunctionType]] = weakref.WeakKeyDictionary()
+
+
+def _defs_by_name(tree: ast.Module) -> dict[str, list[ast.AST]]:
+    """Every def in ``tree`` by name, in source order."""
+    defs: dict[str, list[ast.AST]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            defs.setdefault(node.name, []).append(node)
+    for same_name in defs.values():
+        same_name.sort(key=lambda n: (n.lineno, n.col_offset))
+    return defs
+
+
+def _finish_file(plan: FilePlan, mended_text: str | SourceError,
+                 previous: dict[types.FunctionType, tuple[str, types.CodeType, Coverage]]) -> list[types.FunctionType]:
+    """Compile and swap in each planned function's rewritten def.  A
+    function mended again (``previous``: its earlier mended source and code)
+    whose rewrite came out the same gets its earlier code back, so what
+    Dynamo compiled for it stays valid."""
+    targets, filename = plan.targets, plan.filename
+    try:
+        if isinstance(mended_text, SourceError):
+            raise mended_text
+        skeleton_tree = ast.parse(plan.skeleton.text, filename)
+        mended_tree = ast.parse(mended_text, filename)
+    except (SourceError, SyntaxError) as err:
+        for function, *_ in targets:
+            left_alone(function, f"the rules failed on {filename}: {err}")
+        return []
+
+    to_skeleton = plan.skeleton.to_skeleton()
+    mended_lines = mended_text.splitlines(keepends=True)
+    skeleton_defs, mended_defs = _defs_by_name(skeleton_tree), _defs_by_name(mended_tree)
+    mended = []
+    for function, target, unit, coverage in targets:
+        try:
+            name = function.__code__.co_name
+            # The rules add no defs, so the n-th def of a name stays the n-th.
+            ordinal = [first_line(n) for n in skeleton_defs[name]].index(to_skeleton[first_line(target)])
+            node = mended_defs[name][ordinal]
+            before = plan.parsed.lines[first_line(target) - 1 : target.end_lineno]
+            after = mended_lines[first_line(node) - 1 : node.end_lineno]
+            if before == after:
+                raise Unmendable("no rewrite applies to it")
+            # Moved to file lines in place, so each target gets its own copy:
+            # one target may be nested in another, and closures made by one
+            # factory (a wrapper each subclass gets) share one def.
+            node = copy.deepcopy(node)
+            move_to_file_lines(node, line_map(before, after, first_line(target)), first_line(node))
+            bindings = runtime_bindings("".join(after))
+            source = textwrap.dedent("".join(after))
+            earlier_source, earlier_code, _ = previous.get(function, (None, None, None))
+            code = earlier_code if source == earlier_source else mended_code(
+                function, node, unit.scope_class, set(plan.parsed.imported) | set(bindings))
+            swap.apply(function, code, source, coverage, bindings)
+        except Unmendable as why:
+            left_alone(function, str(why))
+            continue
+        mended.append(function)
+    return mended
+
+
+@contextlib.contextmanager
+def _file_failure(filename: str) -> Iterator[None]:
+    """A bug in a rule or here must not break the user's program."""
+    try:
+        yield
+    except Exception:
+        logger.warning("graphmend: mending functions in %s failed; left unchanged", filename, exc_info=True)
+
+
+def _mend_functions(requests: Iterable[tuple[types.FunctionType, Lines]], rules: Iterable[str] | None,
+                    while_waiting: Callable[[], Any] | None = None) -> list[types.FunctionType]:
+    """Mend each (function, lines); the functions now mended (new or before)."""
+    # A rule plugged into the pipeline is there; without the pipeline imported
+    # (LibCST, which a cold first mend leaves to the helper) there are only the built-in ones.
+    pipeline = sys.modules.get("graphmend.pipeline")
+    rule_names = select_rules(rules, pipeline.RULE_NAMES) if pipeline is not None else select_rules(rules)
+    merged: dict[types.FunctionType, Coverage] = {}
+    for function, lines in requests:
+        wanted = Coverage.of(lines)
+        merged[function] = merged[function] | wanted if function in merged else wanted
+    done: list[types.FunctionType] = []
+    groups: dict[tuple[str, bool], list[tuple[types.FunctionType, Coverage]]] = {}
+    previous: dict[types.FunctionType, tuple[str, types.CodeType, Coverage]] = {}  # mended again
+    for function, wanted in merged.items():
+        if foreign(function):
+            left_alone(function, "torch's, the standard library's or graphmend's own code: never mended")
+            continue
+        swapped = MENDED.get(function)
+        if swapped is not None:
+            if swapped.coverage.covers(wanted):
+                done.append(function)
+                continue
+            wanted = wanted | swapped.coverage
+            previous[function] = (swapped.mended_source, function.__code__, swapped.coverage)
+            swap.restore(function)
+        try:
+            check_rebuildable(function)
+        except Unmendable as why:
+            left_alone(function, str(why))
+            continue
+        groups.setdefault((function.__code__.co_filename, wanted.static), []).append((function, wanted))
+    # The helper starts first: it imports LibCST while this process parses.
+    sidecar = Sidecar.start() if groups and worthwhile(rule_names) else None
+    try:
+        with collector_paused():
+            plans = []
+            for (filename, _), group in groups.items():
+                with _file_failure(filename):
+                    plan = plan_file(filename, group, rule_names)
+                    if plan is not None:
+                        plans.append(plan)
+            if plans:
+                for plan, text in zip(plans, rewrite_plans(plans, sidecar, while_waiting)):
+                    with _file_failure(plan.filename):
+                        done.extend(_finish_file(plan, text, previous))
+        for function, (source, code, coverage) in previous.items():
+            if function not in MENDED:  # mending it again failed: it keeps its earlier mending
+                swap.apply(function, code, source, coverage, runtime_bindings(source))
+                done.append(function)
+    finally:
+        if sidecar is not None:
+            sidecar.close()
+    return done
+
+
+# -- public API -----------------------------------------------------------------------
+
+
+def mend(obj: Any, *, modules: str | Iterable[str] | None = None, rules: Iterable[str] | None = None,
+         only_modules: bool = False, args: Iterable[Any] = (),
+         while_waiting: Callable[[], Any] | None = None) -> Any:
+    """Rewrite ``obj`` in memory, in place, so Dynamo meets fewer graph breaks.
+
+    A function comes back as itself, its code mended and ``__wrapped__`` set
+    to a copy running the original code.  An ``nn.Module`` comes back as
+    itself with ``forward`` mended too.  By default every function a call
+    of ``obj`` reaches is mended (:mod:`graphmend.mending.reach`: through globals,
+    closures, attributes, submodules, base classes and wrappers, across
+    modules and libraries; ``args``, the call's arguments, may hold more,
+    such as the model a step function is given); ``modules`` (module-name
+    prefixes) limits mending to the functions defined there.  Anything that
+    cannot be mended comes back unchanged, the reason logged at debug level
+    on the ``graphmend`` logger.  ``rules`` selects rules by name (default:
+    all).  With ``only_modules``, ``obj``'s own function is mended only if
+    it lies in ``modules`` too.  ``while_waiting`` is work the caller needs
+    done anyway, called while a helper process rewrites
+    (:mod:`graphmend.mending.sidecar`; ``graphmend.compile`` imports its backend
+    there).  Raises :class:`GraphmendError` only for an ``obj`` that is not
+    callable.
+    """
+    if not callable(obj) and not isinstance(obj, (staticmethod, classmethod)):
+        raise GraphmendError(f"mend() needs a function or an nn.Module, not {type(obj).__name__}")
+    with LOCK:
+        if modules is None:
+            functions = reach(obj, args).functions
+            if not functions:
+                try:
+                    resolve(obj)
+                    left_alone(obj, "it reaches no Python function outside torch, graphmend and the standard library")
+                except Unmendable as why:
+                    left_alone(obj, str(why))
+        else:
+            prefixes = search.prefixes(modules, "")
+            if isinstance(obj, torch.nn.Module):
+                candidates = search.called_by_name(search.model_functions(obj, prefixes), search.forward_roots(obj))
+            else:
+                candidates = search.functions_in_modules(prefixes)
+            try:
+                own = [resolve(obj)]  # a module's forward, or the function itself
+            except Unmendable as why:
+                left_alone(obj, str(why))
+                own = []
+            if only_modules:
+                own = [f for f in own if search.matches(module_name(f), prefixes)]
+            functions = own + search.functions_behind_in(candidates, prefixes)
+        requests = [(function, None) for function in dict.fromkeys(functions)]
+        _remember(obj, _mend_functions(requests, rules, while_waiting))
+    return obj
+
+
+def mended_functions(obj: Any) -> list[types.FunctionType]:
+    """The functions mending ``obj`` mended (and still mended)."""
+    anchor = _anchor(obj)
+    return [f for f in _OWNED.get(anchor, []) if f in MENDED] if anchor is not None else []
+
+
+def _anchor(obj: Any) -> Any:
+    """What ``unmend(obj)`` finds what it mended under: a module itself, else the
+    function ``obj`` resolves to (a bound method is a new object each time)."""
+    return obj if isinstance(obj, torch.nn.Module) else resolve_quietly(obj)
+
+
+def _remember(obj: Any, functions: list[types.FunctionType]) -> None:
+    anchor = _anchor(obj)
+    if anchor is None or not functions:
+        return
+    owned = _OWNED.setdefault(anchor, [])
+    owned.extend(f for f in functions if f not in owned)
+
+
+def mend_sites(
+    sites: Iterable[tuple[str, int]],
+    candidates: Iterable[Any],
+    *,
+    modules: str | Iterable[str] | None = None,
+    rules: Iterable[str] | None = None,
+    anchor: Any = None,
+) -> list[types.FunctionType]:
+    """Mend the statements at ``sites`` (file, line), as a diagnosis reported
+    them, in the live functions that contain them.
+
+    A site's function is looked for among ``candidates`` (e.g. a model's
+    methods) and then in the module whose ``__file__`` is the site's file; a
+    site inside a nested function mends the live function around it, whose
+    code holds the nested one's.  With ``modules`` (module-name prefixes),
+    only functions defined in those modules are mended.  ``unmend(anchor)``
+    undoes it.
+    """
+    prefixes = None if modules is None else search.prefixes(modules, "")
+    with LOCK:
+        by_function: dict[types.FunctionType, set[int]] = {}
+        pool = search.functions_behind(candidates)
+        for filename, lineno in sites:
+            function, statement_line = function_at(filename, lineno, pool)
+            if function is None:
+                logger.debug("graphmend: no live function holds %s:%d; not mended", filename, lineno)
+                continue
+            if prefixes is not None and not search.matches(module_name(function), prefixes):
+                left_alone(function, f"outside the modules named {prefixes}")
+                continue
+            by_function.setdefault(function, set()).add(statement_line)
+        mended = _mend_functions(((f, frozenset(ls)) for f, ls in by_function.items()), rules)
+        _remember(anchor, mended)
+        return mended
+
+
+def unmend(obj: Any) -> Any:
+    """Undo ``mend`` (and ``graphmend.compile``'s mending) of ``obj``; returns ``obj``."""
+    with LOCK:
+        function = resolve_quietly(obj)
+        anchor = _anchor(obj)
+        owned = _OWNED.pop(anchor, []) if anchor is not None else []
+        for mended in [*owned, function]:
+            if mended in MENDED:
+                swap.restore(mended)
+    return obj
+
+
+def unmend_functions(functions: Iterable[types.FunctionType]) -> None:
+    """Undo the mending of these functions alone."""
+    with LOCK:
+        for function in functions:
+            if function in MENDED:
+                swap.restore(function)
+
+
+def mended_source(obj: Any) -> str:
+    """The mended source of a mended function (or of a module's ``forward``)."""
+    # A mended function is itself, even when it wraps another
+    # (``__wrapped__``) that resolving would follow.
+    function = obj if isinstance(obj, types.FunctionType) and obj in MENDED else resolve_quietly(obj)
+    swapped = MENDED.get(function) if function is not None else None
+    if swapped is None:
+        raise GraphmendError(f"{describe(obj)} is not mended")
+    return swapped.mended_source
+
+
+def show(obj: Any) -> str:
+    """Print the mended source of a mended function, and return it."""
+    source = mended_source(obj)
+    print(source, end="" if source.endswith("\n") else "\n")
+    return source

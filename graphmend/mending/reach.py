@@ -1,0 +1,243 @@
+"""What calling an object reaches: a static walk over live objects.
+
+``graphmend.compile(x)`` and ``graphmend.mend(x)`` mend whatever a call of
+``x`` can run, however ``x`` is handed over: a module, a bound method, a
+function, a lambda, a ``functools.partial``, a decorated function, a
+callable object, a training step.  Nothing is run; the walk reads what the
+objects hold:
+
+* a function: the wrappers around it (``__wrapped__``), the values in its
+  closure cells and defaults, the globals its code names (and, for a global
+  that is a Python module, the attributes of it the code names: ``misc.f``);
+* a bound method: its function and the object it is bound to;
+* a ``functools.partial``: its function and its arguments;
+* an ``nn.Module``: what :func:`graphmend.mending.search.model_functions` finds
+  for it (the ``forward`` and the methods of every submodule's classes
+  that a forward names, and the module-level functions of their modules),
+  and the callables its submodules hold as attributes;
+* a class (one the code builds, say a solver; not an ``nn.Module``
+  class, whose instances are reached as modules): the methods of the classes
+  in its MRO that a reached function names (``solver.integrate(...)``
+  reaches ``integrate``), and the special methods Python calls by itself
+  (``__init__``, ``__call__``, ``__getitem__``...);
+* another callable object, or the object a method is bound to: its class
+  and its attributes; a dict, list or tuple (a registry of solvers or
+  activations): its items.
+
+Only Python code outside torch, graphmend and the standard library is
+collected, and, as TorchFix does, only from files that mention torch
+(``packaging.version``, which a library's version checks reach, tests no
+tensor), except the file of the object handed over.  The walk stops after
+:data:`LIMIT` objects.  What the rules
+then read of each function is decided by the cheap ``ast`` scan
+(:func:`graphmend.analysis.scan.might_hold_site`), so reaching a function
+that holds no site costs a parse of its file, once.
+"""
+
+from __future__ import annotations
+
+import functools
+import linecache
+import logging
+import time
+import types
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from graphmend.mending import search
+from graphmend.mending.foreign import foreign, foreign_module
+from graphmend.mending.resolve import describe
+
+logger = logging.getLogger("graphmend")
+
+#: At most this many objects are visited per walk.
+LIMIT = 20_000
+#: Containers with more items than this are not opened (a vocabulary, a cache).
+_CONTAINER_ITEMS = 256
+
+
+@dataclass
+class Reach:
+    """The functions (own first, then in the order met) a call of the
+    walked object reaches, and what the walk cost."""
+
+    functions: list[types.FunctionType] = field(default_factory=list)
+    visited: int = 0
+    seconds: float = 0.0
+    truncated: bool = False
+
+
+def _foreign_type(cls: type) -> bool:
+    return foreign_module(getattr(cls, "__module__", None) or "builtins")
+
+
+@functools.lru_cache(maxsize=4096)
+def _mentions_torch(filename: str) -> bool:
+    return any("torch" in line for line in linecache.getlines(filename))
+
+
+def _module_prefixes(module: torch.nn.Module) -> list[str]:
+    """The Python modules that define a class of ``module`` or of one of its
+    submodules (base classes included), never torch's or graphmend's."""
+    names = {cls.__module__ for cls in search.module_classes(module)}
+    return sorted(n for n in names if not foreign_module(n))
+
+
+def _module_functions(module: torch.nn.Module) -> list[Any]:
+    prefixes = _module_prefixes(module)
+    if not prefixes:
+        return []
+    candidates = search.called_by_name(search.model_functions(module, prefixes), search.forward_roots(module))
+    return search.functions_behind_in(candidates, prefixes)
+
+
+class _Walk:
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.seen: set[int] = set()
+        self.queue: deque[Any] = deque()
+        self.result = Reach()
+        self.keep: list[Any] = []  # ids stay valid while the walk runs
+        # Methods of reached classes wait here, by name, until a reached
+        # function names them: a class's whole surface (``from_pretrained``,
+        # hub downloads) is not what a forward runs.
+        self.mentioned: set[str] = set()
+        self.parked: dict[str, list[Any]] = {}
+        self.own_file: str | None = None  # the first function's: the object's own
+
+    def push(self, value: Any) -> None:
+        if value is None or isinstance(value, (str, bytes, int, float, bool, torch.Tensor)):
+            return
+        if id(value) in self.seen:
+            return
+        self.seen.add(id(value))
+        self.keep.append(value)
+        self.queue.append(value)
+
+    def push_all(self, values: Iterable[Any]) -> None:
+        for value in values:
+            self.push(value)
+
+    def run(self) -> Reach:
+        while self.queue:
+            if self.result.visited >= self.limit:
+                self.result.truncated = True
+                break
+            self.result.visited += 1
+            self.visit(self.queue.popleft())
+        return self.result
+
+    def visit(self, value: Any) -> None:
+        if isinstance(value, types.FunctionType):
+            self.function(value)
+        elif isinstance(value, torch.nn.Module):
+            self.module(value)
+        elif isinstance(value, (types.MethodType, staticmethod, classmethod)):
+            self.push(value.__func__)
+            bound_to = getattr(value, "__self__", None)
+            if bound_to is not None and not isinstance(bound_to, (type, torch.nn.Module)):
+                self.instance(bound_to)
+            else:
+                self.push(bound_to)
+        elif isinstance(value, functools.partial):
+            self.push(value.func)
+            self.push_all(value.args)
+            self.push_all(value.keywords.values())
+        elif isinstance(value, type):
+            self.cls(value)
+        elif isinstance(value, (dict, list, tuple)):
+            # Type checks only: a mapping's items may be anything.
+            if len(value) <= _CONTAINER_ITEMS:
+                self.push_all(value.values() if isinstance(value, dict) else value)
+        elif isinstance(value, (property, functools.cached_property)):
+            self.push_all(search.functions_of(value))
+        elif not isinstance(value, types.ModuleType) and callable(value):
+            self.instance(value)
+
+    def instance(self, obj: Any) -> None:
+        """An object whose methods run: its class, and what it holds."""
+        if _foreign_type(type(obj)):
+            return
+        self.push(type(obj))
+        attributes = getattr(obj, "__dict__", None)
+        if isinstance(attributes, dict) and len(attributes) <= _CONTAINER_ITEMS:
+            self.push_all(attributes.values())
+
+    def function(self, function: types.FunctionType) -> None:
+        if foreign(function):
+            return
+        if self.own_file is None:
+            self.own_file = function.__code__.co_filename
+        if function.__code__.co_filename == self.own_file or _mentions_torch(function.__code__.co_filename):
+            self.result.functions.append(function)
+        self.push(getattr(function, "__wrapped__", None))
+        for cell in function.__closure__ or ():
+            try:
+                self.push(cell.cell_contents)
+            except ValueError:  # an empty cell
+                pass
+        self.push_all(function.__defaults__ or ())
+        self.push_all((function.__kwdefaults__ or {}).values())
+        names = search.code_names(function.__code__)
+        for name in names - self.mentioned:
+            self.push_all(self.parked.pop(name, ()))
+        self.mentioned |= names
+        globals_ = function.__globals__
+        for name in names:
+            if name not in globals_:
+                continue
+            value = globals_[name]
+            if isinstance(value, types.ModuleType):
+                if foreign_module(value.__name__):
+                    continue
+                # Through __dict__: a lazy module's __getattr__ may import.
+                attributes = vars(value)
+                self.push_all(attributes[n] for n in names if n in attributes)
+            else:
+                self.push(value)
+
+    def module(self, module: torch.nn.Module) -> None:
+        self.push_all(_module_functions(module))
+        for sub in module.modules():
+            for value in vars(sub).values():
+                if isinstance(value, (types.FunctionType, types.MethodType, functools.partial)):
+                    self.push(value)
+
+    def cls(self, cls: type) -> None:
+        if issubclass(cls, torch.nn.Module):
+            return  # its instances are what runs, and they are reached as modules
+        for base in cls.__mro__:
+            if base is object or _foreign_type(base):
+                continue
+            for name, value in list(vars(base).items()):
+                methods = search.functions_of(value)
+                if _special(name) or name in self.mentioned:
+                    self.push_all(methods)
+                else:
+                    self.parked.setdefault(name, []).extend(methods)
+
+
+def _special(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__")
+
+
+def reach(obj: Any, args: Iterable[Any] = (), *, limit: int = LIMIT) -> Reach:
+    """Everything a call ``obj(*args)`` can reach, read from the objects
+    (see the module docstring); ``args`` are the call's arguments, which
+    may hold the model (``step(model, batch)``, a method's ``self``)."""
+    start = time.perf_counter()
+    walk = _Walk(limit)
+    walk.push(obj)
+    for arg in args:
+        if not isinstance(arg, torch.Tensor) and (isinstance(arg, torch.nn.Module) or callable(arg)):
+            walk.push(arg)
+    result = walk.run()
+    result.seconds = time.perf_counter() - start
+    logger.debug("graphmend: %s reaches %d function(s) (%d objects visited, %.3f s%s)", describe(obj),
+                 len(result.functions), result.visited, result.seconds, ", truncated" if result.truncated else "")
+    return result
+

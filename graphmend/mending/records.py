@@ -1,0 +1,90 @@
+"""What ``graphmend.compile`` learnt about a model, kept across processes.
+
+``graphmend.compile`` mends statically before compiling (no extra trace),
+then watches the user's own first compiled call.  A fixable break it sees
+there -- in code the static mending did not reach, such as a library base
+class's method in another module -- is written down here, so that the
+next process mends it before compiling and never meets it.
+
+A record is keyed by everything its sites depend on: the compiled object
+(its class or function, by qualified name), graphmend's and torch's
+versions, and the argument signature of the first call (types, shapes,
+dtypes, devices).  Each site names its file and line together with the
+SHA-256 of the file's text, so an edited file's site is ignored.  Records
+live beside the source cache (:func:`graphmend.mending.cache.cache_dir`), are
+written atomically, and are only an optimisation: a missing or corrupt
+record just means the break is met once more.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from typing import Any
+
+import torch
+import torch.utils._pytree as pytree
+
+import graphmend
+from graphmend.mending.cache import cache_dir, write_atomically
+
+_FORMAT = "graphmend-record/1"
+
+
+def _describe(value: Any) -> Any:
+    if isinstance(value, torch.Tensor):
+        return ["tensor", list(value.shape), str(value.dtype), str(value.device), value.requires_grad]
+    if isinstance(value, (bool, int, float, str, type(None))):
+        return [type(value).__name__, value if isinstance(value, (bool, type(None))) else None]
+    return [type(value).__qualname__]
+
+
+def key(obj: Any, args: tuple, kwargs: dict) -> str:
+    """The record's name for compiling ``obj`` and calling it with these arguments."""
+    target = type(obj) if isinstance(obj, torch.nn.Module) else obj
+    leaves, spec = pytree.tree_flatten((args, kwargs))
+    fields = {
+        "format": _FORMAT,
+        "target": f"{getattr(target, '__module__', '')}.{getattr(target, '__qualname__', repr(target))}",
+        "graphmend": graphmend.__version__,
+        "torch": torch.__version__,
+        "grad": torch.is_grad_enabled(),
+        "signature": [_describe(leaf) for leaf in leaves],
+        "structure": str(spec),
+    }
+    return hashlib.sha256(json.dumps(fields, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _path(name: str):
+    return cache_dir() / "records" / f"{name}.json"
+
+
+def _file_hash(filename: str) -> str | None:
+    try:
+        with open(filename, "rb") as handle:
+            return hashlib.sha256(handle.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def load(name: str) -> list[tuple[str, int]]:
+    """The sites (file, line) of record ``name`` whose files are unchanged."""
+    try:
+        data = json.loads(_path(name).read_text())
+    except (OSError, ValueError):
+        return []
+    if data.get("format") != _FORMAT:
+        return []
+    return [(site["file"], site["line"]) for site in data.get("sites", ())
+            if _file_hash(site["file"]) == site.get("sha256")]
+
+
+def store(name: str, sites: Iterable[tuple[str, int]]) -> None:
+    """Add ``sites`` to record ``name``, atomically; failures only cost speed."""
+    known = set(load(name))
+    merged = sorted(known | set(sites))
+    data = {"format": _FORMAT, "sites": [
+        {"file": file, "line": line, "sha256": _file_hash(file)} for file, line in merged
+    ]}
+    write_atomically(_path(name), json.dumps(data, indent=1))

@@ -1,0 +1,160 @@
+"""Step 2 of mending: the rules on the skeleton of each file's functions.
+
+The functions to mend in one file are planned together (:func:`plan_file`):
+those whose source matches the loaded code and that might hold a site, inside
+a skeleton of their file (:mod:`graphmend.analysis.source`: the prelude, and
+the functions inside their class headers), with the message helpers and
+callee summaries read from live objects (:mod:`.callees`).  Then each
+skeleton's rewrite comes from the cache (:mod:`.cache`), from the helper
+process (:mod:`.sidecar`), or from :func:`graphmend.pipeline.transform_skeleton`
+run here (:func:`rewrite_plans`).
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import importlib
+import linecache
+import logging
+import types
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from graphmend import compat
+from graphmend.analysis.scan import might_hold_site
+from graphmend.analysis.source import ParsedFile, Skeleton, Unit, parse_file
+from graphmend.analysis.summaries import Summarizer
+from graphmend.conventions import RUNTIME_ALIAS, RUNTIME_MODULE
+from graphmend.errors import SourceError
+from graphmend.mending import cache
+from graphmend.mending.callees import callee_summaries_of, effect_helpers_of
+from graphmend.mending.resolve import left_alone
+from graphmend.mending.scope import compile_in_scope, fingerprint
+from graphmend.mending.sidecar import Sidecar, SidecarFailed
+from graphmend.mending.swap import Coverage
+from graphmend.rules.options import RuleOptions, built_in
+
+logger = logging.getLogger("graphmend")
+
+
+def runtime_bindings(code_text: str) -> dict[str, Any]:
+    """What rewritten code needs bound in its globals: the runtime."""
+    if RUNTIME_ALIAS not in code_text:
+        return {}
+    return {RUNTIME_ALIAS: _runtime()}
+
+
+def _runtime() -> types.ModuleType:
+    """The runtime, imported on first use (its import installs compat and
+    runs the self-test, which a helper process overlaps)."""
+    return importlib.import_module(RUNTIME_MODULE)
+
+
+def _source_of(filename: str, globals_: dict[str, Any]) -> ParsedFile | None:
+    # "<string>" and the like name no file; only a tool that registers its
+    # text in linecache under a unique name (IPython) gives them source.
+    if filename.startswith("<") and (filename == "<string>" or filename not in linecache.cache):
+        return None
+    return parse_file(filename, globals_)
+
+
+@dataclass
+class FilePlan:
+    """One file's functions to mend, up to the skeleton the rules rewrite."""
+
+    filename: str
+    parsed: ParsedFile
+    targets: list[tuple[types.FunctionType, ast.AST, Unit, Coverage]]
+    skeleton: Skeleton
+    options: RuleOptions
+    rule_names: tuple[str, ...]
+
+    def cache_key(self, off: Iterable[str] = ()) -> str:
+        return cache.cache_key(
+            self.skeleton.text,
+            rules=[rule for rule in self.rule_names if rule not in off],
+            lines=self.options.lines,
+            also_static=self.options.also_static,
+            extra=[*sorted(self.options.effect_helpers),
+                   *sorted(f"{name}: {summary}" for name, summary in self.options.callees)],
+        )
+
+
+def plan_file(filename: str, requests: list[tuple[types.FunctionType, Coverage]],
+              rule_names: tuple[str, ...]) -> FilePlan | None:
+    """The skeleton of the functions in one file (all matched statically or
+    none) that the rules may change; ``None`` when there are none."""
+    parsed = _source_of(filename, requests[0][0].__globals__)
+    if parsed is None:
+        for function, _ in requests:
+            left_alone(function, "no source (defined by exec/compile, or the file is gone, or it does not parse)")
+        return None
+    helpers = parsed.effect_helpers.union(*(effect_helpers_of(f) for f, _ in requests))
+    targets: list[tuple[types.FunctionType, ast.AST, Unit, Coverage]] = []
+    for function, coverage in requests:
+        node = parsed.def_of(function.__code__)
+        if node is None:
+            left_alone(function, "its source does not match the loaded code (file edited since import?)")
+            continue
+        if not coverage.lines and built_in(rule_names) and not might_hold_site(node, helpers):
+            left_alone(function, "no rule has a site in it")
+            continue
+        unit = parsed.unit_of(node)
+        original = compile_in_scope(node, function, unit.scope_class, parsed.imported)  # leaves the tree as it is
+        if fingerprint(original) != fingerprint(function.__code__):
+            left_alone(function, "its source does not compile to the loaded code (file edited since import?)")
+            continue
+        targets.append((function, node, unit, coverage))
+    if not targets:
+        return None
+    summarizer = Summarizer()  # the functions they call, each read once
+    callees = frozenset().union(*(callee_summaries_of(f, summarizer) for f, *_ in targets))
+    static = targets[0][3].static
+    lines = frozenset().union(*(coverage.lines for *_, coverage in targets))
+    options = RuleOptions(rules=frozenset(rule_names), lines=lines if lines or not static else None,
+                          also_static=static and bool(lines), effect_helpers=helpers, callees=callees)
+    return FilePlan(filename, parsed, targets, parsed.skeleton(unit for _, _, unit, _ in targets), options, rule_names)
+
+
+def rewrite_plans(plans: list[FilePlan], sidecar: Sidecar | None,
+                  while_waiting: Callable[[], Any] | None) -> list[str | SourceError]:
+    """Each plan's rewritten skeleton (or why the rules failed on it), from
+    the cache, the helper process or the rules run here.  compat is
+    installed (its self-test run) while the helper works: a rule it turns
+    off does not apply, and a helper's answer made with it is not used.
+    ``while_waiting`` is called once, before the helper's answers are
+    read, when there are any to wait for."""
+    cached = [cache.load(plan.cache_key()) for plan in plans]
+    tickets = {}
+    if sidecar is not None:
+        tickets = {index: sidecar.submit(plan.skeleton, plan.options, plan.filename)
+                   for index, plan in enumerate(plans) if cached[index] is None}
+    off = set(compat.rules_off(_runtime()))
+    if tickets and while_waiting is not None:
+        while_waiting()
+    texts: list[str | SourceError] = []
+    for index, plan in enumerate(plans):
+        # A rule compat turned off: another cache entry, and not the helper's answer.
+        stale = bool(off & plan.options.rules)
+        text = cache.load(plan.cache_key(off)) if stale else cached[index]
+        if text is None:
+            if index in tickets and not stale:
+                try:
+                    text = sidecar.result(tickets[index])
+                except SidecarFailed as why:
+                    logger.debug("graphmend: the helper process did not rewrite %s (%s); rewriting here",
+                                 plan.filename, why)
+            if text is None:
+                from graphmend.pipeline import transform_skeleton
+
+                options = dataclasses.replace(plan.options, rules=plan.options.rules - off)
+                try:
+                    text = transform_skeleton(plan.skeleton, options, plan.filename).code
+                except SourceError as err:
+                    texts.append(err)
+                    continue
+            cache.store(plan.cache_key(off), text)
+        texts.append(text)
+    return texts

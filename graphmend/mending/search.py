@@ -1,0 +1,190 @@
+"""The ``modules=`` search: which functions mending a model or a module
+looks at when the user names the modules to mend (a static walk).
+
+``mend(model, modules=...)`` starts from the model's ``forward``, the
+methods (static and class methods and property accessors included) of
+every class in the MRO of every submodule's class, and the module-level
+functions of the Python modules that define such a class or are named;
+from each it follows ``__wrapped__`` chains and the functions held in
+closure cells (transformers' ``dynamic_rope_update`` keeps
+``longrope_frequency_update`` only there).  Nothing is run.
+:mod:`.reach` reads a module's own functions the same way.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import types
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import torch
+
+from graphmend.mending.foreign import foreign, module_name
+from graphmend.mending.resolve import Unmendable, chain
+
+
+def functions_of(value: Any) -> Iterator[Any]:
+    """The functions a class attribute holds."""
+    if isinstance(value, (types.FunctionType, staticmethod, classmethod)):
+        yield value
+    elif isinstance(value, property):
+        yield from (f for f in (value.fget, value.fset, value.fdel) if f is not None)
+    elif isinstance(value, functools.cached_property):
+        yield value.func
+
+
+def matches(name: str, prefixes: Sequence[str]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def module_classes(model: torch.nn.Module) -> dict[type, None]:
+    """Every class in the MRO of every submodule's class, in order, once."""
+    return {cls: None for sub in model.modules() for cls in type(sub).__mro__ if cls is not object}
+
+
+def model_functions(model: torch.nn.Module, prefixes: Sequence[str] = ()) -> list[Any]:
+    """Where ``mend`` looks for functions of ``model``: ``model.forward``, the
+    methods of every class in the MRO of every submodule's class, and the
+    module-level functions of the Python modules among ``prefixes`` that
+    define such a class or are named exactly."""
+    classes = module_classes(model)
+    functions = [model.forward]
+    for cls in classes:
+        for value in vars(cls).values():
+            functions.extend(functions_of(value))
+    module_names = {cls.__module__ for cls in classes if matches(cls.__module__, prefixes)} | set(prefixes)
+    for name in module_names:
+        python_module = sys.modules.get(name)
+        for value in vars(python_module).values() if python_module else ():
+            if isinstance(value, types.FunctionType) and value.__module__ == name:
+                functions.append(value)
+    return functions
+
+
+def called_by_name(functions: Sequence[Any], roots: Iterable[Any]) -> list[Any]:
+    """The ``functions`` a forward can call, read by name: those named (as an
+    attribute, a global or a closure variable) by a root or by a function so
+    found.  A name is all it takes, so this keeps every function a call
+    could run through ``self.x(...)`` or a helper, and leaves out set-up
+    and conversion code no forward mentions (``__init__``, ``parallelize``,
+    weight loading): mending those would only cost time."""
+    by_name: dict[str, list[Any]] = {}
+    for function in functions:
+        code = _code_of(function)
+        if code is not None:
+            by_name.setdefault(code.co_name, []).append(function)
+    named = {getattr(root, "__func__", root): None for root in roots if _code_of(root) is not None}
+    pending = list(named)
+    while pending:
+        for name in code_names(_code_of(pending.pop()), variables=True):
+            for function in by_name.get(name, ()):
+                if function not in named:
+                    named[function] = None
+                    pending.append(function)
+    return [f for f in functions if getattr(f, "__func__", f) in named or _code_of(f) is None]
+
+
+def _code_of(function: Any) -> types.CodeType | None:
+    return getattr(getattr(function, "__func__", function), "__code__", None)
+
+
+def forward_roots(model: torch.nn.Module) -> list[Any]:
+    """What running ``model`` starts with: its ``forward`` and the ``forward``
+    and ``__call__`` of every class of every submodule."""
+    roots = [model.forward]
+    for cls in module_classes(model):
+        for name in ("forward", "__call__"):
+            roots.extend(functions_of(vars(cls).get(name)))
+    return roots
+
+
+def prefixes(modules: str | Iterable[str] | None, default: str) -> list[str]:
+    if modules is None:
+        return [default]
+    return [modules] if isinstance(modules, str) else list(modules)
+
+
+def functions_in_modules(prefixes: Sequence[str]) -> list[Any]:
+    """Module-level functions and class methods defined in the named modules."""
+    functions: list[Any] = []
+    for name, python_module in list(sys.modules.items()):
+        if python_module is None or not matches(name, prefixes):
+            continue
+        for value in list(vars(python_module).values()):
+            # Type checks first: a module may hold objects whose attributes raise.
+            if isinstance(value, types.FunctionType) and value.__module__ == name:
+                functions.append(value)
+            elif isinstance(value, type) and value.__module__ == name:
+                for attribute in vars(value).values():
+                    functions.extend(functions_of(attribute))
+    return functions
+
+
+def _closure_functions(function: types.FunctionType) -> Iterator[types.FunctionType]:
+    for cell in function.__closure__ or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        if isinstance(value, types.FunctionType):
+            yield value
+
+
+def _behind(obj: Any) -> list[types.FunctionType]:
+    """The functions behind ``obj``: the function it resolves to first, then
+    the wrappers around it and the functions they hold in closure cells
+    (e.g. the helpers a decorator factory defines next to its wrapper, which
+    exist only as cells of the wrapper), recursively."""
+    *wrappers, function = chain(obj)
+    found = {function: None}
+    pending = [*wrappers, function]
+    while pending:
+        current = pending.pop()
+        found.setdefault(current)
+        pending.extend(f for f in _closure_functions(current) if f not in found)
+    return list(found)
+
+
+def functions_behind(candidates: Iterable[Any]) -> list[types.FunctionType]:
+    """Every Python function behind ``candidates``: what each resolves to,
+    the wrappers around it and the functions they hold in closure cells."""
+    functions: dict[types.FunctionType, None] = {}
+    for candidate in candidates:
+        try:
+            functions.update(dict.fromkeys(_behind(candidate)))
+        except Unmendable:
+            pass
+    return list(functions)
+
+
+def functions_behind_in(candidates: Iterable[Any], prefixes: Sequence[str]) -> list[types.FunctionType]:
+    """The functions behind ``candidates`` that lie in the modules named by
+    ``prefixes``, and those behind them through decorators: the wrappers
+    around them and the helpers held in their closure cells, wherever those
+    are defined (transformers' ``dynamic_rope_update`` wraps a model's own
+    ``forward`` from ``modeling_rope_utils``)."""
+    functions: dict[types.FunctionType, None] = {}
+    for candidate in candidates:
+        try:
+            behind = _behind(candidate)
+        except Unmendable:
+            continue
+        own = matches(module_name(behind[0]), prefixes)
+        for function in behind:
+            if matches(module_name(function), prefixes) or (own and not foreign(function)):
+                functions.setdefault(function)
+    return list(functions)
+
+
+def code_names(code: types.CodeType, *, variables: bool = False) -> set[str]:
+    """The global and attribute names ``code`` and the functions nested in it
+    use; with ``variables``, their local and free variables' names too."""
+    names: set[str] = set()
+    pending = [code]
+    while pending:
+        code = pending.pop()
+        names.update(code.co_names, *((code.co_freevars, code.co_varnames) if variables else ()))
+        pending.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return names

@@ -1,0 +1,167 @@
+"""The rules in a helper process, while the first mend's process does Dynamo's work.
+
+The first ``graphmend.compile`` call in a process used to pay, one after
+another: LibCST's import (0.8 s, most of it ``libcst.matchers``), the rules'
+rewrite of the model's skeletons (0.3-0.6 s) and compat's self-test (a
+Dynamo compile, 0.8 s in a fresh process).  Only the self-test needs torch;
+the rewrite is text in, text out.  And a second core is usually idle at
+that moment (a cold ``torch.compile`` is one thread of Python).  So the
+first mend in a process starts a helper process before it parses anything,
+hands it the skeletons it could not find in the cache, and runs the
+self-test while the helper imports LibCST and rewrites them: the main
+process never imports LibCST on that path.
+
+The helper runs :func:`graphmend.pipeline.transform_skeleton`, the same
+code on the same inputs as the in-process path, and imports no torch.  It
+is only a way to run that function sooner: :func:`worthwhile` says when it
+pays, and any failure (it cannot start, dies, or a rule raises in it) is
+answered by running the rules in this process, which then gives the exact
+error the in-process path gives.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import queue
+import subprocess
+import sys
+import threading
+from typing import IO, Any
+
+from graphmend.rules.options import RuleOptions, built_in
+
+
+class SidecarFailed(Exception):
+    """The helper could not answer; run the rules in this process."""
+
+
+def usable_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows
+        return os.cpu_count() or 1
+
+
+def worthwhile(rule_names: tuple[str, ...]) -> bool:
+    """Whether a helper saves this process time: LibCST not yet imported here
+    (else the rewrite alone would move, and wait), compat's self-test still
+    to run (the work it overlaps), a second CPU to run on, and only built-in
+    rules (a rule plugged into this process's pipeline is not in the helper's)."""
+    from graphmend import compat
+
+    return (
+        "libcst" not in sys.modules
+        and not compat.installed()
+        and usable_cpus() > 1
+        and built_in(rule_names)
+    )
+
+
+class Sidecar:
+    """One helper process; requests are answered in the order they were sent."""
+
+    def __init__(self, process: subprocess.Popen) -> None:
+        self._process = process
+        self._sent = 0
+        self._answers: dict[int, tuple[str, Any]] = {}
+        # Requests are written by a thread of their own: the helper reads
+        # nothing until LibCST is imported, and a pipe holds only 64 KiB.
+        self._outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        threading.Thread(target=self._write, name="graphmend-sidecar-writer", daemon=True).start()
+
+    def _write(self) -> None:
+        stream = self._process.stdin
+        try:
+            while (request := self._outbox.get()) is not None:
+                stream.write(request)
+                stream.flush()
+        except (OSError, ValueError):  # the helper is gone: result() says so
+            pass
+        finally:
+            try:
+                stream.close()
+            except OSError:
+                pass
+
+    @classmethod
+    def start(cls) -> Sidecar | None:
+        """A helper running this interpreter with this process's import path;
+        ``None`` when it cannot be started."""
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p or os.getcwd() for p in sys.path)}
+        try:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "graphmend.mending.sidecar"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+            )
+        except OSError:
+            return None
+        return cls(process)
+
+    def submit(self, skeleton: Any, options: RuleOptions, filename: str) -> int:
+        """Send one skeleton to rewrite; the ticket for :meth:`result`."""
+        ticket = self._sent
+        self._sent += 1
+        try:
+            self._outbox.put(pickle.dumps((ticket, skeleton, options, filename), pickle.HIGHEST_PROTOCOL))
+        except (pickle.PicklingError, TypeError, AttributeError, RecursionError) as error:
+            self._answers[ticket] = ("failed", f"cannot send it: {error}")
+        return ticket
+
+    def result(self, ticket: int) -> str:
+        """The rewritten text for ``ticket``; :class:`SidecarFailed` when the
+        helper could not give it."""
+        while ticket not in self._answers:
+            try:
+                answered, *answer = pickle.load(self._process.stdout)
+            except (EOFError, OSError, pickle.UnpicklingError, ValueError):
+                raise SidecarFailed("the helper process ended") from None
+            self._answers[answered] = tuple(answer)
+        status, value = self._answers.pop(ticket)
+        if status != "ok":
+            raise SidecarFailed(value)
+        return value
+
+    def close(self) -> None:
+        """Let the helper end (it exits when its input closes; one that was
+        sent nothing is stopped at once) without waiting for it; a thread
+        reaps it."""
+        if not self._sent:  # everything came from the cache: its imports are wasted work
+            self._process.kill()
+        self._outbox.put(None)
+        try:
+            self._process.stdout.close()
+        except OSError:
+            pass
+        threading.Thread(target=self._process.wait, name="graphmend-sidecar-reaper", daemon=True).start()
+
+
+def serve(requests: IO[bytes], answers: IO[bytes]) -> None:
+    """The helper's loop: each request's rewritten text, or why it failed."""
+    from graphmend.pipeline import transform_skeleton
+
+    while True:
+        try:
+            ticket, skeleton, options, filename = pickle.load(requests)
+        except EOFError:
+            return
+        try:
+            answer: tuple[str, Any] = ("ok", transform_skeleton(skeleton, options, filename).code)
+        except Exception as error:  # noqa: BLE001 -- the caller reruns it in-process for the real error
+            answer = ("failed", f"{type(error).__name__}: {error}")
+        pickle.dump((ticket, *answer), answers, pickle.HIGHEST_PROTOCOL)
+        answers.flush()
+
+
+def _main() -> None:
+    import gc
+
+    gc.disable()  # a short-lived process of syntax trees, which hold no cycles
+    # Answers go to the original stdout; anything a rule prints goes to stderr.
+    answers = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    serve(sys.stdin.buffer, answers)
+
+
+if __name__ == "__main__":
+    _main()

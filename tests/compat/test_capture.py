@@ -1,0 +1,457 @@
+"""[Capture]: data-dependent shapes and scalars held in the graph
+by graphmend.compile's callable only, exact, with a fallback to the break."""
+
+from __future__ import annotations
+
+import textwrap
+import threading
+import warnings
+
+import pytest
+import torch
+
+import graphmend
+from graphmend import compat
+from graphmend.compat import capture
+import fuzz.helpers  # noqa: F401  (torch.ops.gm_fuzz)
+from harness import GraphCounter, load_module
+
+pytestmark = pytest.mark.usefixtures("isolated_cache")
+
+FORMS = """
+import torch
+
+
+def mask_sum(x):
+    return x[x > 0].sum() * 2
+
+
+def nonzero_gather(x):
+    index = torch.nonzero(x > 0).squeeze(1)
+    return x[index] + 1
+
+
+def item_size(x):
+    n = int((x > 0).sum().item())
+    return torch.zeros(n) + x.sum()
+
+
+def item_value(x):
+    return x * x.max().item()
+
+
+def tolist_loop(x):
+    total = 0
+    for flag in (x > 0).int().tolist():
+        total = total + flag
+    return x * total
+
+
+def masked_select(x):
+    return torch.masked_select(x, x > 0).sum()
+
+
+def unique(x):
+    return torch.unique((x * 2).round()).sum()
+
+
+def repeat_interleave(x):
+    return torch.repeat_interleave(x, (x > 0).long() + 1).sum()
+
+
+def range_loop(x):
+    n = int((x > 0).sum())
+    out = x
+    for i in range(n):
+        out = out + i
+    return out
+
+
+def gate(x):
+    n = (x > 0).sum().item()
+    if n > 3:
+        return x * 2
+    return x - 1
+
+
+def inner_guard(index, x):
+    if len(index) > 0:
+        return x + index.sum()
+    return x
+
+
+def helper_guard(x):
+    index = torch.where(x > 0)[0]
+    y = inner_guard(index, x)
+    return y * 2
+
+
+def other(x):
+    return x * x.max().item()
+
+
+def broadcast_selection(x, y):
+    return x[x > 0.2] + y
+
+
+def per_group(scores, groups):
+    # torchvision's _batched_nms_vanilla: a custom operator per group.
+    keep = torch.zeros_like(scores, dtype=torch.bool)
+    for group in torch.unique(groups):
+        members = torch.where(groups == group)[0]
+        kept = torch.ops.gm_fuzz.kept(scores[members])
+        keep[members[kept]] = True
+    return torch.where(keep)[0]
+
+
+def two_shapes_then_break(x):
+    out = x.sum()
+    for i in range(2):
+        out = out + x[x > i].sum()
+    torch._dynamo.graph_break()
+    return out * 2
+
+
+def kept_sum(scores):
+    kept = torch.ops.gm_fuzz.kept(scores)
+    return scores[kept].sum() * 2 + kept.numel()
+
+
+def claimed_size(scores):
+    kept = torch.ops.gm_fuzz.kept_claims_one(scores)
+    return scores[kept].sum() + scores.sum()
+
+
+def pad_by_amount(x, amount):
+    # A captured size flowing into an output's shape: with the switches on,
+    # Dynamo raises PendingUnbackedSymbolNotFound rather than running eagerly.
+    extra = amount - x.shape[-1] + 1
+    return torch.nn.functional.pad(x, (0, extra))
+"""
+
+#: Each breaks once under torch.compile and makes one graph under [Capture].
+CAPTURED = ["mask_sum", "nonzero_gather", "item_size", "item_value", "tolist_loop", "masked_select",
+            "unique", "repeat_interleave"]
+#: Two inputs with different numbers of positive values (the data-dependent sizes).
+INPUTS = [torch.tensor([1.0, -2.0, 3.0, 0.5, -1.0, 2.5, -0.5, 4.0]),
+          torch.tensor([-1.0, -2.0, 3.0, -0.5, -1.0, -2.5, -0.5, 1.5])]
+
+
+@pytest.fixture(scope="module")
+def forms(tmp_path_factory):
+    return load_module(textwrap.dedent(FORMS), tmp_path_factory.mktemp("capture"), "capture")
+
+
+def _line_of(module, text: str) -> int:
+    return next(i for i, line in enumerate(open(module.__file__).read().splitlines(), 1) if text in line)
+
+
+def switches() -> dict[str, bool]:
+    return {name: getattr(torch._dynamo.config, name) for name in capture.SWITCHES}
+
+
+def breaks_since(start: int) -> list[str]:
+    return [r.reason.strip().splitlines()[0] for r in compat.graph_break_reasons()[start:]]
+
+
+def test_probe_and_self_test_pass_here():
+    assert capture.probe() is None
+    assert capture.self_test() is None
+    assert capture.disabled() is None
+    assert "capture" not in compat.disabled_rules()
+
+
+@pytest.mark.parametrize("name", CAPTURED)
+def test_form_is_one_graph_exact_and_dynamic(forms, name):
+    function = getattr(forms, name)
+    torch._dynamo.reset()
+    plain = GraphCounter()
+    compiled = torch.compile(function, backend=plain)
+    assert torch.equal(compiled(INPUTS[0].clone()), function(INPUTS[0].clone()))
+    assert plain.graphs >= 2, "the form must break without [Capture]"
+
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    ours = graphmend.compile(function, backend=counter)
+    start, failures = len(compat.graph_break_reasons()), compat.guard_failures()
+    before = sum(len(v) for v in failures.values())
+    for x in INPUTS:
+        assert torch.equal(ours(x.clone()), function(x.clone()))
+    assert counter.graphs == 1
+    assert breaks_since(start) == []
+    # the second input's other sizes reuse the graph: no recompile
+    assert sum(len(v) for v in compat.guard_failures().values()) == before
+    assert switches() == {name: False for name in capture.SWITCHES}
+
+
+def test_another_compile_in_the_process_sees_dynamo_defaults(forms):
+    torch._dynamo.reset()
+    assert switches() == {name: False for name in capture.SWITCHES}
+    ours = graphmend.compile(forms.item_value, backend="eager")
+    ours(INPUTS[0].clone())
+    assert switches() == {name: False for name in capture.SWITCHES}
+    start = len(compat.graph_break_reasons())
+    counter = GraphCounter()
+    torch.compile(forms.other, backend=counter)(INPUTS[0].clone())
+    assert counter.graphs == 2
+    assert any("capture_scalar_outputs" in reason for reason in breaks_since(start))
+
+
+def test_graphs_need_no_recompile_outside_the_scope(forms):
+    torch._dynamo.reset()
+    inner = torch.compile(forms.mask_sum, backend="eager")
+    capture.wrap(inner)(INPUTS[0].clone())
+    before = sum(len(v) for v in compat.guard_failures().values())
+    # the same compiled code called with the switches off: its guards do not read them
+    assert torch.equal(inner(INPUTS[1].clone()), forms.mask_sum(INPUTS[1].clone()))
+    assert sum(len(v) for v in compat.guard_failures().values()) == before
+
+
+def test_capture_false_keeps_the_break(forms):
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    ours = graphmend.compile(forms.masked_select, backend=counter, capture=False)
+    assert torch.equal(ours(INPUTS[0].clone()), forms.masked_select(INPUTS[0].clone()))
+    assert counter.graphs == 2
+
+
+def test_a_guard_on_a_captured_value_falls_back_to_the_break(forms):
+    """``for i in range(n)`` over an unbacked n: Dynamo breaks there (or,
+    in a resume frame, cannot compile at all); the frame is compiled again
+    without the switches, so the site keeps its own break and the result
+    and the graph count are those of torch.compile."""
+    torch._dynamo.reset()
+    plain = GraphCounter()
+    compiled = torch.compile(forms.range_loop, backend=plain)
+    for x in INPUTS:
+        compiled(x.clone())
+    torch._dynamo.reset()
+    start = len(compat.graph_break_reasons())
+    graphs = compat.graphs_compiled()
+    ours = graphmend.compile(forms.range_loop, backend="eager")
+    for x in INPUTS:
+        assert torch.equal(ours(x.clone()), forms.range_loop(x.clone()))
+    assert compat.graphs_compiled() - graphs == plain.graphs
+    assert all("capture_scalar_outputs=False" in reason for reason in breaks_since(start))
+    why = capture.uncaptured_codes()[forms.range_loop.__code__]
+    assert why.startswith("a captured value meets a guard: ") and "Could not extract specialized integer" in why
+
+
+def test_a_compile_error_with_the_switches_on_falls_back_to_the_break(forms):
+    """transformers 5's Encodec pads by a tensor amount: compiling the frame
+    with capture on raises (a hard error, not a break), and graphmend
+    compiles it again without the switches, as torch.compile would."""
+    torch._dynamo.reset()
+    x, amount = torch.randn(1, 1, 3), torch.tensor(6)
+    ours = graphmend.compile(forms.pad_by_amount, backend="eager")
+    assert torch.equal(ours(x, amount), forms.pad_by_amount(x, amount))
+    why = capture.uncaptured_codes()[forms.pad_by_amount.__code__]
+    assert why.startswith("Dynamo cannot compile the frame with the switches on: ") and "Pending" in why
+
+
+def test_a_graph_that_assumes_a_captured_size_falls_back_to_the_break(forms):
+    """A selection of one element broadcasts eagerly; Dynamo cannot decide
+    ``u0 == 1`` and assumes it is not, asserting ``Eq(u0, 4)`` when the
+    graph runs, which would raise on that input.  Such a frame is compiled
+    without capture, so both selections give eager's result."""
+    torch._dynamo.reset()
+    y = torch.ones(4)
+    ours = graphmend.compile(forms.broadcast_selection, backend="eager")
+    for x in (torch.tensor([0.1, 0.3, -1.0, 0.0]), torch.tensor([0.5, 0.3, 0.9, 1.0])):
+        assert torch.equal(ours(x, y), forms.broadcast_selection(x, y))
+    why = capture.uncaptured_codes()[forms.broadcast_selection.__code__]
+    assert why.startswith("the graph would assume a captured size: Eq(u0, 4) at ")
+    assert why.endswith(f"{forms.__file__}:{_line_of(forms, 'return x[x > 0.2] + y')}")
+
+
+@pytest.mark.parametrize("name", ["gate", "helper_guard", "range_loop"])
+def test_never_more_graphs_than_torch_compile(forms, name):
+    """CLAP's shape: a captured index list whose length an inlined helper
+    branches on would move the break into the helper (one more graph)."""
+    function = getattr(forms, name)
+    torch._dynamo.reset()
+    plain = GraphCounter()
+    compiled = torch.compile(function, backend=plain)
+    for x in INPUTS:
+        compiled(x.clone())
+    torch._dynamo.reset()
+    graphs = compat.graphs_compiled()
+    ours = graphmend.compile(function, backend="eager")
+    for x in INPUTS:
+        assert torch.equal(ours(x.clone()), function(x.clone()))
+    assert compat.graphs_compiled() - graphs <= plain.graphs
+
+
+def test_scope_restores_on_error_and_when_nested():
+    with pytest.raises(ValueError), capture.scope():
+        assert switches() == {name: True for name in capture.SWITCHES}
+        with capture.scope():
+            pass
+        assert switches() == {name: True for name in capture.SWITCHES}
+        raise ValueError
+    assert switches() == {name: False for name in capture.SWITCHES}
+
+
+def test_threads_leave_the_switches_off(forms):
+    torch._dynamo.reset()
+    ours = graphmend.compile(forms.mask_sum, backend="eager")
+    ours(INPUTS[0].clone())
+    errors = []
+
+    def work():
+        try:
+            for _ in range(20):
+                assert torch.equal(ours(INPUTS[1].clone()), forms.mask_sum(INPUTS[1].clone()))
+        except Exception as error:  # noqa: BLE001
+            errors.append(error)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert switches() == {name: False for name in capture.SWITCHES}
+
+
+def test_a_failing_probe_turns_capture_off_loudly(forms, monkeypatch):
+    monkeypatch.setitem(capture._state, "checked", False)
+    monkeypatch.setitem(capture._state, "off", None)
+    monkeypatch.setattr(capture, "probe", lambda: "forced to fail by the test")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert capture.disabled() is not None
+    assert any("[capture] is off" in str(w.message) and torch.__version__ in str(w.message) for w in caught)
+    assert "capture" in compat.disabled_rules()
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    ours = graphmend.compile(forms.masked_select, backend=counter)
+    assert torch.equal(ours(INPUTS[0].clone()), forms.masked_select(INPUTS[0].clone()))
+    assert counter.graphs == 2  # the break stays: nothing is captured
+
+
+#: Groups of 1, 2 and 3 scores, where each keeps 0, 1 or many of them.
+GROUPED = [(torch.tensor([0.9, 0.2, 0.7, 0.8, 0.1, 0.6]), torch.tensor([0, 1, 1, 2, 2, 2])),
+           (torch.tensor([0.1, 0.9, 0.8, 0.3, 0.2, 0.7]), torch.tensor([3, 1, 1, 0, 0, 0])),
+           (torch.tensor([0.2, 0.3, 0.1, 0.4]), torch.tensor([0, 0, 1, 2]))]
+
+
+def test_a_size_of_one_from_a_custom_operator_runs_as_eager(forms):
+    """torchvision's ``nms`` declares its kept count with the deprecated
+    ``create_unbacked_symint``, whose minimum is 2: where one box was kept,
+    the captured graph raised ``u1 >= 2``.  Within graphmend's traces the
+    minimum is 0, so 0, 1 or many kept run as eager does, in one graph."""
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    ours = graphmend.compile(forms.kept_sum, backend=counter)
+    for scores in (torch.tensor([0.1, 0.9, 0.2]), torch.tensor([0.1, 0.2, 0.3]), torch.tensor([0.6, 0.9, 0.7])):
+        assert torch.equal(ours(scores), forms.kept_sum(scores))
+    assert forms.kept_sum.__code__ not in capture.uncaptured_codes()
+    assert counter.graphs == 1
+
+
+def test_a_loop_over_data_dependent_shapes_is_not_unrolled(forms):
+    """torchvision's per-class ``nms`` loop: captured, each iteration's
+    shapes would be a copy of the body in one graph (and another trip count
+    a new graph), where torch.compile compiles the body once.  The loop
+    breaks where torch.compile breaks it: the same graphs, the same runs."""
+    torch._dynamo.reset()
+    plain = GraphCounter()
+    compiled = torch.compile(forms.per_group, backend=plain)
+    plain_runs = [plain.runs_of(lambda: compiled(*case)) for case in GROUPED]
+    torch._dynamo.reset()
+    start = len(compat.graph_break_reasons())
+    counter = GraphCounter()
+    ours = graphmend.compile(forms.per_group, backend=counter)
+    for case in GROUPED:
+        assert torch.equal(ours(*case), forms.per_group(*case))
+    assert counter.graphs == plain.graphs and counter.never_run == 0
+    assert [counter.runs_of(lambda: ours(*case)) for case in GROUPED] == plain_runs
+    assert not any(capture.UNROLLED in reason for reason in breaks_since(start))  # fell back: torch.compile's breaks
+    assert any(why.startswith("Dynamo cannot compile the frame with the switches on: " + capture.UNROLLED)
+               for code, why in capture.uncaptured_codes().items() if code.co_name.startswith("torch_dynamo_resume_in_per_group"))
+
+
+def test_a_size_a_foreign_fake_kernel_claims_is_not_captured(forms):
+    """A fake kernel that declares a minimum its kernel does not keep: the
+    graph would assert it and raise where eager runs.  The frame compiles
+    without capture, and ``diagnose`` names the operator and the site."""
+    torch._dynamo.reset()
+    ours = graphmend.compile(forms.claimed_size, backend="eager")
+    for scores in (torch.tensor([0.1, 0.2, 0.3]), torch.tensor([0.9, 0.2, 0.7])):
+        assert torch.equal(ours(scores), forms.claimed_size(scores))
+    why = capture.uncaptured_codes()[forms.claimed_size.__code__]
+    assert why.startswith("the graph would assume a captured size: u0 >= 1 (a size the fake kernel of "
+                          "gm_fuzz::kept_claims_one declares; its kernel does not check it) at ")
+    assert why.endswith(f"{forms.__file__}:{_line_of(forms, 'torch.ops.gm_fuzz.kept_claims_one(scores)')}")
+
+
+#: Every form [Capture] gives up on, with its inputs.
+GIVEN_UP = {"gate": INPUTS, "helper_guard": INPUTS, "range_loop": INPUTS,
+            "broadcast_selection": [(x, torch.ones(4)) for x in (torch.tensor([0.1, 0.3, -1.0, 0.0]),
+                                                                  torch.tensor([0.5, 0.3, 0.9, 1.0]))],
+            "pad_by_amount": [(torch.randn(1, 1, 3), torch.tensor(6))],
+            "claimed_size": [(torch.tensor([0.1, 0.2, 0.3]),), (torch.tensor([0.9, 0.2, 0.7]),)]}
+
+
+@pytest.mark.parametrize("name", sorted(GIVEN_UP))
+def test_a_frame_given_up_on_costs_no_graph(forms, name):
+    """[Capture] decides before the backend sees a graph: a frame it gives
+    up on is traced again, never compiled twice.  Every graph the backend
+    compiles runs, and there are no more of them than torch.compile's."""
+    function = getattr(forms, name)
+    cases = [case if isinstance(case, tuple) else (case,) for case in GIVEN_UP[name]]
+    torch._dynamo.reset()
+    plain = GraphCounter()
+    compiled = torch.compile(function, backend=plain)
+    for case in cases:
+        compiled(*case)
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    ours = graphmend.compile(function, backend=counter)
+    for case in cases:
+        assert torch.equal(ours(*case), function(*case))
+    assert function.__code__ in capture.uncaptured_codes()
+    assert counter.never_run == 0
+    assert counter.graphs <= plain.graphs
+
+
+def test_shapes_are_counted_per_trace(forms):
+    """Two shapes from one line are not a loop to decline; Dynamo traces
+    the frame again to place the break after them, and that trace counts
+    afresh (it counted four, and the frame lost capture)."""
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    ours = graphmend.compile(forms.two_shapes_then_break, backend=counter)
+    x = torch.arange(6.0)
+    assert torch.equal(ours(x), forms.two_shapes_then_break(x))
+    assert forms.two_shapes_then_break.__code__ not in capture.uncaptured_codes()
+    assert counter.graphs == 2
+
+
+def _assuming_backend(gm, example_inputs):
+    """A backend whose own trace assumes a captured size is not 1, as a
+    decomposition may, and asserts what the shape env then holds, as
+    inductor does after AOTAutograd's trace."""
+    from torch.fx.passes.runtime_assert import insert_deferred_runtime_asserts
+
+    for node in list(gm.graph.nodes):
+        if node.meta.get("unbacked_bindings"):
+            value = node.meta["example_value"]
+            size = value.shape[0] if isinstance(value, torch.Tensor) else value
+            torch._check(size != 1)
+            insert_deferred_runtime_asserts(gm, size.node.shape_env, "assuming backend")
+            gm.recompile()
+    return gm.forward
+
+
+def test_an_assumption_the_backend_makes_is_not_kept(forms):
+    """What the backend asserts is judged after it compiles: that graph is
+    compiled for nothing, and the frame compiles without capture, rather
+    than raise on a selection of one element."""
+    torch._dynamo.reset()
+    ours = graphmend.compile(forms.mask_sum, backend=_assuming_backend)
+    for x in (torch.tensor([1.0, -2.0, -3.0]), torch.tensor([1.0, 2.0, -3.0])):
+        assert torch.equal(ours(x), forms.mask_sum(x))
+    why = capture.uncaptured_codes()[forms.mask_sum.__code__]
+    assert why.startswith("the compiled graph would assume a captured size: Ne(u0, 1)"), why

@@ -1,0 +1,246 @@
+"""graphmend.compat: probes, the self-test, rules turned off (never a message
+or a check dropped silently), graph-break ids, and a runtime that needs
+torch alone."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import warnings
+
+import pytest
+import torch
+
+import graphmend
+from graphmend import compat, runtime
+from graphmend.compat import probing
+from graphmend.cli import main as cli_main
+from graphmend.pipeline import transform_source
+from harness import load_module
+from locations import ROOT
+
+
+SOURCE = textwrap.dedent('''
+    import logging
+
+    import torch
+
+    logger = logging.getLogger(__name__)
+
+
+    def f(x):
+        print("value", x)
+        logger.warning("sum %s", x.sum())
+        if (x < 0).any():
+            raise ValueError("negative")
+        return x * 2
+''')
+
+
+@pytest.fixture
+def fresh_compat(monkeypatch):
+    """compat as if nothing had run in this process (the patches, which are
+    idempotent, stay installed)."""
+    monkeypatch.setitem(compat._state, "installed", False)
+    monkeypatch.setitem(compat._state, "probes", ())
+    monkeypatch.setitem(compat._state, "self_test", None)
+    yield
+    # The next test sees this process's real state again.
+    compat._state.update(installed=False, probes=(), self_test=None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        compat.install(runtime)
+
+
+def _failing(name: str, rules: tuple[str, ...]):
+    def probe() -> compat.Probe:
+        return compat.Probe(name, False, "forced to fail by the test", rules)
+    return probe
+
+
+def _install_and_catch() -> list[warnings.WarningMessage]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        compat.install(runtime)
+    return [w for w in caught if "graphmend" in str(w.message)]
+
+
+def _rules_in(code: str) -> set[str]:
+    found = set()
+    if "deferred_print" in code or "deferred_log" in code:
+        found.add("defer")
+    if "deferred_check" in code or "deferred_raise" in code:
+        found.add("trap")
+    return found
+
+
+def test_every_probe_passes_and_the_self_test_passes_here() -> None:
+    compat.install(runtime)
+    assert all(probe.ok for probe in compat.probes()), compat.probes()
+    assert compat.disabled_rules() == {}
+    assert compat.self_test(runtime) == {}
+
+
+@pytest.mark.parametrize("index", range(len(compat.PROBES)))
+def test_a_failing_probe_turns_its_rules_off_with_one_warning(index: int, fresh_compat, monkeypatch, tmp_path) -> None:
+    real = compat.PROBES[index]()
+    assert real.rules, real  # every probe guards some rule
+    probes = list(compat.PROBES)
+    probes[index] = _failing(real.name, real.rules)
+    monkeypatch.setattr(probing, "PROBES", tuple(probes))
+
+    caught = _install_and_catch()
+    assert len(caught) == 1
+    message = str(caught[0].message)
+    assert torch.__version__ in message
+    for rule in real.rules:
+        assert f"[{rule}]" in message
+    off = compat.disabled_rules()
+    assert set(off) == set(real.rules)
+    assert all("forced to fail by the test" in why and torch.__version__ in why for why in off.values())
+    # Nothing is rewritten by a rule that is off: its messages and checks
+    # stay as written (Dynamo breaks there; nothing is dropped).
+    code = transform_source(SOURCE).code
+    assert not (_rules_in(code) & set(real.rules))
+    assert 'print("value", x)' in code if "defer" in real.rules else "deferred_print" in code
+    # A second install warns no more.
+    assert _install_and_catch() == []
+
+
+def test_a_failing_self_test_turns_its_rules_off_and_diagnose_says_why(fresh_compat, monkeypatch, tmp_path) -> None:
+    # A replay of deferred checks that never raises (as if Dynamo dropped
+    # it): the self-test's check fails, so trap is off and defer stays on.
+    original = runtime.trap._replay_check
+
+    @torch.compiler.disable
+    def never_raises(gate, test, exception, module, called, *tokens):
+        return None
+
+    monkeypatch.setattr(runtime.trap, "_replay_check", never_raises)
+    torch._dynamo.config.reorderable_logging_functions.add(never_raises)
+    try:
+        caught = _install_and_catch()
+    finally:
+        torch._dynamo.config.reorderable_logging_functions.discard(never_raises)
+        monkeypatch.setattr(runtime.trap, "_replay_check", original)
+    assert len(caught) == 1
+    message = str(caught[0].message)
+    assert torch.__version__ in message and "[trap]" in message and "[defer]" not in message
+    off = compat.disabled_rules()
+    assert set(off) == {"trap"}
+    assert "a deferred check raises the exact exception" in off["trap"]
+
+    code = transform_source(SOURCE).code
+    assert "deferred_check" not in code and "raise ValueError" in code
+    assert "deferred_print" in code  # defer still applies
+
+    guarded = load_module("import torch\n\ndef g(x):\n    if (x < 0).any():\n        raise ValueError('negative')\n"
+                          "    return x * 2\n", tmp_path, "guarded")
+    report = graphmend.diagnose(guarded.g, torch.ones(2))
+    assert report.disabled_rules == off
+    assert report.to_dict()["disabled_rules"] == off
+    guard = next(b for b in report.breaks if b.category == "GUARD")
+    assert not guard.fixable and guard.rule is None
+    assert "[trap] is disabled" in guard.hint and "self-test" in guard.hint
+    assert "rule [trap] is disabled" in str(report)
+
+
+def test_the_self_test_is_cheap_and_leaves_no_trace() -> None:
+    import time
+
+    from torch._dynamo import output_graph
+    from torch._dynamo.utils import counters
+
+    compat.install(runtime)
+    graphs, breaks = counters["stats"]["unique_graphs"], len(output_graph.graph_break_reasons)
+    started = time.perf_counter()
+    assert compat.self_test(runtime) == {}
+    assert time.perf_counter() - started < 2.0  # about 0.1 s warm on this machine's CPU
+    assert counters["stats"]["unique_graphs"] == graphs
+    assert len(output_graph.graph_break_reasons) == breaks
+
+
+def test_graph_break_ids_come_from_the_registry() -> None:
+    registry = compat.graph_break_registry()
+    assert registry and all(key.startswith("GB") for key in registry)
+    assert compat.graph_break_id("generic_jump TensorVariable()") == "GB0170"
+    assert compat.graph_break_id("Something\n  please visit: https://x/gb/gb0059.html") == "GB0059"
+    assert compat.graph_break_id("Call to `torch._dynamo.graph_break()`\n  Explanation: ...") == "GB0025"
+    assert compat.graph_break_id("not a break Dynamo knows") is None
+    entry = compat.graph_break_entry("GB0170", "Data-dependent branching")
+    assert entry["Explanation"].startswith("Detected data-dependent branching")
+    assert any("torch.cond" in hint for hint in entry["Hints"])
+
+
+def test_diagnose_shows_graph_break_ids(tmp_path) -> None:
+    breaks_gb = load_module(textwrap.dedent('''
+        import torch
+
+        def f(x):
+            if x.sum() > 0:
+                x = x + 1
+            print("x", x)
+            return x * 2
+    '''), tmp_path, "breaks_gb")
+    report = graphmend.diagnose(breaks_gb.f, torch.ones(2))
+    ids = {b.category: b.gb_id for b in report.breaks}
+    assert ids == {"DC": "GB0170", "IO": "GB0059"}
+    dc = next(b for b in report.breaks if b.category == "DC")
+    assert dc.gb_type == "Data-dependent branching" and dc.explanation and dc.hints
+    text = str(report)
+    assert "[GB0170]" in text and "[GB0059]" in text
+    as_json = json.loads(report.to_json())
+    assert {b["gb_id"] for b in as_json["breaks"]} == {"GB0170", "GB0059"}
+    assert all(b["explanation"] for b in as_json["breaks"])
+
+
+BLOCKER = '''
+import sys
+
+class Blocker:
+    """Refuse libcst, rich and graphmend's analysis and rules."""
+    def find_spec(self, name, path=None, target=None):
+        for blocked in ("libcst", "rich", "graphmend.analysis", "graphmend.rules", "graphmend.pipeline",
+                        "graphmend.diagnosis", "graphmend.mending.live", "graphmend.cli"):
+            if name == blocked or name.startswith(blocked + "."):
+                raise ImportError(f"blocked by the test: {name}")
+        return None
+
+sys.meta_path.insert(0, Blocker())
+sys.path.insert(0, sys.argv[1])
+import torch
+import fixed
+
+x = torch.tensor([1.0, 2.0])
+print("eager", fixed.f(x))
+print("compiled", torch.compile(fixed.f, backend="eager")(x))
+try:
+    torch.compile(fixed.f, backend="eager")(-x)
+except ValueError as error:
+    print("raised", error)
+for name in ("libcst", "rich", "graphmend.analysis", "graphmend.rules"):
+    assert name not in sys.modules, name
+'''
+
+
+def test_a_file_fixed_with_write_runs_with_torch_alone(tmp_path) -> None:
+    target = tmp_path / "fixed.py"
+    target.write_text(SOURCE)
+    assert cli_main(["fix", "--write", str(target)]) == 0
+    fixed = target.read_text()
+    assert "deferred_print" in fixed and "deferred_log" in fixed and "deferred_check" in fixed
+    script = tmp_path / "run_blocked.py"
+    script.write_text(BLOCKER)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, str(script), str(tmp_path)], capture_output=True, text=True, env=env,
+                          timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = proc.stdout.splitlines()
+    assert lines.count("value tensor([1., 2.])") == 2  # eager and compiled, once each
+    assert "eager tensor([2., 4.])" in lines and "compiled tensor([2., 4.])" in lines
+    assert "raised negative" in lines
+    assert proc.stderr.count("sum tensor(3.)") == 2
+    assert "graphmend: on torch" not in proc.stderr  # no rule off here

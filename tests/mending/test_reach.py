@@ -1,0 +1,453 @@
+"""What ``graphmend.compile`` reaches, however the model is handed over, and
+what the first process mends.
+
+A library module (``library``) holds the breaks: a ``logger.info`` in a
+block's ``forward`` ([Defer]) and a tensor ``if`` in a helper it calls
+([Where]).  A user module (``user``), another file, calls it in every
+style users compile: the module, its bound ``forward``, a step function,
+a lambda, a ``functools.partial``, a callable object, a decorated step and
+a training step with ``backward()`` inside.  Each style's first call must
+compile what the mended module compiles, with outputs and gradients
+identical to eager.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import textwrap
+
+import pytest
+import torch
+
+import graphmend
+from graphmend.mending import live, records, swap
+from graphmend.mending.foreign import foreign
+from graphmend.mending.reach import reach
+from harness import GraphCounter, load_module
+
+pytestmark = pytest.mark.usefixtures("isolated_cache")
+
+LIBRARY = """
+import logging
+
+import torch
+from torch import nn
+
+logger = logging.getLogger("graphmend.test.library")
+
+
+def centre(x):
+    if x.sum() > 0:
+        x = x - x.mean()
+    return x
+
+
+class Solver:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def integrate(self, x):
+        return centre(x) * self.scale
+
+    def never_called(self, x):
+        if x.sum() > 0:
+            x = x + 1
+        return x
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(4, 4)
+
+    def forward(self, x):
+        h = self.linear(x)
+        logger.info("block ran")
+        return Solver(2.0).integrate(h)
+"""
+
+USER = """
+import functools
+
+import torch
+
+from {library} import Block
+
+model = Block()
+
+
+def step(x):
+    return model(x) * 2
+
+
+def step_with(m, x):
+    return m(x) + 1
+
+
+def train_step(x):
+    loss = model(x).pow(2).sum()
+    loss.backward()
+    return loss.detach()
+
+
+class Runner:
+    def __init__(self, m):
+        self.m = m
+
+    def __call__(self, x):
+        return self.m(x) - 1
+"""
+
+
+@pytest.fixture
+def modules(tmp_path):
+    sys.path.insert(0, str(tmp_path))
+    try:
+        library = load_module(textwrap.dedent(LIBRARY), tmp_path, "library")
+        user = load_module(textwrap.dedent(USER.format(library=library.__name__)), tmp_path, "user")
+        torch.manual_seed(0)
+        user.model.load_state_dict({k: torch.randn_like(v) for k, v in user.model.state_dict().items()})
+        yield library, user
+    finally:
+        sys.path.remove(str(tmp_path))
+        for function in (library.centre, library.Block.forward, library.Solver.integrate,
+                         library.Solver.never_called):
+            live.unmend_functions([function])
+
+
+def _names(functions) -> set[str]:
+    return {f.__qualname__ for f in functions}
+
+
+def test_a_step_function_reaches_the_model_its_globals_hold(modules):
+    library, user = modules
+    reached = _names(reach(user.step).functions)
+    assert {"step", "Block.forward", "Solver.__init__", "Solver.integrate", "centre"} <= reached
+    # A method no reached code names is not what the call runs.
+    assert "Solver.never_called" not in reached
+
+
+@pytest.mark.parametrize("style", ["lambda", "partial", "bound", "object", "argument", "closure"])
+def test_every_calling_style_reaches_the_model(modules, style):
+    library, user = modules
+    model = user.model
+
+    def closure(x):
+        return model(x)
+
+    obj, args = {
+        "lambda": (lambda x: model(x), ()),
+        "partial": (functools.partial(user.step_with, model), ()),
+        "bound": (model.forward, ()),
+        "object": (user.Runner(model), ()),
+        "argument": (user.step_with, (model, torch.ones(4))),
+        "closure": (closure, ()),
+    }[style]
+    reached = _names(reach(obj, args).functions)
+    assert {"Block.forward", "Solver.integrate", "centre"} <= reached
+
+
+def test_the_walk_never_collects_torch_or_the_standard_library(modules):
+    _, user = modules
+    assert not any(map(foreign, reach(user.train_step).functions))
+
+
+def test_the_walk_is_bounded(modules):
+    _, user = modules
+    found = reach(user.step, limit=3)
+    assert found.truncated and found.visited == 3
+
+
+STYLES = ["module", "forward", "step", "lambda", "partial", "object", "decorated"]
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_each_calling_style_compiles_to_one_graph_on_the_first_call(modules, style):
+    library, user = modules
+    model, x = user.model, torch.randn(3, 4)
+    with torch.no_grad():
+        expected = {"module": model, "forward": model.forward, "step": user.step,
+                    "lambda": lambda v: model(v), "partial": functools.partial(user.step_with, model),
+                    "object": user.Runner(model), "decorated": user.step}[style](x)
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    handed = {
+        "module": model,
+        "forward": model.forward,
+        "step": user.step,
+        "lambda": lambda v: model(v),
+        "partial": functools.partial(user.step_with, model),
+        "object": user.Runner(model),
+    }
+    if style == "decorated":
+        compiled = graphmend.compile(backend=counter)(user.step)
+    else:
+        compiled = graphmend.compile(handed[style], backend=counter)
+    with torch.no_grad():
+        actual = compiled(x)
+    assert counter.graphs == 1
+    assert torch.equal(actual, expected)
+    assert "torch.where" in live.mended_source(library.centre) or "_graphmend.where" in live.mended_source(
+        library.centre)
+
+
+def test_a_training_step_with_backward_inside_gets_the_gradients_eager_gives(modules):
+    library, user = modules
+    model, x = user.model, torch.randn(3, 4)
+    user.train_step(x)
+    expected = {name: p.grad.clone() for name, p in model.named_parameters()}
+    model.zero_grad(set_to_none=True)
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    plain = GraphCounter()
+    compiled = graphmend.compile(user.train_step, backend=counter)
+    loss = compiled(x)
+    assert "deferred" in live.mended_source(library.Block.forward)
+    assert loss.item() == user.model(x).pow(2).sum().item()
+    for name, p in model.named_parameters():
+        assert torch.equal(p.grad, expected[name]), name
+    # backward() is a break of Dynamo's own: what is left is what
+    # torch.compile of the same step over the mended code gives.
+    model.zero_grad(set_to_none=True)
+    torch._dynamo.reset()
+    torch.compile(user.train_step, backend=plain)(x)
+    assert counter.graphs == plain.graphs
+
+
+def test_graphmend_compile_decorates_a_method_bare_and_with_arguments(tmp_path):
+    source = textwrap.dedent("""
+        import torch
+        import graphmend
+
+
+        class Model(torch.nn.Module):
+            @graphmend.compile
+            def forward(self, x):
+                if x.sum() > 0:
+                    x = x * 2
+                return x + 1
+
+
+        @graphmend.compile(backend="eager", fullgraph=True)
+        def double(x):
+            if x.sum() > 0:
+                x = x * 2
+            return x
+        """)
+    module = load_module(source, tmp_path, "decorated")
+    x = torch.ones(3)
+    try:
+        torch._dynamo.reset()
+        assert torch.equal(module.Model()(x), torch.full((3,), 3.0))
+        assert torch.equal(module.double(x), torch.full((3,), 2.0))  # fullgraph: it would raise on a break
+    finally:
+        graphmend.unmend(module.double._graphmend_original)
+        graphmend.unmend(module.Model.forward._graphmend_original)
+
+
+NEURON = """
+import logging
+
+import torch
+from torch import nn
+
+logger = logging.getLogger("graphmend.test.neuron")
+
+
+class Neuron(nn.Module):
+    def __init__(self, mechanism):
+        super().__init__()
+        self.register_buffer("mechanism", torch.as_tensor(mechanism))
+        self.history = []
+
+    def forward(self, x):
+        mem = 0.9 * x
+        if self.mechanism == 0:
+            mem = mem - 1
+        return mem
+
+    def keeps(self, x):
+        if self.mechanism == 0:
+            self.history.append(1)
+            x = x - 1
+        return x
+
+    def guarded(self, x):
+        logger.debug("guarded %s", x.sum())
+        if self.mechanism == 0:
+            x = x * 1
+            x.mul_(2)
+        return x
+"""
+
+
+def test_a_break_only_the_first_call_shows_is_mended_for_the_next_call_and_recorded(tmp_path):
+    """``if self.mechanism == 0`` tests a buffer: no static matching sees a
+    tensor there, only the first call's break does.  That call keeps its
+    break; the next call of the same process compiles the mended code, and
+    the record lets a new process mend it before its first call."""
+    module = load_module(textwrap.dedent(NEURON), tmp_path, "neuron")
+    neuron, x = module.Neuron(0), torch.linspace(0, 3, 6)
+    expected = neuron(x)
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    compiled = graphmend.compile(neuron, backend=counter)
+    try:
+        first = compiled(x)
+        assert counter.graphs > 1
+        graphs = counter.graphs
+        second = compiled(x)
+        assert counter.graphs == graphs + 1  # one graph, the mended one
+        compiled(x)
+        assert counter.graphs == graphs + 1  # and nothing recompiles after it
+        assert torch.equal(first, expected) and torch.equal(second, expected)
+        key = records.key(neuron, (x,), {})
+        assert [line for _, line in records.load(key)] == [NEURON.splitlines().index("        if self.mechanism == 0:") + 1]
+    finally:
+        graphmend.unmend(neuron)
+
+    torch._dynamo.reset()  # the next process: the record mends it before the first call
+    counter = GraphCounter()
+    try:
+        assert torch.equal(graphmend.compile(neuron, backend=counter)(x), expected)
+        assert counter.graphs == 1
+    finally:
+        graphmend.unmend(neuron)
+
+
+def test_a_function_mended_again_to_the_same_code_keeps_its_compiled_graphs(tmp_path):
+    """``guarded`` is mended statically (its log call); the first call meets
+    the ``if`` on a buffer, and mending the function again at that line
+    changes nothing (the arm updates in place): its code object stays, so
+    nothing compiles again and nothing is recorded."""
+    module = load_module(textwrap.dedent(NEURON), tmp_path, "neuron")
+    neuron, x = module.Neuron(0), torch.linspace(0, 3, 6)
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    compiled = graphmend.compile(neuron.guarded, backend=counter)
+    try:
+        compiled(x)
+        code, graphs = module.Neuron.guarded.__code__, counter.graphs
+        assert "deferred_log" in live.mended_source(module.Neuron.guarded)
+        compiled(x)
+        compiled(x)
+        assert module.Neuron.guarded.__code__ is code and counter.graphs == graphs
+        assert records.load(records.key(neuron.guarded, (x,), {})) == []
+    finally:
+        graphmend.unmend(neuron.guarded)
+
+
+def test_a_site_the_rules_decline_is_neither_mended_nor_recorded(tmp_path):
+    module = load_module(textwrap.dedent(NEURON), tmp_path, "neuron")
+    neuron, x = module.Neuron(0), torch.linspace(0, 3, 6)
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    compiled = graphmend.compile(neuron.keeps, backend=counter)
+    try:
+        for _ in range(3):
+            compiled(x)
+        assert records.load(records.key(neuron.keeps, (x,), {})) == []
+        assert not live.mended_functions(neuron.keeps)
+        assert neuron.history == [1, 1, 1]
+    finally:
+        graphmend.unmend(neuron.keeps)
+
+
+SHARED_WRAPPER = """
+import functools
+
+import torch
+from torch import nn
+
+
+class Layer(nn.Module):
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        forward = cls.forward
+
+        @functools.wraps(forward)
+        def checked_forward(self, x):
+            if x.sum() > 0:
+                x = x * 2
+            return forward(self, x)
+
+        cls.forward = checked_forward
+
+
+class First(Layer):
+    def forward(self, x):
+        return x + 1
+
+
+class Second(Layer):
+    def forward(self, x):
+        return x - 1
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.first, self.second = First(), Second()
+
+    def forward(self, x):
+        return self.second(self.first(x))
+"""
+
+
+def test_closures_one_factory_made_share_a_def_and_are_each_mended(tmp_path, caplog):
+    """transformers 5's ``GradientCheckpointingLayer`` wraps each subclass's
+    ``forward`` in a closure made by one def: two live functions, one
+    source.  Mending both moved one shared tree to file lines twice (an
+    IndexError, the file left unmended)."""
+    module = load_module(textwrap.dedent(SHARED_WRAPPER), tmp_path, "shared")
+    model, x = module.Model(), torch.ones(3)
+    expected = model(x)
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    try:
+        with caplog.at_level("WARNING", logger="graphmend"):
+            actual = graphmend.compile(model, backend=counter)(x)
+        assert not [r for r in caplog.records if "failed" in r.getMessage()]
+        assert torch.equal(actual, expected)
+        assert counter.graphs == 1
+        assert "_graphmend.where" in swap.MENDED[vars(module.First)["forward"]].mended_source
+        assert "_graphmend.where" in swap.MENDED[vars(module.Second)["forward"]].mended_source
+    finally:
+        graphmend.unmend(model)
+
+
+WRAPS_TORCH = """
+import functools
+
+import torch
+
+
+@functools.wraps(torch.nn.Module.cuda)  # a library's wrapper that names a torch method as what it wraps
+def scaled(x):
+    print("scaled", x.shape)
+    return x * 2
+
+
+def step(x):
+    return scaled(x) + 1
+"""
+
+
+def test_a_mended_wrapper_of_an_unmended_function_is_its_own_patch(tmp_path):
+    """transformers 5's wrappers name torch methods in ``__wrapped__``; the
+    walk mends the wrapper itself, and asking for its mended source (as
+    every round of the first process does) found the torch method instead
+    and failed: "Module.cuda is not mended"."""
+    module = load_module(textwrap.dedent(WRAPS_TORCH), tmp_path, "wraps_torch")
+    x = torch.ones(3)
+    torch._dynamo.reset()
+    try:
+        graphmend.mend(module.step)
+        assert module.scaled in live.mended_functions(module.step)
+        assert "deferred" in live.mended_source(module.scaled)
+        compiled = graphmend.compile(module.step, backend="eager")
+        for _ in range(3):
+            assert torch.equal(compiled(x), x * 2 + 1)
+    finally:
+        graphmend.unmend(module.step)
