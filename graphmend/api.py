@@ -15,11 +15,12 @@ alone.  The user's backend sees only the final graphs.
 The first calls are watched (Dynamo's own break records, not another
 trace).  A fixable break one meets in code the static mending did not
 mend -- a line the rules only try when a break points at it, such as an
-``if`` on a buffer -- is mended in this process at once, and the code
-Dynamo compiled for that call is forgotten, so the *next* call compiles
-the mended code.  The call that met the break cannot get it: its graphs
-have run by the time the break is known, and running the call again would
-repeat what it did (a training step's update, a printed line).  A site so
+``if`` on a buffer -- is mended in this process at once, and the *next*
+call compiles the mended code.  The frame whose trace met the break is
+not compiled but runs eagerly this once (``compat.mending_first``), so no
+graph is compiled for code the next call replaces; running the call again
+mended would repeat what it did (a training step's update, a printed
+line).  A site so
 mended that the next call no longer meets is written to the record, which
 spares the next process that round; a site the rules decline is never
 recorded.  ``diagnose=True`` runs one diagnosis trace with the real
@@ -59,7 +60,7 @@ import torch.utils._pytree as pytree
 from graphmend.compare import first_difference
 from graphmend.mending import records
 from graphmend.compat import capture
-from graphmend.diagnosis import BreakRecorder, call, diagnose_calls, short_path
+from graphmend.diagnosis import BreakRecorder, call, diagnose_calls, fixable_site, short_path
 from graphmend.errors import GraphmendError, VerificationError
 from graphmend import compat
 from graphmend.mending.live import mend, mend_sites, mended_functions, mended_source, unmend, unmend_functions
@@ -275,7 +276,7 @@ class _FirstCall:
         process this round."""
         self._rounds_left -= 1
         codes_before = {id(code) for code in compat.compiled_codes()}
-        with BreakRecorder() as recorder:
+        with BreakRecorder() as recorder, compat.mending_first(self._mended_next):
             result = self.compiled(*args, **kwargs)
         # Dynamo's tracker lists a code once, however often it is reset.
         self._watched_codes.update(code for code in compat.compiled_codes() if id(code) not in codes_before)
@@ -291,6 +292,13 @@ class _FirstCall:
         self._tried |= new
         self._mend_met(sorted(new), args, kwargs)
         return result
+
+    def _mended_next(self, reason: Any) -> bool:
+        """Whether a graph break the watched call meets is at a site this
+        round will mend: the frame then runs eagerly this once, and nothing
+        is compiled for code the next call replaces."""
+        site = fixable_site(reason)
+        return site is not None and site not in self._tried
 
     def _mend_met(self, sites: list[tuple[str, int]], args: tuple, kwargs: dict) -> None:
         state = _SavedState(self.obj) if self.verify else None
@@ -313,8 +321,13 @@ class _FirstCall:
                     "that mending was undone"
                 )
         self._unconfirmed |= set(sites)
-        for code in self._watched_codes:
-            compat.reset_code(code)
+        if not compat.mends_first():
+            # Frames compiled with those breaks in them: forgotten, so the
+            # next call compiles the mended code (with mending_first they
+            # ran eagerly instead, and what did compile stays valid: Dynamo
+            # guards the code of the functions it inlined).
+            for code in self._watched_codes:
+                compat.reset_code(code)
         logger.info(
             "graphmend: the first call met %d fixable break site(s) the static mending did not reach (%s); "
             "mended, the next call compiles them", len(sites),

@@ -336,3 +336,31 @@ def test_a_diagnosed_site_in_a_function_mended_statically_is_mended_too(tmp_path
     assert counter.graphs == 1
     assert "deferred_check" in mended and "_gm_cond_" in mended
     assert all(torch.equal(a, b) for a, b in zip(expected, actual))
+
+
+def test_a_frame_breaking_where_the_first_call_mends_runs_eagerly_once(tmp_path, isolated_cache):
+    """``if self.mechanism == 0`` on a buffer: only the first call's break
+    shows it is a tensor test.  That frame runs eagerly this once rather
+    than compile graphs the mended code replaces on the next call: no
+    graph is compiled for nothing, and no more than torch.compile's."""
+    module = load_module(textwrap.dedent(NEURON), tmp_path, "neuron")
+    neuron, x = module.Neuron(0), torch.linspace(0, 3, 6)
+    expected = neuron(x)
+    torch._dynamo.reset()
+    plain = GraphCounter()
+    compiled = torch.compile(neuron, backend=plain)
+    for _ in range(3):
+        compiled(x)
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    try:
+        ours = gm_compile(neuron, backend=counter)
+        first = ours(x)
+        graphs_after_first = counter.graphs
+        later = [ours(x) for _ in range(2)]
+    finally:
+        graphmend.unmend(neuron)
+    assert graphs_after_first == 0  # the forward ran eagerly: its break is mended next
+    assert counter.graphs == 1 and counter.never_run == 0
+    assert counter.graphs < plain.graphs
+    assert all(torch.equal(a, b) for out in (first, *later) for a, b in zip(expected, out))

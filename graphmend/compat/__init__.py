@@ -11,7 +11,7 @@ else in graphmend touches ``torch._dynamo`` beyond its public API.
   :func:`_share_replays_with_inlined_calls` makes inlined *rewritten* code
   (and the runtime's own functions) record into the caller's list.
 * Running a failing frame of rewritten code eagerly
-  (``ConvertFrame.__call__``): see :func:`_run_failing_mended_frames_eagerly`.
+  (``ConvertFrame.__call__``): see :func:`_run_frames_eagerly_once`.
 * Frame exec strategies (``set_code_exec_strategy``): the runtime's
   functions are never compiled as frames of their own.
 * Types of loggers and string formatters while tracing: torch 2.11's
@@ -60,19 +60,21 @@ from graphmend.compat.counters import (compiled_codes, graph_break_reasons, grap
                                        has_compiled_entries, isolated_code_state, profiling_backend, reset_code,
                                        what_dynamo_calls)
 from graphmend.compat.installation import install, installed, rules_off
-from graphmend.compat.patches import is_rewritten
+from graphmend.compat.patches import is_rewritten, mending_first, mends_first
 # _state is imported for the tests that reset it.
 from graphmend.compat.probing import PROBES, Probe, _state, disabled_rules, probes  # noqa: F401
 from graphmend.compat.registry import graph_break_entry, graph_break_id, graph_break_registry
 from graphmend.compat.selftest import SELF_TEST_RULES, self_test
-from graphmend.compat.tracing import (attribute_stores_pending, effects_pending, find_logger, graph_break, is_logger,
-                                      logger_key, register_replay, skip_frames, stores_pending)
+from graphmend.compat.tracing import (attribute_stores_pending, constant_result, effects_pending, find_logger,
+                                      graph_break, is_logger, logger_key, register_replay, skip_frames, stores_pending)
 
 __all__ = [
-    "PROBES", "Probe", "SELF_TEST_RULES", "attribute_stores_pending", "compiled_codes", "disabled_rules",
+    "PROBES", "Probe", "SELF_TEST_RULES", "attribute_stores_pending", "compiled_codes", "constant_result",
+    "disabled_rules",
     "effects_pending", "find_logger", "graph_break", "graph_break_entry", "graph_break_id", "graph_break_reasons",
     "graph_break_registry", "graphs_compiled", "guard_failures", "has_compiled_entries", "install", "installed",
-    "is_logger", "is_rewritten", "isolated_code_state", "logger_key", "probes", "profiling_backend",
+    "is_logger", "is_rewritten", "isolated_code_state", "logger_key", "mending_first", "mends_first", "probes",
+    "profiling_backend",
     "register_replay", "reset_code", "rules_off", "self_test", "skip_frames", "stores_pending", "what_dynamo_calls",
 ]
 

@@ -79,6 +79,7 @@ from typing import Any
 import torch
 
 from graphmend.compat.counters import forget
+from graphmend.compat.failures import MendFirst, caused_by
 
 logger = logging.getLogger("graphmend")
 
@@ -288,6 +289,8 @@ def _compile_failing_frames_without_capture() -> None:
             raised = error
         finally:
             _ACTIVE.shapes = _ACTIVE.shape_env = None
+        if caused_by(_ACTIVE.error, MendFirst):  # run eagerly this once: graphmend mends it first
+            return result
         breaks = output_graph.graph_break_reasons[reasons:]
         guards = [b for b in breaks if unbacked_guard(b.reason)]
         if raised is None and counters["frames"]["ok"] != ok and not guards:
@@ -295,7 +298,7 @@ def _compile_failing_frames_without_capture() -> None:
         # Thrown away: the attempt's break records and graphs are not counted.
         del output_graph.graph_break_reasons[reasons:]
         counters["stats"]["unique_graphs"] = graphs
-        declined = _cause(raised or _ACTIVE.error, Declined)
+        declined = caused_by(raised or _ACTIVE.error, Declined)
         if declined is not None:  # given up on before the backend saw a graph
             # Dynamo appends its own hints to the message of an error it passes on.
             _WITHOUT_CAPTURE[code] = str(declined.args[0]).splitlines()[0]
@@ -656,18 +659,6 @@ def _why(record: Any) -> str:
     text = record.reason.strip().splitlines()[0] if record.reason.strip() else "no reason given"
     stack = getattr(record, "user_stack", None) or ()
     return f"{text} at {stack[-1].filename}:{stack[-1].lineno}" if stack else text
-
-
-def _cause(error: BaseException | None, kind: type[BaseException]) -> BaseException | None:
-    """``error`` or the first exception of type ``kind`` it was raised from
-    (Dynamo wraps a backend's error in ``BackendCompilerFailed``)."""
-    seen: set[int] = set()
-    while error is not None and id(error) not in seen:
-        if isinstance(error, kind):
-            return error
-        seen.add(id(error))
-        error = error.__cause__ or getattr(error, "inner_exception", None) or error.__context__
-    return None
 
 
 def _error_text(error: BaseException | None) -> str | None:

@@ -16,7 +16,7 @@ import warnings
 import torch
 
 from graphmend.compat import tracing
-from graphmend.compat.patches import (_run_failing_mended_frames_eagerly, _share_replays_with_inlined_calls,
+from graphmend.compat.patches import (_run_frames_eagerly_once, _share_replays_with_inlined_calls,
                                       _type_loggers_and_formatters)
 from graphmend.compat.probing import _LOCK, _generic_id, _state, _untyped_variables, disabled_rules, probes
 from graphmend.compat.selftest import self_test
@@ -49,7 +49,7 @@ def install(runtime: types.ModuleType) -> None:
         if results["inlined replays"].ok:
             _share_replays_with_inlined_calls()
         if results["eager fallback"].ok:
-            _run_failing_mended_frames_eagerly()
+            _run_frames_eagerly_once()
         if results["logger and formatter types"].ok:
             untyped = _untyped_variables()
             _type_loggers_and_formatters(untyped)

@@ -1,17 +1,22 @@
 """The patches to Dynamo, applied by :func:`graphmend.compat.install` when
 their probe passes, each leaving code that is not rewritten as Dynamo
 would run it: replays inside inlined rewritten code, failing frames of
-rewritten code run eagerly, and the types of loggers and formatters
-while tracing (torch 2.11)."""
+rewritten code run eagerly, frames that break where graphmend is about to
+mend run eagerly once (:func:`mending_first`), and the types of loggers
+and formatters while tracing (torch 2.11)."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import logging
 import threading
+from collections.abc import Callable, Iterator
+from typing import Any
 
 
+from graphmend.compat.failures import MendFirst, caused_by
 from graphmend.compat.tracing import RUNTIME_FILES
 from graphmend.conventions import RUNTIME_ALIAS
 
@@ -33,6 +38,39 @@ class _Trace(threading.local):
     #: Whether the frame Dynamo is converting on this thread, or a function
     #: it inlined, is rewritten code.
     mended = False
+    #: While a call is watched for sites to mend (:func:`mending_first`):
+    #: whether a graph break (its ``GraphCompileReason``) is at one.
+    mendable: Callable[[Any], bool] | None = None
+
+
+#: Whether :func:`_run_frames_eagerly_once` could watch graph breaks on this torch.
+MENDS_FIRST = False
+
+
+def mends_first() -> bool:
+    """Whether :func:`mending_first` works on this torch (installed, and
+    Dynamo's ``GraphCompileReason`` has the hook it needs)."""
+    return MENDS_FIRST
+
+
+@contextlib.contextmanager
+def mending_first(mendable: Callable[[Any], bool]) -> Iterator[None]:
+    """While open, on this thread: a frame whose trace meets a graph break
+    that ``mendable(reason)`` accepts (a ``GraphCompileReason``: the
+    reason and the user stack) is not compiled but run eagerly, this once.
+
+    The first calls of ``graphmend.compile``'s callable mend the fixable
+    breaks they meet, and the next call compiles the mended code: what
+    Dynamo compiled for the frames holding those sites would be thrown
+    away (an ODE solver's step compiled 10 graphs where torch.compile
+    compiles 8).  Eager code is the code the break would have run anyway,
+    and the next call compiles the frame, mended or not."""
+    outer = _TRACE.mendable
+    _TRACE.mendable = mendable
+    try:
+        yield
+    finally:
+        _TRACE.mendable = outer
 
 
 _TRACE = _Trace()
@@ -128,25 +166,43 @@ class _ReplaysInSubgraph(list):
         )
 
 
-def _run_failing_mended_frames_eagerly() -> None:
-    """When Dynamo fails to trace rewritten code because the code itself
-    fails (a shape error met on fake tensors: ``TorchRuntimeError``; or the
-    user's own exception), run that frame eagerly instead of raising.
+def _run_frames_eagerly_once() -> None:
+    """Run a frame eagerly this once, not compiled, in two cases:
 
-    Tracing runs no code, so the frame starts from the top: eagerly the
-    deferred messages print, the deferred checks raise and the failing
-    statement raises its own error, in program order, as the original did
-    eagerly.  The frame is run eagerly this once and compiled again on its
-    next call; with ``fullgraph=True`` the error is raised, as asked.
-    Dynamo's own failures (unsupported code, backend errors) are left to
-    Dynamo, as is code that is not rewritten.
+    * Dynamo fails to trace rewritten code because the code itself fails
+      (a shape error met on fake tensors: ``TorchRuntimeError``; or the
+      user's own exception).  Tracing runs no code, so the frame starts
+      from the top: eagerly the deferred messages print, the deferred
+      checks raise and the failing statement raises its own error, in
+      program order, as the original did eagerly; with ``fullgraph=True``
+      the error is raised, as asked.  Dynamo's own failures (unsupported
+      code, backend errors) are left to Dynamo, as is code that is not
+      rewritten.
+    * The trace meets a graph break at a site graphmend is about to mend
+      (:func:`mending_first`): raised at the break, before anything is
+      compiled for the frame.
+
+    The frame is compiled again on its next call.
     """
-    from torch._dynamo import convert_frame, exc
+    global MENDS_FIRST
+    from torch._dynamo import convert_frame, exc, output_graph
     from torch._dynamo.types import ConvertFrameReturn, FrameAction, FrameExecStrategy
 
     original = convert_frame.ConvertFrame.__call__
     if getattr(original, "_graphmend_runs_failing_frames", False):
         return
+    reason_init = getattr(output_graph.GraphCompileReason, "__post_init__", None)
+    if reason_init is not None:
+
+        @functools.wraps(reason_init)
+        def __post_init__(self):
+            reason_init(self)
+            mendable = _TRACE.mendable
+            if self.graph_break and mendable is not None and mendable(self):
+                raise MendFirst(self.reason.strip().split("\n", 1)[0])
+
+        output_graph.GraphCompileReason.__post_init__ = __post_init__
+        MENDS_FIRST = True
     # ``skip_reason`` is a field from torch 2.13 on (a TypeError before).
     extra = {}
     if "skip_reason" in inspect.signature(ConvertFrameReturn).parameters:
@@ -159,12 +215,15 @@ def _run_failing_mended_frames_eagerly() -> None:
         try:
             return original(self, frame, cache_entry, hooks, frame_state, skip=skip + 1)
         except Exception as error:
+            mend_first = caused_by(error, MendFirst)
             user_error = isinstance(error, exc.TorchRuntimeError) or not isinstance(error, exc.TorchDynamoException)
-            if not (user_error and _TRACE.mended) or self._inner_convert._box.error_on_graph_break:
+            if mend_first is None and not (user_error and _TRACE.mended) \
+                    or self._inner_convert._box.error_on_graph_break:
                 raise
             logger.debug(
-                "%s (%s:%d) fails while Dynamo traces it (%s: %s); running it eagerly",
+                "%s (%s:%d) %s (%s: %s); running it eagerly",
                 frame.f_code.co_name, frame.f_code.co_filename, frame.f_code.co_firstlineno,
+                "breaks where graphmend mends next" if mend_first else "fails while Dynamo traces it",
                 type(error).__name__, str(error).split("\n", 1)[0],
             )
             return ConvertFrameReturn(
@@ -177,3 +236,4 @@ def _run_failing_mended_frames_eagerly() -> None:
 
     __call__._graphmend_runs_failing_frames = True
     convert_frame.ConvertFrame.__call__ = __call__
+

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 from graphmend.diagnosis.categories import break_category
 from graphmend.diagnosis.counting import GraphCounter
-from graphmend.diagnosis.recording import BreakRecorder, original_function_name
+from graphmend.diagnosis.recording import BreakRecorder, fixable_site, original_function_name
 from graphmend.diagnosis.report import CATEGORIES, RULE_FOR, Break, Recompile, Report, short_path
 from graphmend.diagnosis.tracing import Call, call, diagnose, diagnose_calls
 
-__all__ = ["CATEGORIES", "RULE_FOR", "Break", "BreakRecorder", "Call", "GraphCounter", "Recompile", "Report", "break_category", "call",
+__all__ = ["CATEGORIES", "RULE_FOR", "Break", "BreakRecorder", "Call", "GraphCounter", "Recompile", "Report", "break_category", "call", "fixable_site",
            "diagnose", "diagnose_calls", "original_function_name", "short_path"]

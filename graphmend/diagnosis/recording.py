@@ -150,6 +150,41 @@ def _recompile(code: Any, failures: list[str], call: int | None) -> Recompile:
     )
 
 
+def _classify(reason: Any, off: dict[str, str]) -> tuple[Any, int, str, str, str | None, str | None, bool] | None:
+    """A graph break (a ``GraphCompileReason``) at the user's statement:
+    (user frame, statement line, category, reason text, the rule expected
+    to fix it or None, hint, whether it is a rewritten site that still
+    breaks); None for a break in no user code.  ``off``: the rules turned
+    off on this torch, which fix nothing."""
+    frame = _user_frame(reason.user_stack)
+    if frame is None:
+        return None
+    lineno = _statement_line(frame.filename, frame.lineno)
+    text = reason.reason.strip()
+    category = break_category(text, frame.filename, lineno)
+    rewritten = _in_runtime(reason.user_stack)
+    if rewritten:
+        # The runtime names why its predicated form did not apply.
+        ours = _runtime_reason(text)
+        rule, hint = None, None if ours else dynamo_hint(text)
+        text = f"rewritten, still breaks: {ours or text}"
+    else:
+        rule, hint = static_fix(category, text, frame.filename, lineno)
+    if rule in off:
+        rule, hint = None, f"[{rule}] is disabled: {off[rule]}"
+    return frame, lineno, category, text, rule, hint, rewritten
+
+
+def fixable_site(reason: Any) -> tuple[str, int] | None:
+    """(file, statement line) of a graph break a rule is expected to fix,
+    as :meth:`BreakRecorder.report` reports it ``fixable`` without asking
+    the rules; None for any other break."""
+    classified = _classify(reason, compat.rules_off(importlib.import_module(RUNTIME_MODULE)))
+    if classified is None or classified[4] is None:
+        return None
+    return classified[0].filename, classified[1]
+
+
 class BreakRecorder:
     """Collects the graphs, breaks and recompiles Dynamo records while the
     recorder is open, whatever the backend.
@@ -195,25 +230,16 @@ class BreakRecorder:
 
     def report(self, *, ask_rules: bool = True) -> Report:
         sites: dict[tuple[str, int], Break] = {}
+        off = compat.rules_off(importlib.import_module(RUNTIME_MODULE))
         for reason in self.reasons:
-            frame = _user_frame(reason.user_stack)
-            if frame is None:
+            classified = _classify(reason, off)
+            if classified is None:
                 continue
-            lineno = _statement_line(frame.filename, frame.lineno)
+            frame, lineno, category, text, rule, hint, rewritten = classified
             key = (frame.filename, lineno)
             if key in sites:
                 sites[key].count += 1
                 continue
-            text = reason.reason.strip()
-            category = break_category(text, frame.filename, lineno)
-            rewritten = _in_runtime(reason.user_stack)
-            if rewritten:
-                # The runtime names why its predicated form did not apply.
-                ours = _runtime_reason(text)
-                rule, hint = None, None if ours else dynamo_hint(text)
-                text = f"rewritten, still breaks: {ours or text}"
-            else:
-                rule, hint = static_fix(category, text, frame.filename, lineno)
             gb_id = compat.graph_break_id(reason.reason)
             entry = compat.graph_break_entry(gb_id, gb_type(reason.reason)) if gb_id else None
             sites[key] = Break(
@@ -232,11 +258,6 @@ class BreakRecorder:
                 hint=hint,
                 rewritten=rewritten,
             )
-        off = compat.rules_off(importlib.import_module(RUNTIME_MODULE))
-        for b in sites.values():
-            if b.rule in off:
-                b.fixable, b.hint = False, f"[{b.rule}] is disabled: {off[b.rule]}"
-                b.rule = None
         if ask_rules:
             by_file: dict[str, dict[int, str]] = {}
             for b in sites.values():

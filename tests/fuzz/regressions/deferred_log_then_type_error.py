@@ -2,7 +2,7 @@
 # traced `v0 * None` in the same graph and raised TorchRuntimeError while
 # tracing, and the message was lost; the original logged, then raised
 # TypeError.  Now a frame of rewritten code that fails while Dynamo traces
-# it runs eagerly (graphmend.runtime._run_failing_mended_frames_eagerly).
+# it runs eagerly (graphmend.runtime._run_frames_eagerly_once).
 GRAD = True
 
 

@@ -4,7 +4,7 @@
 # user sees that error instead of ValueError("bad input"); the original
 # raises ValueError (eagerly and compiled).
 # Fixed: a frame of rewritten code that fails while Dynamo traces it runs
-# eagerly, where the check raises first (runtime._run_failing_mended_frames_eagerly).
+# eagerly, where the check raises first (runtime._run_frames_eagerly_once).
 GRAD = False
 
 

@@ -1,0 +1,24 @@
+"""Why a frame's conversion gave up, as the compat patches tell each other:
+the exceptions they raise inside Dynamo's trace, and how to find one in
+what Dynamo re-raises.  It imports nothing of graphmend."""
+
+from __future__ import annotations
+
+
+class MendFirst(Exception):
+    """The frame being traced breaks at a site graphmend mends after this
+    call: it runs eagerly this once, and no graph is compiled for code that
+    the next call replaces (:func:`graphmend.compat.mending_first`)."""
+
+
+def caused_by(error: BaseException | None, kind: type[BaseException]) -> BaseException | None:
+    """``error`` or the first exception of type ``kind`` it was raised from
+    (Dynamo wraps an error met while tracing in its own, a backend's in
+    ``BackendCompilerFailed``)."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, kind):
+            return error
+        seen.add(id(error))
+        error = error.__cause__ or getattr(error, "inner_exception", None) or error.__context__
+    return None
