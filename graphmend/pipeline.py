@@ -109,6 +109,7 @@ CONVERTERS = Registry([
     Converter("where.while_loop", "where", cst.While, where.convert_while),
     Converter("defer.effect_call", "defer", cst.Expr, defer.convert_effect_call),
     Converter("where.static_values", "where", cst.Call, where.convert_static_tolist, applies=where.calls_tolist),
+    Converter("where.static_reads", "where", cst.Call, where.convert_static_read, applies=where.reads_back),
     Converter("where.builtin_operators", "where", cst.Call, where.convert_builtin_pow, applies=where.calls_pow),
     Converter("where.scalar_index", "where", cst.Subscript, where.convert_scalar_index),
     Converter("where.truth_assignment", "where", cst.Assign, where.convert_truth_assignment),

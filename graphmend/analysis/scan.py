@@ -20,7 +20,8 @@ their own) has
   a chained comparison);
 * an ``if`` whose body only raises, unless its test is plainly static
   (``is None``, ``isinstance``, shapes, constants);
-* ``arange(...).tolist()``, or a call of ``pow()``;
+* ``arange(...).tolist()``, a read-back of ``tensor(...)`` through calls
+  (``float(tensor(x).log2())``), or a call of ``pow()``;
 * a store through a mask that its value also indexes with (``t[m] = a[m] * 2``);
 * a name bound to ``unique(...)`` that an ``any``/``all`` reads.
 """
@@ -110,6 +111,25 @@ def arange_tolist(node: ast.AST) -> bool:
             and isinstance(node.func.value, ast.Call) and _callee(node.func.value) == "arange")
 
 
+def static_read(node: ast.AST) -> bool:
+    """``float(...)``, ``int(...)``, ``bool(...)``, ``.item()`` or ``.tolist()``
+    of a chain of calls that starts at ``tensor(...)`` or ``as_tensor(...)``."""
+    if not isinstance(node, ast.Call):
+        return False
+    if isinstance(node.func, ast.Name) and node.func.id in vocabulary.SCALAR_BUILTINS and len(node.args) == 1:
+        chain = node.args[0]
+    elif isinstance(node.func, ast.Attribute) and node.func.attr in vocabulary.SCALAR_METHODS and not node.args:
+        chain = node.func.value
+    else:
+        return False
+    while isinstance(chain, ast.Call):
+        if _callee(chain) in ("tensor", "as_tensor"):
+            return True
+        chain = chain.func.value if isinstance(chain.func, ast.Attribute) and isinstance(chain.func.value, ast.Call) \
+            else (chain.args[0] if chain.args else None)
+    return False
+
+
 def scalar_subscript(node: ast.AST) -> bool:
     """``x[i]`` (or ``x[..., i + 1, :]``) with an index element that is not
     a literal or a slice: it may be a 0-dim tensor, read back as an int."""
@@ -158,7 +178,7 @@ def might_hold_site(function: ast.AST, effect_helpers: frozenset[str] = frozense
     for node in _own_nodes(function):
         if isinstance(node, ast.Call) and _callee(node) in _EFFECT_NAMES | helper_names:
             return True
-        if arange_tolist(node) or builtin_pow(node) or masked_store(node):
+        if arange_tolist(node) or static_read(node) or builtin_pow(node) or masked_store(node):
             return True
         test = getattr(node, "test", None) if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)) else None
         if isinstance(node, ast.Assign) and _calls_bool(node.value):

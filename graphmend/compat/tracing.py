@@ -9,6 +9,7 @@ import inspect
 import logging
 import operator
 from collections.abc import Callable
+from typing import Any
 
 import torch
 
@@ -25,6 +26,15 @@ LOGGER_BY_NAME = False
 #: Set by :func:`graphmend.compat.install`: Dynamo traces iterating an ``nn.Module``'s
 #: ``__dict__`` (not on torch 2.11).
 TRACES_MODULE_DICT = True
+
+
+def constant_result(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` marked so that Dynamo calls it while tracing, with the
+    constant arguments it is given, and uses the result as a constant
+    (``torch._dynamo.assume_constant_result``); where this torch has no
+    such mark, ``function`` is traced as any other."""
+    mark = getattr(torch._dynamo, "assume_constant_result", None)
+    return mark(function) if callable(mark) else function
 
 
 def register_replay(function: Callable[..., None]) -> Callable[..., None]:

@@ -83,7 +83,8 @@ def break_category(reason: str, filename: str, lineno: int) -> str:
 
 def _scalar_where_may_fix(filename: str, lineno: int, reason: str) -> bool:
     """A scalar that feeds a predicate, a statement reading back
-    ``arange(...).tolist()``, or, where Dynamo met an operator reading data
+    ``arange(...).tolist()`` or a tensor made of Python values, or, where
+    Dynamo met an operator reading data
     back rather than ``.item()``, one indexing with what may be a 0-dim
     tensor (``x[i]``): [Where] is asked about them."""
     parsed = parse_file(filename)
@@ -93,7 +94,8 @@ def _scalar_where_may_fix(filename: str, lineno: int, reason: str) -> bool:
     if node is not None and _calls(node.test) & _SCALAR_CALLS:
         return True
     indexing = gb_type(reason) == "Data dependent operator"
-    return _statement_holds(parsed, lineno, lambda n: scan.arange_tolist(n) or indexing and scan.scalar_subscript(n))
+    return _statement_holds(parsed, lineno, lambda n: scan.arange_tolist(n) or scan.static_read(n)
+                            or indexing and scan.scalar_subscript(n))
 
 
 def gb_type(reason: str) -> str | None:

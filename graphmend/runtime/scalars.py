@@ -1,11 +1,14 @@
 """[Where]: scalars read from tensors that stay 0-d tensors with the dtype
-Python's number would have (``.item()``, ``float(t)``, ``int(t)``), and
-``torch.arange(...).tolist()`` of Python ints as ``list(range(...))``."""
+Python's number would have (``.item()``, ``float(t)``, ``int(t)``),
+``torch.arange(...).tolist()`` of Python ints as ``list(range(...))``, and
+values read back from tensors made of Python constants, computed while
+tracing (:func:`static_read`)."""
 
 from __future__ import annotations
 
-
 import torch
+
+from graphmend import compat
 
 
 
@@ -75,3 +78,50 @@ def arange_list(*args):
         if (step > 0 and end >= start) or (step < 0 and end <= start):
             return list(range(*args))
     return torch.arange(*args).tolist()
+
+
+#: What a static read may be given: Python constants, and the torch constants Dynamo holds.
+_CONSTANTS = (bool, int, float, complex, str, type(None), torch.dtype, torch.device, torch.layout,
+              torch.memory_format)
+#: How :func:`static_read` reads the tensor back, by the name the source used.
+_READS = {"float": float, "int": int, "bool": bool, "item": lambda t: t.item(), "tolist": lambda t: t.tolist()}
+
+
+def static_read(read, *steps):
+    """``read`` of the tensor ``steps`` make: ``float``, ``int``, ``bool``,
+    ``item`` or ``tolist`` of ``torch.tensor(*args, **kwargs)`` (the first
+    step's callee, args and kwargs) through the next steps, each a method
+    name (``t.<name>(*args, **kwargs)``) or a torch function
+    (``f(t, *args, **kwargs)``).
+
+    When every argument is a Python constant (numbers, bools, strings,
+    None, dtypes, devices, in tuples and lists), the value is computed by
+    the same torch operations while Dynamo traces and held as a constant:
+    no tensor is read back in the graph.  Dynamo guards the constants
+    where they come from (a module's attribute, an input it specialises),
+    so another value recompiles.  Anything else (a tensor, a dynamic size
+    or float) runs the operations as written, and the read breaks the
+    graph as it did.
+    """
+    if all(_constant(args) and _constant(kwargs) for _, args, kwargs in steps):
+        return _read_while_tracing(read, steps)
+    return _read(read, steps)
+
+
+def _constant(value) -> bool:
+    if isinstance(value, (tuple, list)):
+        return all(_constant(item) for item in value)
+    if isinstance(value, dict):
+        return all(_constant(item) for item in value.values())
+    return isinstance(value, _CONSTANTS)
+
+
+def _read(read, steps):
+    (make, args, kwargs), *rest = steps
+    value = make(*args, **kwargs)
+    for callee, args, kwargs in rest:
+        value = getattr(value, callee)(*args, **kwargs) if isinstance(callee, str) else callee(value, *args, **kwargs)
+    return _READS[read](value)
+
+
+_read_while_tracing = compat.constant_result(_read)

@@ -21,7 +21,9 @@ What it does
     * :mod:`.conditional_expression` -- ``a if T else b``;
     * :mod:`.while_loop` -- ``while T:`` over tensors of loop-invariant
       shape and dtype with a pure body becomes ``torch.while_loop``.
-    * :mod:`.static_values` -- ``torch.arange(a, b).tolist()`` over Python
+    * :mod:`.static_values` -- ``float(torch.tensor(x).log2())`` and the
+      like over Python values, computed while tracing; and
+      ``torch.arange(a, b).tolist()`` over Python
       ints becomes ``list(range(a, b))``, with no tensor data read back.
     * :mod:`.scalar_index` -- ``x[i]`` with a 0-dim integer tensor ``i``
       (a read back into Python) gathers with integer index tensors, where a
@@ -161,10 +163,11 @@ from graphmend.rules.where.masked_store import convert_masked_store
 from graphmend.rules.where.returns import lower_returns
 from graphmend.rules.where.scalar_index import convert_scalar_index
 from graphmend.rules.where.state_update import convert_state_update
-from graphmend.rules.where.static_values import calls_tolist, convert_static_tolist
+from graphmend.rules.where.static_values import calls_tolist, convert_static_read, convert_static_tolist, reads_back
 from graphmend.rules.where.truth_assignment import convert_truth_assignment
 from graphmend.rules.where.while_loop import convert_while
 
 __all__ = ["calls_pow", "calls_tolist", "convert_builtin_pow", "convert_count_facts", "convert_elif", "convert_if",
-           "convert_ifexp", "convert_masked_store", "convert_scalar_index", "convert_state_update", "convert_static_tolist",
-           "convert_truth_assignment", "convert_while", "has_elif", "lower_returns", "worth_trying"]
+           "convert_ifexp", "convert_masked_store", "convert_scalar_index", "convert_state_update", "convert_static_read",
+           "convert_static_tolist", "convert_truth_assignment", "convert_while", "has_elif", "lower_returns",
+           "reads_back", "worth_trying"]

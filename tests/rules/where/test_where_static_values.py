@@ -81,3 +81,84 @@ def test_arange_list_runs_the_original_for_anything_else(args):
     # The same values of the same types, or the same exception: torch.arange
     # itself ran (range() would give ints, or raise TypeError/ValueError).
     assert _outcome(lambda: graphmend.runtime.arange_list(*args)) == _outcome(lambda: torch.arange(*args).tolist())
+
+
+# -- tensors made of Python values, read back: computed while tracing --------------
+
+
+_POOLER = '''
+import torch
+
+
+class Pooler(torch.nn.Module):
+    def __init__(self, scales):
+        super().__init__()
+        self.scales = scales
+
+    def forward(self, x, feature_size, image_size):
+        approx_scale = float(feature_size) / float(image_size)
+        scale = 2 ** float(torch.tensor(approx_scale).log2().round())
+        lvl_min = -torch.log2(torch.tensor(self.scales[0], dtype=torch.float32)).item()
+        return x * scale + lvl_min
+
+
+def pooled(x, feature_size, image_size):
+    return Pooler([0.25, 0.125])(x, feature_size, image_size)
+
+
+def levels(x, width):
+    return x * sum(torch.tensor([width, width / 2]).log2().floor().tolist())
+'''
+
+
+@pytest.mark.parametrize("function, args", [
+    ("pooled", (t(1.0, -2.0), 56, 224)),
+    ("pooled", (t(0.5, 3.0), 28, 224)),
+    ("levels", (t(1.0, 2.0), 17)),
+])
+def test_a_tensor_made_of_python_values_is_read_while_tracing(tmp_path, function, args):
+    """torchvision's multi-scale RoI pooler: the value is computed by the
+    same torch operations while Dynamo traces, exact to the bit, in one
+    graph (two breaks without the rewrite)."""
+    result = check_equivalent(_POOLER, function, [args], tmp_path, rules=["where"])
+    assert "static_read" in result.code
+
+
+def test_another_value_recompiles_and_a_dynamic_one_reads_as_written(tmp_path):
+    """A module attribute Dynamo guards: changed, the frame recompiles with
+    the new constant.  An input float that changes becomes symbolic: the
+    read breaks the graph, as it did, with the eager value."""
+    original, mended, _ = mend_source(_POOLER, tmp_path, rules=["where"])
+    torch._dynamo.reset()
+    pooler, reference = mended.Pooler([0.25, 0.125]), original.Pooler([0.25, 0.125])
+    compiled = torch.compile(pooler, backend="eager")
+    x = t(1.0, -2.0)
+    for scale, feature_size in ((0.25, 56), (0.5, 56), (0.5, 28), (0.3, 35)):
+        pooler.scales[0] = reference.scales[0] = scale
+        assert torch.equal(compiled(x, feature_size, 224), reference(x, feature_size, 224))
+
+
+@pytest.mark.parametrize("steps, read", [
+    (((torch.tensor, (0.1243,), {}), ("log2", (), {}), ("round", (), {})), "float"),
+    (((torch.tensor, (3,), {"dtype": torch.int64}), (torch.pow, (2,), {})), "int"),
+    (((torch.tensor, ([1.5, -2.0],), {}), ("abs", (), {}), ("sum", (), {})), "item"),
+    (((torch.tensor, ([0.0, 1.0],), {}), ("bool", (), {})), "tolist"),
+    (((torch.tensor, (t(2.0),), {}), ("sqrt", (), {})), "float"),
+])
+def test_static_read_gives_what_the_operations_give(steps, read):
+    (make, args, kwargs), *rest = steps
+    value = make(*args, **kwargs)
+    for callee, call_args, call_kwargs in rest:
+        value = getattr(value, callee)(*call_args, **call_kwargs) if isinstance(callee, str) \
+            else callee(value, *call_args, **call_kwargs)
+    expected = {"float": float, "int": int, "item": lambda v: v.item(), "tolist": lambda v: v.tolist()}[read](value)
+    got = graphmend.runtime.static_read(read, *steps)
+    assert got == expected and type(got) is type(expected)
+
+
+def test_diagnose_reports_a_static_read_as_fixable(tmp_path):
+    from graphmend.diagnosis import diagnose
+
+    original, _, _ = mend_source(_POOLER, tmp_path, rules=["where"])
+    sites = diagnose(original.levels, t(1.0, 2.0), 17).breaks
+    assert sites and all((s.category, s.fixable, s.rule) == ("SCALAR", True, "where") for s in sites), sites
