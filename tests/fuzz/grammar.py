@@ -533,6 +533,10 @@ _DS_VALUES = (
     # claims a minimum of 1 its kernel does not keep (an assertion eager never makes)
     "{a}[kept({a})].sum() * {b}", "kept({a}).numel() + {b}", "{a}[kept({b})].sum() + {b}",
     "{b} * kept_claims_one({a}).numel()", "{a}[kept_claims_one({a})].sum() + {b}",
+    # tensors made of Python values, read back (static reads, computed while tracing)
+    "{b} * float(torch.tensor(0.37).log2().round())", "{a} + torch.tensor([1.5, -2.5]).abs().sum().item()",
+    "{b} * int(torch.tensor(len({a}.shape) + 2).pow(2))", "{a} * sum(torch.as_tensor([0.5, 1.0]).cumsum(0).tolist())",
+    "{a} - torch.log2(torch.tensor([0.25, 0.125][0], dtype=torch.float32)).item()",
 )  # fmt: skip
 #: The same from a count ``{n}`` (0 to 4) used as a size or a bound.
 _DS_SIZED = ("torch.zeros({n}).sum() + {b}", "torch.ones({n}).sum() * {b}", "torch.arange({n}).float().sum() + {b}",
