@@ -51,6 +51,8 @@ def test_the_report_of_a_compiled_object_names_each_fallback_and_its_guard(tmp_p
     """graphmend.compile's own report: f() and the functions resuming it
     after a break are compiled without [Capture], each for the guard it met,
     and its data-dependent sites left there say so."""
+    import html
+
     module = load_module(textwrap.dedent(SOURCE), tmp_path, "fallbacks")
     report = graphmend.diagnose(graphmend.compile(module.f), torch.tensor([1.0, -2.0, 3.0, 0.5, -1.0, 2.5]))
     guards = {f.lineno: f.why.rsplit(":", 1)[1] for f in report.fallbacks}
@@ -60,6 +62,8 @@ def test_the_report_of_a_compiled_object_names_each_fallback_and_its_guard(tmp_p
     assert left[6].startswith("[capture] gave up on this frame of f(): a captured value meets a guard")
     assert left[6].endswith(":8") and left[10].endswith(":12")
     assert report.summary().count("3 fallback(s)") == 1 and str(report).count("fallback: f()") == 3
+    page = html.unescape(report.to_html())
+    assert all(f.why in page for f in report.fallbacks)
 
 
 def test_other_categories_carry_no_verdict(tmp_path):

@@ -1,12 +1,18 @@
 """diagnose of what graphmend.compile runs (issue 44): the report of a
 compiled object against the counting backend, the head line against the
-rows, both sides of a plain model, assert_graphs on a compiled object."""
+rows, both sides of a plain model, assert_graphs on a compiled object, the
+HTML page, and the CLI's --mended and --html."""
 
 from __future__ import annotations
 
+import html.parser
+import inspect
 import json
 import re
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 
 import pytest
 import torch
@@ -222,3 +228,129 @@ def test_assert_graphs_budgets_the_compiled_object():
     with pytest.raises(AssertionError, match=r"forbidden break \(OTHER\)"):
         assert_graphs(graphmend.compile(other), X, max_graphs=2, forbid=("OTHER",))
     assert_graphs(graphmend.compile(other), X, max_graphs=2)
+
+
+# -- the HTML page ---------------------------------------------------------------------
+
+_VOID = {"meta", "br", "hr", "img", "input", "link", "col", "area", "base", "source", "wbr"}
+
+
+class _Page(html.parser.HTMLParser):
+    """A strict reading: every element closed in order, what the page shows."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.open: list[str] = []
+        self.errors: list[str] = []
+        self.elements: list[tuple[str, dict[str, str]]] = []
+        self.text: list[str] = []
+        self.doctype = False
+
+    def handle_decl(self, decl: str) -> None:
+        self.doctype = decl.lower() == "doctype html"
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        self.elements.append((tag, dict(attrs)))
+        if tag not in _VOID:
+            self.open.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if not self.open or self.open.pop() != tag:
+            self.errors.append(f"</{tag}> closes nothing open")
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def _read_page(text: str) -> _Page:
+    page = _Page()
+    page.feed(text)
+    page.close()
+    assert page.doctype and not page.errors and page.open == [], (page.errors, page.open)
+    tags = {tag for tag, _ in page.elements}
+    assert {"html", "head", "title", "body"} <= tags and not tags & {"script", "link", "img", "iframe"}
+    assert not re.search(r"(src|href)=|https?://|@import|url\(", text)  # nothing fetched from anywhere
+    return page
+
+
+def _check_page(report: Report, page: _Page) -> None:
+    views = {attrs["data-view"]: attrs for tag, attrs in page.elements if attrs.get("class") == "view"}
+    for side in (report, report.mended):
+        if side is None:
+            continue
+        numbers = views[side.view]
+        assert int(numbers["data-graphs"]) == side.graph_count
+        assert int(numbers["data-graph-runs"]) == side.graph_calls
+        assert int(numbers["data-breaks"]) == side.break_events
+        assert int(numbers["data-held"]) == len(side.held)
+        assert int(numbers["data-fallbacks"]) == len(side.fallbacks)
+    sites = [attrs for tag, attrs in page.elements if attrs.get("class") == "site"]
+    expected = [(row.site.filename, row.site.lineno) for row in report.rows()]
+    assert [(s["data-file"], int(s["data-line"])) for s in sites] == expected and expected
+    text = "".join(page.text)
+    for row in report.rows():
+        assert f"{row.site.location} {row.site.function}()" in text
+        assert row.site.statement.split("#")[0].strip() in " ".join(text.split())
+
+
+def test_the_page_shows_every_site_with_its_source_and_mended_code(capsys):
+    report = graphmend.diagnose(issue_example, X)
+    text = report.to_html()
+    page = _read_page(text)
+    _check_page(report, page)
+    assert "both_arms" in text  # the mended `if` beside its source
+    highlighted = re.search(r'<span style="background-color: #ffffcc">.*?(\d+)</span>', text)
+    assert highlighted and int(highlighted.group(1)) == report.rows()[0].site.lineno
+
+
+# -- the CLI ----------------------------------------------------------------------------
+
+SCRIPT = f"""
+import torch
+
+{inspect.getsource(issue_example)}
+step = torch.compile(issue_example, backend="eager")
+for _ in range(3):
+    step(torch.linspace(-1.0, 1.0, 8))
+"""
+#: The lines of issue_example's three breaks in SCRIPT.
+SCRIPT_SITES = [SCRIPT.splitlines().index(line) + 1 for line in SCRIPT.splitlines()
+                if line.strip() in ("n = int((x > 0).sum())", "if x.sum() > 0:", 'print("rows", x.shape)')]
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "graphmend", *args], cwd=cwd, capture_output=True, text=True)
+
+
+def test_cli_mended_reports_what_graphmend_compile_runs(tmp_path):
+    (tmp_path / "script.py").write_text(SCRIPT)
+    result = _cli("diagnose", "--mended", "--html", "page.html", "script.py", "--format", "json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.strip().splitlines()
+    assert lines[:3] == ["rows torch.Size([8])"] * 3  # the script's own run, once
+    data = json.loads(lines[-1])
+    assert data["view"] == "torch.compile" and data["graph_count"] == 4
+    mended = data["mended"]
+    assert mended["view"] == "graphmend.compile" and mended["graph_count"] == 1 and mended["breaks"] == []
+    assert sorted(b["held_by"] for b in mended["held"]) == ["capture", "defer", "where"]
+    page = _read_page((tmp_path / "page.html").read_text())
+    assert [int(attrs["data-line"]) for _, attrs in page.elements if attrs.get("class") == "site"] == SCRIPT_SITES
+
+
+def test_cli_html_of_a_plain_run(tmp_path):
+    (tmp_path / "script.py").write_text(SCRIPT)
+    result = _cli("diagnose", "--html", "page.html", "script.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "graphmend.compile" not in result.stdout  # no --mended: torch.compile's view alone
+    page = _read_page((tmp_path / "page.html").read_text())
+    views = [attrs["data-view"] for _, attrs in page.elements if attrs.get("class") == "view"]
+    assert views == ["torch.compile"]
+
+
+def test_cli_mended_of_a_script_that_ships_graphmend_compile(tmp_path):
+    (tmp_path / "script.py").write_text(SCRIPT.replace("torch.compile(issue_example, ",
+                                                       "__import__('graphmend').compile(issue_example, "))
+    result = _cli("diagnose", "--mended", "script.py", "--format", "json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout.strip().splitlines()[-1])
+    assert (data["graph_count"], data["mended"]["graph_count"]) == (4, 1)

@@ -11,8 +11,8 @@ dodge a cycle is still a cycle).
 * ``graphmend.compat`` imports nothing of graphmend but ``conventions`` and
   the vocabulary.
 * ``graphmend.diagnosis`` by concern, each module importing only those
-  before it: the report, a break's category, the dry run of the rules, the
-  recording, the entry points.
+  before it: the counting, the HTML page, the report, a break's category,
+  the dry run of the rules, the recording, the entry points.
 * No import cycle anywhere in the package.
 """
 
@@ -97,7 +97,7 @@ def test_a_layer_imports_nothing_above_it(layer: str) -> None:
 
 
 #: The diagnosis package's modules, each importing only those before it.
-DIAGNOSIS_ORDER = ("counting", "report", "categories", "dry_run", "recording", "tracing")
+DIAGNOSIS_ORDER = ("counting", "page", "report", "categories", "dry_run", "recording", "tracing")
 
 
 def test_diagnosis_modules_import_only_those_before_them() -> None:

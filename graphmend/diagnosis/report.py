@@ -1,5 +1,5 @@
 """The results of a diagnosis (:class:`Report`, :class:`Break`, :class:`Recompile`,
-:class:`Fallback`) and their rendering as rich tables, text and JSON.
+:class:`Fallback`) and their rendering as rich tables, text, JSON and an HTML page.
 
 A report is of one view: what ``torch.compile`` runs, or what
 ``graphmend.compile`` runs (the mended code under [Capture]).  A report of
@@ -17,6 +17,8 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+
+from graphmend.diagnosis import page
 
 
 
@@ -253,6 +255,12 @@ class Report:
             console.print(escape(line), soft_wrap=True)
         if self.recompiles:
             console.print(self.recompile_table())
+
+    def to_html(self, title: str = "graphmend diagnosis") -> str:
+        """One self-contained HTML page: the summary of each view, the
+        table, each site's source beside the code graphmend.compile runs
+        there, the fallbacks (:mod:`graphmend.diagnosis.page`)."""
+        return page.render(self, title)
 
     def __str__(self) -> str:
         console = Console(width=120, record=True, file=open(os.devnull, "w"))
