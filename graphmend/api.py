@@ -65,6 +65,7 @@ from typing import Any
 import torch
 import torch.utils._pytree as pytree
 
+from graphmend.analysis.source import first_line, parse_file
 from graphmend.compare import first_difference
 from graphmend import records
 from graphmend.compat import capture
@@ -398,12 +399,16 @@ def _compare(report: Report, before: Report, capture_on: bool) -> None:
         report.held.append(dataclasses.replace(b, held_by=held_by, mended_code=rewritten))
     for b in report.breaks:
         b.mended_code = mended_statement(b.filename, b.lineno)
-        # The frame holding the site: the function's own, or the resume
-        # function that starts latest before the site (Dynamo names a resume
-        # function by the line it resumes after).
+        parsed = parse_file(b.filename)
+        around = max(parsed.defs_around(b.lineno), key=first_line, default=None) if parsed is not None else None
+        if around is None or b.category not in ("DS", "SCALAR"):
+            continue
+        # The frame holding the site: its function's own, or the function
+        # resuming it that starts latest before the site (Dynamo starts a
+        # resume function at the line it resumes after).
         frames = [f for f in report.fallbacks
-                  if (f.filename, f.function) == (b.filename, b.function) and f.lineno < b.lineno]
-        if frames and b.category in ("DS", "SCALAR"):
+                  if f.filename == b.filename and first_line(around) <= f.lineno < b.lineno <= around.end_lineno]
+        if frames:
             b.hint = f"[capture] gave up on this frame of {b.function}(): {max(frames, key=lambda f: f.lineno).why}"
 
 

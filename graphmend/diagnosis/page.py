@@ -12,8 +12,8 @@ page itself adds carry the numbers as ``data-`` attributes, for tools.
 from __future__ import annotations
 
 import html
+import io
 import linecache
-import os
 from typing import Any
 
 from pygments import highlight
@@ -47,25 +47,24 @@ pre {{ font-family: Menlo, "DejaVu Sans Mono", Consolas, monospace; font-size: 1
 """
 
 
-def _rich_html(*renderables: Any) -> str:
-    """``renderables`` as rich draws them on a terminal, exported with inline styles."""
-    console = Console(record=True, width=160, file=open(os.devnull, "w"), color_system="truecolor")
-    for renderable in renderables:
-        console.print(renderable)
+def _rich_html(renderable: Any) -> str:
+    """``renderable`` as rich draws it on a terminal, exported with inline styles."""
+    console = Console(record=True, width=160, file=io.StringIO(), color_system="truecolor")
+    console.print(renderable)
     return console.export_html(inline_styles=True, code_format="<pre>{code}</pre>")
 
 
-def _code(text: str, first_line: int | None = None, marked: list[int] = ()) -> str:
+def _code(text: str, first_line: int | None = None, marked: tuple[int, ...] = ()) -> str:
     """``text`` highlighted by Pygments, lines numbered from ``first_line``
     (none where it is not file lines) and the ``marked`` ones (file lines)
     highlighted."""
-    formatter = HtmlFormatter(noclasses=True, nowrap=False, linenos="inline" if first_line else False,
+    formatter = HtmlFormatter(noclasses=True, linenos="inline" if first_line else False,
                               linenostart=first_line or 1,
                               hl_lines=[line - first_line + 1 for line in marked] if first_line else [])
     return highlight(text, PythonLexer(), formatter)
 
 
-def _source(filename: str, lineno: int) -> tuple[str, int, list[int]]:
+def _source(filename: str, lineno: int) -> tuple[str, int, tuple[int, ...]]:
     """The source lines of the statement at ``filename:lineno`` (at most
     :data:`MOST_LINES`), the first one's number, and the lines the break
     is on: the statement, or the header of a compound one."""
@@ -73,7 +72,7 @@ def _source(filename: str, lineno: int) -> tuple[str, int, list[int]]:
     first, last = (statement.lineno, statement.end_lineno) if statement is not None else (lineno, lineno)
     body = getattr(statement, "body", None)
     header_end = body[0].lineno - 1 if body else last
-    marked = list(range(first, max(header_end, first) + 1))
+    marked = tuple(range(first, max(header_end, first) + 1))
     last = min(last, first + MOST_LINES - 1)
     text = "".join(linecache.getline(filename, line) for line in range(first, last + 1))
     return text, first, marked
@@ -89,7 +88,8 @@ def _summary(report: Any) -> Table:
         table.add_row(side.view, str(side.graph_count), "-" if side.graph_calls is None else str(side.graph_calls),
                       str(side.break_events), str(len(side.held)) if mended else "-",
                       str(len(side.fallbacks)) if mended else "-",
-                      "-" if side.thrown_away is None else str(len(side.thrown_away)), str(len(side.recompiles)))
+                      str(len(side.thrown_away)) if mended and side.thrown_away is not None else "-",
+                      str(len(side.recompiles)))
     return table
 
 

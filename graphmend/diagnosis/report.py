@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import sysconfig
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -174,8 +175,8 @@ class Report:
         parts.append(f"{self.break_events} break(s) at {len(self.breaks)} site(s)")
         if self.view == MENDED:
             parts += [f"{len(self.held)} site(s) held", f"{len(self.fallbacks)} fallback(s)"]
-        if self.thrown_away is not None:
-            parts.append(f"{len(self.thrown_away)} graph(s) thrown away")
+            if self.thrown_away is not None:
+                parts.append(f"{len(self.thrown_away)} graph(s) thrown away")
         if self.pct_ops is not None:
             parts.append(f"ops captured {self.captured_ops}/{self.total_ops} = {self.pct_ops:.1%}")
         if self.pct_time is not None:
@@ -307,11 +308,18 @@ def _fix(b: Break) -> str:
     return f"[green]{b.rule}[/]" if b.fixable else "[red]no[/]"
 
 
+#: The standard library's folder: its modules are named as they are imported.
+_STDLIB = sysconfig.get_paths()["stdlib"] + os.sep
+
+
 def short_path(filename: str) -> str:
-    """``.../site-packages/transformers/x.py`` -> ``transformers/x.py``."""
+    """``.../site-packages/transformers/x.py`` -> ``transformers/x.py``
+    (and ``.../lib/python3.11/logging/__init__.py`` -> ``logging/__init__.py``)."""
     for marker in ("site-packages" + os.sep, "dist-packages" + os.sep):
         if marker in filename:
             return filename.split(marker, 1)[1]
+    if filename.startswith(_STDLIB):
+        return filename[len(_STDLIB):]
     try:
         relative = os.path.relpath(filename)
     except ValueError:
