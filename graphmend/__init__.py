@@ -1,6 +1,6 @@
 """graphmend: find torch.compile graph breaks, and mend the fixable ones.
 
-    graphmend.diagnose(fn, *args)   every break: site, category, reason, fix
+    graphmend.diagnose(fn, *args)   every break, under torch.compile and graphmend.compile
     graphmend.mend(model)           rewrite in memory, in place
     graphmend.compile(model)        mend, then torch.compile
 
@@ -24,8 +24,8 @@ _EXPORTS = {
     "Recompile": "graphmend.diagnosis",
     "Report": "graphmend.diagnosis",
     "call": "graphmend.diagnosis",
-    "diagnose": "graphmend.diagnosis",
-    "diagnose_calls": "graphmend.diagnosis",
+    "diagnose": "graphmend.api",
+    "diagnose_calls": "graphmend.api",
     "GraphmendError": "graphmend.errors",
     "SourceError": "graphmend.errors",
     "VerificationError": "graphmend.errors",

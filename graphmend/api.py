@@ -1,4 +1,5 @@
-"""``graphmend.compile``: a drop-in for ``torch.compile`` that mends first.
+"""``graphmend.compile``: a drop-in for ``torch.compile`` that mends first;
+``graphmend.diagnose``: what it runs, beside what ``torch.compile`` runs.
 
 The first call mends statically, with no extra trace: every function a
 call of the object reaches (:mod:`graphmend.mending.reach`: the model's
@@ -27,6 +28,11 @@ recorded.  ``diagnose=True`` runs one diagnosis trace with the real
 arguments before mending instead, so that even the first call compiles
 those sites, for the price of that trace.
 
+:func:`diagnose` of what ``graphmend.compile`` returned reports what it
+runs (:meth:`_FirstCall.diagnosis`): a fresh copy of it, with a private
+counting backend, mends, settles and is traced as a fresh process would
+run it, and the mending is undone afterwards.
+
 The extra runs that ``diagnose=True`` and ``verify=True`` make must leave
 nothing behind for the real call: they get copies of the arguments, run in
 the caller's grad/autocast mode, and afterwards the RNG states, every
@@ -43,15 +49,18 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import functools
 import importlib
+import inspect
 import io
 import logging
 import random
+import sys
 import threading
 import weakref
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import torch
@@ -60,10 +69,14 @@ import torch.utils._pytree as pytree
 from graphmend.compare import first_difference
 from graphmend.mending import records
 from graphmend.compat import capture
-from graphmend.diagnosis import BreakRecorder, call, diagnose_calls, fixable_site, short_path
+from graphmend.diagnosis import MENDED, RULE_FOR, BreakRecorder, Call, Report, call, fixable_site, short_path
+from graphmend.diagnosis.report import fallback_holding
+from graphmend.diagnosis import diagnose_calls as diagnose_calls_torch
+from graphmend.diagnosis.tracing import argument_sets, recording_fallbacks, silenced, trace_calls
 from graphmend.errors import GraphmendError, VerificationError
 from graphmend import compat
-from graphmend.mending.live import mend, mend_sites, mended_functions, mended_source, unmend, unmend_functions
+from graphmend.mending.live import (mend, mend_sites, mended_functions, mended_source, mended_statement, preserved,
+                                    unmend, unmend_functions)
 from graphmend.mending.reach import reach
 
 logger = logging.getLogger("graphmend")
@@ -174,7 +187,7 @@ def mend_report(
 
 def _diagnose(obj: Any, *args: Any, **kwargs: Any) -> Any:
     # The traced call only: the capture statistics would cost two more runs.
-    return diagnose_calls(obj, [call(*args, **kwargs)], statistics=False, ask_rules=False)
+    return diagnose_calls_torch(obj, [call(*args, **kwargs)], statistics=False, ask_rules=False)
 
 
 #: How many calls after the first are watched for breaks to mend: each
@@ -306,7 +319,7 @@ class _FirstCall:
         # A function mended before is mended again with the met lines; where
         # the rules declined them all its code is what it was, and nothing
         # needs compiling again.
-        previously = {f: mended_source(f) for f in mended_functions(self.obj)}
+        previously = self._mending()
         patched = [f for f in self._mend_sites(sites) if previously.get(f) != mended_source(f)]
         if not patched:
             self._rounds_left = 0
@@ -334,6 +347,198 @@ class _FirstCall:
             ", ".join(f"{short_path(f)}:{line}" for f, line in sites[:5]),
         )
 
+    @property
+    def mended_and_gone(self) -> set[tuple[str, int]]:
+        """Sites the watched calls met, mended, and then no longer met."""
+        return self._tried - self._unconfirmed
+
+    def _mending(self) -> dict[Any, str]:
+        """Each function mending this object patched -> its mended source."""
+        return {f: mended_source(f) for f in mended_functions(self.obj)}
+
+    def _like(self, **compile_kwargs: Any) -> _FirstCall:
+        """A fresh first call with this one's options, compiled with
+        ``compile_kwargs`` (a diagnosis's backend) and ``dynamic`` as the
+        user asked (``mode``, ``options`` and ``fullgraph`` are the user's
+        backend's business or would raise at a break the diagnosis
+        reports), verifying nothing."""
+        kept = {name: value for name, value in self.compile_kwargs.items() if name == "dynamic"}
+        return _FirstCall(self.obj, self.modules, self.rules, False, self.diagnose, {**kept, **compile_kwargs},
+                          self.capture)
+
+    def diagnosis(self, calls: list[Call], *, statistics: bool = True, before: Report | None = None) -> Report:
+        """What this object runs on ``calls``, as a fresh process runs it.
+
+        A fresh copy (:meth:`_like`, on a private counting backend) mends,
+        compiles under [Capture] and makes the calls, its first calls
+        watched as the real ones are; where they mend more, it is traced
+        again, until a trace mends nothing.  That trace is the report:
+        graphs compiled, graph runs of a warm call, the breaks left, the
+        frames [Capture] gave up on and the graphs never run.  ``held``
+        compares it with ``before``, torch.compile's report of the same
+        calls (by default: of the code as it was handed over, this
+        object's mending undone for that trace).  Afterwards every function
+        runs the code it ran before (:func:`graphmend.mending.live.preserved`):
+        the user's compiled objects keep what they compiled.  Only the
+        torch.compile trace shows the program's output."""
+        with preserved():
+            if before is None:
+                unmend_functions(mended_functions(self.obj))
+                before = trace_calls(functools.partial(torch.compile, self.obj), calls, statistics=False)
+            with silenced():
+                for _ in range(_WATCHED_ROUNDS + 1):
+                    mending = self._mending()
+                    report = trace_calls(self._like, calls, view=MENDED, statistics=statistics)
+                    if self._mending() == mending:
+                        break
+            _compare(report, before, self.capture)
+        return report
+
+
+def _compare(report: Report, before: Report, capture_on: bool) -> None:
+    """Fill in what graphmend.compile's ``report`` holds of ``before``'s
+    breaks, and the code it runs for each site a rule rewrote (read while
+    the mending is in place)."""
+    left = {b.key for b in report.breaks}
+    for b in before.breaks:
+        if b.key in left:
+            continue
+        rewritten = mended_statement(b.filename, b.lineno)
+        if rewritten is not None:
+            held_by = b.rule or RULE_FOR.get(b.category, "a rule")
+        elif capture_on and b.category in ("DS", "SCALAR"):
+            held_by = "capture"
+        else:
+            held_by = "no longer met"
+        report.held.append(dataclasses.replace(b, held_by=held_by, mended_code=rewritten))
+    for b in report.breaks:
+        b.mended_code = mended_statement(b.filename, b.lineno)
+        holding = fallback_holding(b, report.fallbacks) if b.category in ("DS", "SCALAR") else None
+        if holding is not None:
+            b.hint = f"[capture] gave up on this frame of {b.function}(): {holding.why}"
+
+
+def diagnose_run(run: Callable[[], Any], before: Report) -> Report:
+    """What ``graphmend.compile`` runs of a whole program: ``run()`` (its
+    output silenced) with every ``torch.compile`` and ``graphmend.compile``
+    it calls made by ``graphmend.compile``, its breaks recorded from
+    Dynamo's records as a script's are (``graphmend diagnose --mended``).
+    Sites the program's first calls met and mended, and then no longer met,
+    are held, not left; ``held`` compares with ``before``, the program's
+    torch.compile report.  Dynamo is reset first (the graphs of an earlier
+    run hold no mending and no [Capture], and would be reused): for a
+    process of its own.  The mending is undone afterwards."""
+    made: list[Any] = []
+
+    def as_graphmend(obj: Any = None, **kwargs: Any) -> Any:
+        made.append(compile(obj, **kwargs))
+        return made[-1]
+
+    with preserved():
+        torch._dynamo.reset()
+        with silenced(), compile_calls_made_with(as_graphmend), recording_fallbacks() as fallbacks, \
+                BreakRecorder() as recorder:
+            run()
+        report = recorder.report()
+        gone = set().union(*(first_call.mended_and_gone for first_call in filter(None, (
+            _first_call_of(compiled)[0] for compiled in made))))
+        report.breaks = [b for b in report.breaks if b.key not in gone]
+        report.view, report.fallbacks = MENDED, fallbacks
+        _compare(report, before, capture_on=True)
+    torch._dynamo.reset()
+    return report
+
+
+def as_torch_compile(obj: Any = None, *, modules: Any = None, rules: Any = None, verify: bool = False,
+                     diagnose: bool = False, capture: bool = True, **torch_compile_kwargs: Any) -> Any:
+    """``graphmend.compile``'s call made as ``torch.compile`` makes it: a
+    program's torch.compile view (``graphmend diagnose --mended``)."""
+    return torch.compile(obj, **torch_compile_kwargs)
+
+
+@contextlib.contextmanager
+def compile_calls_made_with(make: Callable[..., Any]) -> Iterator[None]:
+    """Within: the program's ``torch.compile(obj, **kwargs)`` and
+    ``graphmend.compile(obj, **kwargs)`` calls made by ``make(obj, **kwargs)``;
+    torch's and graphmend's own calls of ``torch.compile`` (graphmend.compile
+    compiles with it, the self-tests too) stay torch.compile's."""
+    graphmend = sys.modules["graphmend"]  # the package whose public name is replaced, not a layer below
+    real = torch.compile
+
+    def stand_in(obj: Any = None, **kwargs: Any) -> Any:
+        caller = sys._getframe(1).f_globals.get("__name__", "")
+        return real(obj, **kwargs) if caller.partition(".")[0] in ("torch", "graphmend") else make(obj, **kwargs)
+
+    saved = vars(graphmend).get("compile")
+    torch.compile = graphmend.compile = stand_in
+    try:
+        yield
+    finally:
+        torch.compile = real
+        if saved is None:
+            del graphmend.compile
+        else:
+            graphmend.compile = saved
+
+
+def _first_call_of(obj: Any) -> tuple[_FirstCall | None, Any]:
+    """What ``graphmend.compile`` made ``obj`` with (None for anything else),
+    and the object's ``self`` where ``obj`` is a method it decorated."""
+    if inspect.ismethod(obj):
+        return getattr(obj.__func__, "_graphmend_first_call", None), obj.__self__
+    return getattr(obj, "_graphmend_first_call", None), None
+
+
+def compiled_by_graphmend(obj: Any) -> bool:
+    """Whether ``obj`` is what :func:`compile` returned (or a method it decorated)."""
+    return _first_call_of(obj)[0] is not None
+
+
+def diagnose(obj: Any, *args: Any, mended: bool | None = None, **kwargs: Any) -> Report:
+    """Report the graph breaks of ``obj(*args, **kwargs)`` under
+    ``torch.compile``, under ``graphmend.compile``, or both.
+
+    * What :func:`compile` returned: what that object runs (``mended``
+      None or True): the mended code under [Capture], traced as a fresh
+      process runs it.  The report (``view == "graphmend.compile"``) gives
+      graphs compiled and graph runs per call, each break left with its
+      reason, each site a rule mended or [Capture] held (``held``, against
+      torch.compile of the code it was handed), each frame [Capture] gave
+      up on (``fallbacks``) and each graph compiled and never run
+      (``thrown_away``).
+    * Anything else: what ``torch.compile`` runs (the report's own fields,
+      ``view == "torch.compile"``) and, beside it, what
+      ``graphmend.compile(obj)`` would run (``report.mended``); the table
+      shows both, one row per site.  ``mended=True`` gives the second
+      alone, ``mended=False`` the first alone (as
+      :func:`graphmend.diagnosis.diagnose`).
+
+    Nothing of the user's stays changed: their compiled objects keep their
+    graphs, their functions the code they ran (mended or not), and
+    [Capture]'s switches their values.
+    """
+    return diagnose_calls(obj, [call(*args, **kwargs)], mended=mended)
+
+
+def diagnose_calls(obj: Any, calls: Iterable[Any], *, mended: bool | None = None,
+                   statistics: bool = True) -> Report:
+    """:func:`diagnose` over several argument sets in order (items as
+    :func:`graphmend.diagnosis.diagnose_calls` takes them); a guard that
+    fails on a later set is a recompile.  ``statistics=False`` skips the
+    warm call (graph runs per call and capture statistics)."""
+    first_call, receiver = _first_call_of(obj)
+    calls = argument_sets(obj, calls)
+    if receiver is not None and first_call is not None:
+        calls = [Call((receiver, *c.args), c.kwargs) for c in calls]
+    original = first_call.obj if first_call is not None else obj
+    if mended is False or (mended is None and first_call is None):
+        report = diagnose_calls_torch(original, calls, statistics=statistics)
+        if mended is None:
+            report.mended = _FirstCall(obj, None, None, False, False, {}).diagnosis(calls, statistics=statistics,
+                                                                                    before=report)
+        return report
+    return (first_call or _FirstCall(obj, None, None, False, False, {})).diagnosis(calls, statistics=statistics)
+
 
 def _candidates(obj: Any, args: Iterable[Any] = ()) -> list[Any]:
     """Where a reported site's live function is looked for first."""
@@ -348,14 +553,14 @@ class MendedModule(torch.nn.Module):
     def __init__(self, module: torch.nn.Module, first_call: _FirstCall) -> None:
         super().__init__()
         self._orig_mod = module
-        self._first_call = first_call
+        self._graphmend_first_call = first_call
 
     @property
     def _graphmend_original(self) -> torch.nn.Module:
         return self._orig_mod
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        return self._first_call(*args, **kwargs)
+        return self._graphmend_first_call(*args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -414,4 +619,5 @@ def compile(
         return first_call(*args, **kwargs)
 
     compiled._graphmend_original = obj
+    compiled._graphmend_first_call = first_call
     return compiled

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import runpy
 import sys
@@ -52,12 +53,24 @@ def _cmd_diagnose(args: argparse.Namespace) -> int:
     if not os.path.isfile(args.script):
         print(f"graphmend: no such script: {args.script}", file=sys.stderr)
         return 2
-    with BreakRecorder() as recorder:
+    if args.mended:
+        from graphmend.api import as_torch_compile, compile_calls_made_with, diagnose_run
+
+        # The torch.compile side: graphmend.compile calls made as torch.compile makes them.
+        torch_side = compile_calls_made_with(as_torch_compile)
+    else:
+        torch_side = contextlib.nullcontext()
+    with torch_side, BreakRecorder() as recorder:
         status = run_script(args.script, script_args)
     report = recorder.report()
     sys.stdout.flush()
     if args.capture:
         _attach_capture_verdicts(report, args.script, script_args)
+    if args.mended:
+        report.mended = diagnose_run(lambda: run_script(args.script, script_args), report)
+    if args.html:
+        with open(args.html, "w", encoding="utf-8") as page:
+            page.write(report.to_html(title=f"graphmend diagnose {args.script}"))
     if fmt == "json":
         print(report.to_json())
     else:
@@ -161,10 +174,10 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Run SCRIPT as __main__ with its own arguments. Every graph break of every "
             "torch.compile'd callable it runs is recorded from Dynamo's own break records "
-            "(nothing is run twice, but with --capture) and reported when the script ends. "
-            "The exit status is the script's (of its first run)."
+            "(nothing is run twice, but with --capture or --mended) and reported when the script "
+            "ends. The exit status is the script's (of its first run)."
         ),
-        epilog="Example: graphmend diagnose train.py --epochs 1 --format json",
+        epilog="Example: graphmend diagnose --mended --html report.html train.py --epochs 1",
     )
     diagnose.add_argument(
         "--format",
@@ -180,6 +193,16 @@ def build_parser() -> argparse.ArgumentParser:
         "the graph, and why not: runs the script a second time, its output silenced, with "
         "Dynamo's capture switches on for that run only",
     )
+    diagnose.add_argument(
+        "--mended",
+        action="store_true",
+        help="also report what graphmend.compile runs: the script runs as written with every "
+        "graphmend.compile made a torch.compile (the torch.compile side, its output shown), then "
+        "a second time, its output silenced, with every torch.compile made a graphmend.compile "
+        "(graphs compiled, the breaks left, the sites held, [Capture]'s fallbacks)",
+    )
+    diagnose.add_argument("--html", metavar="PAGE", help="also write the report to PAGE as one self-contained "
+                          "HTML page (each site's source beside the code graphmend.compile runs there)")
     diagnose.add_argument("script", metavar="SCRIPT", help="the Python script to run")
     diagnose.add_argument(
         "script_args", nargs=argparse.REMAINDER, metavar="ARGS", help="the script's arguments"

@@ -44,11 +44,11 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "graphmend.mending": (*_WORDS, "graphmend", "graphmend.layers", "graphmend.analysis", "graphmend.rules",
                           "graphmend.compat", "graphmend.pipeline"),
     "graphmend.diagnosis": (*_WORDS, "graphmend.analysis", "graphmend.rules", "graphmend.compat", "graphmend.pipeline"),
-    "graphmend.testing": ("graphmend.diagnosis",),
+    "graphmend.testing": ("graphmend.diagnosis", "graphmend.api"),
     "graphmend.pytest_plugin": ("graphmend.testing",),
     "graphmend.api": (*_WORDS, "graphmend.compare", "graphmend.compat", "graphmend.mending", "graphmend.diagnosis"),
     "graphmend.cli": (*_WORDS, "graphmend.compat", "graphmend.pipeline", "graphmend.fix", "graphmend.mending",
-                      "graphmend.diagnosis"),
+                      "graphmend.diagnosis", "graphmend.api"),
     "graphmend.__main__": ("graphmend.cli",),
     "graphmend": (),
 }

@@ -5,7 +5,7 @@ Loaded through the ``pytest11`` entry point whenever graphmend is installed
 imported only when a test calls the fixture.
 
 Defaults, most specific first: the keyword arguments of the call, a
-``@pytest.mark.graphmend(max_graphs=..., forbid=..., max_recompiles=...)``
+``@pytest.mark.graphmend(max_graphs=..., forbid=..., max_recompiles=..., mended=...)``
 marker on the test (or its class or module), then the ini options
 ``graphmend_max_graphs`` (default 1) and ``graphmend_forbid`` (default none).
 See :mod:`graphmend.testing`.
@@ -26,7 +26,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "graphmend(max_graphs=1, forbid=(), max_recompiles=None): assert_graphs defaults for this test"
+        "markers", "graphmend(max_graphs=1, forbid=(), max_recompiles=None, mended=None): assert_graphs defaults "
+        "for this test"
     )
 
 
@@ -45,7 +46,7 @@ def assert_graphs(request: pytest.FixtureRequest):
         defaults.update(marker.kwargs)
 
     def assert_graphs(fn, *args: Any, **kwargs: Any):
-        options = {key: kwargs.pop(key) for key in ("max_graphs", "forbid", "max_recompiles", "calls")
+        options = {key: kwargs.pop(key) for key in ("max_graphs", "forbid", "max_recompiles", "calls", "mended")
                    if key in kwargs}
         return check(fn, *args, **{**defaults, **options}, **kwargs)
 

@@ -1,10 +1,13 @@
 """Keep a model at its graph budget in your own tests.
 
-``assert_graphs`` diagnoses one call (:func:`graphmend.diagnose`: one traced
-call on a private backend, nothing compiled for real, the user's compiled
-code left alone) and fails with the diagnosis table when the call compiles
-to more graphs than allowed, breaks for a category you forbid, or recompiles
-more often than allowed::
+``assert_graphs`` diagnoses one call (:func:`graphmend.diagnose`: traced on a
+private backend, nothing compiled for real, the user's compiled code left
+alone) and fails with the diagnosis table when the call compiles to more
+graphs than allowed, breaks for a category you forbid, or recompiles more
+often than allowed.  It budgets what it is handed: a model as
+``torch.compile`` runs it, what ``graphmend.compile`` returned as that object
+runs it (the mended code under [Capture]); ``mended=True`` budgets a model as
+``graphmend.compile`` would run it::
 
     from graphmend.testing import assert_graphs
 
@@ -14,6 +17,9 @@ more often than allowed::
 
     def test_no_print_or_branch_breaks():
         assert_graphs(model, x, max_graphs=None, forbid=("DC", "IO"))
+
+    def test_what_ships_is_one_graph():
+        assert_graphs(graphmend.compile(model), x, max_graphs=1)
 
 With pytest, the ``assert_graphs`` fixture (registered by graphmend's
 ``pytest11`` entry point, :mod:`graphmend.pytest_plugin`) is the same
@@ -30,8 +36,9 @@ The categories are :func:`graphmend.diagnose`'s: ``DC`` (a branch on a
 tensor), ``IO`` (print, logging, warnings), ``GUARD`` (a tensor test that
 only raises), ``SCALAR`` (``.item()`` and friends), ``DS`` (data-dependent
 shapes), ``OTHER``; ``"fixable"`` forbids every break a graphmend rule would
-remove.  Only the break-finding of a diagnosis is used; no rule runs and no
-source is changed.
+remove.  Only the break-finding of a diagnosis is used: the torch.compile
+view changes no source; the graphmend.compile view mends for the trace and
+puts every function back afterwards.
 """
 
 from __future__ import annotations
@@ -50,10 +57,17 @@ def assert_graphs(
     forbid: Iterable[str] = (),
     max_recompiles: int | None = None,
     calls: Iterable[Any] | None = None,
+    mended: bool | None = None,
     **kwargs: Any,
 ) -> Report:
     """Fail unless ``fn(*args, **kwargs)`` compiles to at most ``max_graphs``
     graphs with no break of a category in ``forbid``.
+
+    The view is ``fn``'s: what ``torch.compile`` runs of a model or function,
+    what a ``graphmend.compile`` object runs (its graphs compiled and the
+    breaks it leaves).  ``mended=True`` budgets what ``graphmend.compile(fn)``
+    would run, ``mended=False`` what ``torch.compile`` runs of the code a
+    ``graphmend.compile`` object compiles.
 
     ``max_graphs=None`` checks the categories alone.  ``calls``, instead of
     ``*args, **kwargs``, diagnoses several argument sets in order (items as
@@ -67,17 +81,18 @@ def assert_graphs(
     :class:`graphmend.Report` when the budget holds.
     """
     forbidden = _categories(forbid)
-    from graphmend.diagnosis import Call, diagnose_calls
+    from graphmend.api import compiled_by_graphmend, diagnose_calls
+    from graphmend.diagnosis import MENDED, Call
 
-    if calls is not None:
-        if args or kwargs:
-            raise TypeError("assert_graphs: pass the call's arguments or calls=, not both")
-        report = diagnose_calls(fn, list(calls), statistics=False)
-    else:
-        report = diagnose_calls(fn, [Call(args, kwargs)], statistics=False)
+    if calls is not None and (args or kwargs):
+        raise TypeError("assert_graphs: pass the call's arguments or calls=, not both")
+    report = diagnose_calls(fn, list(calls) if calls is not None else [Call(args, kwargs)], statistics=False,
+                            mended=compiled_by_graphmend(fn) if mended is None else mended)
     problems = budget_problems(report, max_graphs=max_graphs, forbid=forbidden, max_recompiles=max_recompiles)
     if problems:
-        name = getattr(fn, "__qualname__", None) or type(fn).__name__
+        original = getattr(fn, "_graphmend_original", fn)
+        name = getattr(original, "__qualname__", None) or type(original).__name__
+        name = f"graphmend.compile({name})" if report.view == MENDED else name
         raise AssertionError(f"{name}: " + "; ".join(problems) + "\n" + str(report))
     return report
 

@@ -95,8 +95,8 @@ def test_break_in_a_called_function_is_mended_where_it_lives(module, fake_rules)
 @pytest.mark.parametrize("diagnose, traces", [(False, 0), (True, 1)])
 def test_first_call_diagnoses_only_when_asked(module, fake_rules, monkeypatch, diagnose, traces):
     diagnoses = []
-    real = api.diagnose_calls
-    monkeypatch.setattr(api, "diagnose_calls", lambda *a, **k: diagnoses.append(1) or real(*a, **k))
+    real = api._diagnose
+    monkeypatch.setattr(api, "_diagnose", lambda *a, **k: diagnoses.append(1) or real(*a, **k))
     counter = GraphCounter()
     compiled = gm_compile(module.step, backend=counter, rules=FAKEWHERE, diagnose=diagnose)
 

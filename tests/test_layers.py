@@ -4,8 +4,9 @@ moved into a function to dodge a cycle is still a cycle).
 
 * Every module lies in a layer, and imports only what its layer may.
 * ``graphmend.diagnosis`` by concern, each module importing only those
-  before it: the report, a break's category, the dry run of the rules, the
-  recording, [Capture]'s verdicts, the entry points.
+  before it: the counting, the HTML page, the report, a break's category,
+  the dry run of the rules, the recording, [Capture]'s verdicts, the entry
+  points.
 * No import cycle anywhere in the package.
 """
 
@@ -70,7 +71,7 @@ def test_a_layer_imports_only_the_layers_it_names() -> None:
 
 
 #: The diagnosis package's modules, each importing only those before it.
-DIAGNOSIS_ORDER = ("counting", "report", "categories", "dry_run", "recording", "capture_verdicts", "tracing")
+DIAGNOSIS_ORDER = ("counting", "page", "report", "categories", "dry_run", "recording", "capture_verdicts", "tracing")
 
 
 def test_diagnosis_modules_import_only_those_before_them() -> None:

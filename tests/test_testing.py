@@ -100,6 +100,11 @@ def test_the_pytest_fixture_takes_marker_and_ini_defaults(pytester):
         def test_clean(assert_graphs):
             assert assert_graphs(clean, torch.ones(2)).graph_count == 1
 
+        def test_what_ships_is_budgeted_as_it_runs(assert_graphs):
+            import graphmend
+
+            assert assert_graphs(graphmend.compile(branchy), torch.ones(2)).view == "graphmend.compile"
+
         def test_ini_forbids_dc(assert_graphs):
             assert_graphs(branchy, torch.ones(2), max_graphs=5)
 
@@ -109,5 +114,5 @@ def test_the_pytest_fixture_takes_marker_and_ini_defaults(pytester):
         """
     )
     result = pytester.runpytest()  # the plugin comes from the pytest11 entry point
-    result.assert_outcomes(passed=2, failed=1)
+    result.assert_outcomes(passed=3, failed=1)
     result.stdout.fnmatch_lines(["*test_ini_forbids_dc*", "*forbidden break (DC)*"])

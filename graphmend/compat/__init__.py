@@ -32,8 +32,8 @@ else in graphmend touches ``torch._dynamo`` beyond its public API.
 * What a diagnosis counts (:func:`graph_break_reasons`,
   :func:`graphs_compiled`, :func:`guard_failures`) and how it keeps its
   compiled entries apart from the user's (:func:`compiled_codes`,
-  :func:`reset_code`, :func:`profiling_backend`), as ``torch._dynamo.explain``
-  reads them.
+  :func:`reset_code`, :func:`profiling_backend`, :func:`private_compile_options`),
+  as ``torch._dynamo.explain`` reads them.
 
 :func:`install` applies what the probes allow, once, when the runtime is
 first imported (by the first mend or compile, or by rewritten code) --
@@ -56,9 +56,9 @@ for the self-test.
 from __future__ import annotations
 
 from graphmend.compat import tracing
-from graphmend.compat.counters import (compiled_codes, graph_break_reasons, graphs_compiled, guard_failures,
-                                       has_compiled_entries, isolated_code_state, profiling_backend, reset_code,
-                                       what_dynamo_calls)
+from graphmend.compat.counters import (compiled_codes, compiled_entry_count, graph_break_reasons, graphs_compiled, guard_failures,
+                                       has_compiled_entries, isolated_code_state, private_compile_options,
+                                       profiling_backend, reset_code, what_dynamo_calls)
 from graphmend.compat.installation import install, installed, rules_off
 from graphmend.compat.patches import is_rewritten, mending_first, mends_first
 # _state is imported for the tests that reset it.
@@ -69,11 +69,12 @@ from graphmend.compat.tracing import (attribute_stores_pending, constant_result,
                                       graph_break, is_logger, logger_key, register_replay, skip_frames, stores_pending)
 
 __all__ = [
-    "PROBES", "Probe", "SELF_TEST_RULES", "attribute_stores_pending", "compiled_codes", "constant_result",
-    "disabled_rules",
+    "PROBES", "Probe", "SELF_TEST_RULES", "attribute_stores_pending", "compiled_codes", "compiled_entry_count",
+    "constant_result", "disabled_rules",
     "effects_pending", "find_logger", "graph_break", "graph_break_entry", "graph_break_id", "graph_break_reasons",
     "graph_break_registry", "graphs_compiled", "guard_failures", "has_compiled_entries", "install", "installed",
-    "is_logger", "is_rewritten", "isolated_code_state", "logger_key", "mending_first", "mends_first", "probes",
+    "is_logger", "is_rewritten", "isolated_code_state", "logger_key", "mending_first", "mends_first",
+    "private_compile_options", "probes",
     "profiling_backend",
     "register_replay", "reset_code", "rules_off", "self_test", "skip_frames", "stores_pending", "what_dynamo_calls",
 ]

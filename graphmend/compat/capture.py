@@ -67,6 +67,7 @@ capture is off with one warning naming the torch version, and
 from __future__ import annotations
 
 import collections
+import collections.abc
 import contextlib
 import functools
 import logging
@@ -88,8 +89,38 @@ SWITCHES = ("capture_scalar_outputs", "capture_dynamic_output_shape_ops")
 
 _LOCK = threading.RLock()
 _state: dict[str, Any] = {"checked": False, "off": None, "patched": False}
+class CodeTable(collections.abc.MutableMapping):
+    """A mapping keyed by code objects as objects: two functions of the same
+    text at the same line in two files have code objects that compare equal
+    (a code object's equality leaves out its file), and a dict would take
+    one for the other.  It keeps its code objects alive, so an id is never
+    reused while it is a key."""
+
+    def __init__(self) -> None:
+        self._entries: dict[int, tuple[Any, Any]] = {}
+
+    def __getitem__(self, code: Any) -> Any:
+        entry = self._entries.get(id(code))
+        if entry is None or entry[0] is not code:
+            raise KeyError(code)
+        return entry[1]
+
+    def __setitem__(self, code: Any, value: Any) -> None:
+        self._entries[id(code)] = (code, value)
+
+    def __delitem__(self, code: Any) -> None:
+        self[code]  # noqa: B018 -- KeyError for a code that is not a key
+        del self._entries[id(code)]
+
+    def __iter__(self) -> Iterator[Any]:
+        return (code for code, _ in list(self._entries.values()))
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
 #: Code objects compiled without the switches -> why (Dynamo's reason, at file:line).
-_WITHOUT_CAPTURE: dict[Any, str] = {}
+_WITHOUT_CAPTURE = CodeTable()
 #: Frames that failed to compile with the switches on and compiled without (a process total).
 retried_frames = 0
 
@@ -677,9 +708,12 @@ def _switches_off() -> Iterator[None]:
         yield
 
 
-def uncaptured_codes() -> dict[Any, str]:
-    """Code objects compiled without capture because it failed there -> why."""
-    return dict(_WITHOUT_CAPTURE)
+def uncaptured_codes() -> CodeTable:
+    """Code objects compiled without capture because it failed there -> why
+    (a copy, keyed by code objects as objects)."""
+    table = CodeTable()
+    table.update(_WITHOUT_CAPTURE.items())
+    return table
 
 
 class Captured:

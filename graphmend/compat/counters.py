@@ -7,6 +7,7 @@ isolated so that a diagnosis starts from it as a fresh process does."""
 from __future__ import annotations
 
 import contextlib
+import inspect
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -51,10 +52,31 @@ def compiled_codes() -> list[Any]:
     return [code for ref in convert_frame.input_codes.seen if (code := ref()) is not None]
 
 
-def has_compiled_entries(code) -> bool:
-    from torch._dynamo.eval_frame import _debug_get_cache_entry_list
+def compiled_entry_count(code) -> int:
+    """How many compiled entries Dynamo holds for ``code``, every
+    ``isolate_recompiles`` region's included (torch 2.13; before it, the one
+    list there is)."""
+    from torch._dynamo import eval_frame
 
-    return bool(_debug_get_cache_entry_list(code))
+    if hasattr(eval_frame, "_get_total_cache_entry_count"):
+        return eval_frame._get_total_cache_entry_count(code)
+    return len(eval_frame._debug_get_cache_entry_list(code))
+
+
+def private_compile_options() -> dict[str, Any]:
+    """``torch.compile`` keyword arguments for a diagnosis's own compiles:
+    their entries in a region of their own (``isolate_recompiles``, torch
+    2.13), so that neither theirs nor the user's count toward the other's
+    recompile limit (8 entries per code object by default: a process that
+    diagnosed the user's compiled code a few times would otherwise leave it
+    no room to recompile, and a diagnosis of code the user recompiled often
+    would find Dynamo running it eagerly).  Where torch has no regions,
+    nothing (the diagnosis resets what it made, as before)."""
+    return {"isolate_recompiles": True} if "isolate_recompiles" in inspect.signature(torch.compile).parameters else {}
+
+
+def has_compiled_entries(code) -> bool:
+    return compiled_entry_count(code) > 0
 
 
 def reset_code(code) -> None:

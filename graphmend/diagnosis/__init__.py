@@ -13,6 +13,10 @@ inside a function that Dynamo inlined splits its callers' graphs too, so one
 break site can cost more than one graph; the rows count break *events* per
 site.
 
+This package diagnoses what ``torch.compile`` runs; :func:`graphmend.diagnose`
+(:mod:`graphmend.api`, which can make a ``graphmend.compile``) adds what
+``graphmend.compile`` runs, traced with :func:`.tracing.trace_calls`.
+
 By concern: :mod:`.counting` (graphs compiled and graph runs, counted
 at the backend), :mod:`.report` (the results and their rich tables),
 :mod:`.categories` (a break's category and the rule expected to fix it),
@@ -26,8 +30,9 @@ from __future__ import annotations
 from graphmend.diagnosis.categories import break_category
 from graphmend.diagnosis.counting import GraphCounter
 from graphmend.diagnosis.recording import BreakRecorder, fixable_site, original_function_name
-from graphmend.diagnosis.report import CATEGORIES, RULE_FOR, Break, Recompile, Report, short_path
+from graphmend.diagnosis.report import CATEGORIES, MENDED, RULE_FOR, TORCH, Break, Fallback, Recompile, Report, short_path
 from graphmend.diagnosis.tracing import Call, call, diagnose, diagnose_calls
 
-__all__ = ["CATEGORIES", "RULE_FOR", "Break", "BreakRecorder", "Call", "GraphCounter", "Recompile", "Report", "break_category", "call", "fixable_site",
-           "diagnose", "diagnose_calls", "original_function_name", "short_path"]
+__all__ = ["CATEGORIES", "MENDED", "RULE_FOR", "TORCH", "Break", "BreakRecorder", "Call", "Fallback", "GraphCounter",
+           "Recompile", "Report", "break_category", "call", "diagnose", "diagnose_calls", "fixable_site",
+           "original_function_name", "short_path"]

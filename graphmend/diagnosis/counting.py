@@ -10,6 +10,8 @@ the one place every graph passes: the backend.
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -32,11 +34,15 @@ class GraphCounter:
         self.backend = torch._dynamo.lookup_backend(backend) if isinstance(backend, str) else backend
         #: Runs of each graph compiled, in the order they were compiled.
         self.runs_per_graph: list[int] = []
+        #: Where each graph's code comes from: the user's line of its first
+        #: operation (``file:line in function``).
+        self.origins: list[str] = []
 
     def __call__(self, gm: torch.fx.GraphModule, example_inputs: Any) -> Callable[..., Any]:
         compiled = compat.what_dynamo_calls(self.backend(gm, example_inputs))
         index = len(self.runs_per_graph)
         self.runs_per_graph.append(0)
+        self.origins.append(_origin(gm))
 
         def run(*args: Any) -> Any:
             self.runs_per_graph[index] += 1
@@ -59,8 +65,26 @@ class GraphCounter:
         """Graphs compiled that have not run (yet)."""
         return self.runs_per_graph.count(0)
 
+    def never_run_origins(self) -> list[str]:
+        """Where each graph compiled that has not run (yet) comes from."""
+        return [origin for origin, runs in zip(self.origins, self.runs_per_graph) if runs == 0]
+
     def runs_of(self, call: Callable[[], Any]) -> int:
         """How many graph runs ``call()`` makes."""
         before = self.runs
         call()
         return self.runs - before
+
+
+_FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
+
+
+def _origin(gm: torch.fx.GraphModule) -> str:
+    """``file:line in function`` of the first operation in ``gm`` that
+    records the user's stack (Dynamo's ``stack_trace``)."""
+    for node in gm.graph.nodes:
+        frames = _FRAME.findall(node.meta.get("stack_trace") or "")
+        if frames:
+            filename, line, function = frames[-1]
+            return f"{os.path.basename(filename)}:{line} in {function}"
+    return "a graph with no traced operation"

@@ -1,11 +1,14 @@
-"""The entry points: :func:`diagnose` / :func:`diagnose_calls` trace a callable on
-argument sets with a private counting backend and measure capture statistics
-from one warm call.
+"""The entry points: :func:`diagnose` / :func:`diagnose_calls` trace what
+``torch.compile`` runs of a callable on argument sets, with a private
+counting backend, and measure graph runs and capture statistics from one
+warm call; :func:`trace_calls` does the same for any way of compiling (what
+``graphmend.compile`` runs: :func:`graphmend.api.diagnose`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import sys
@@ -19,8 +22,9 @@ import torch
 from graphmend import compat
 from graphmend.compat import capture
 from graphmend.diagnosis import capture_verdicts
+from graphmend.diagnosis.counting import GraphCounter
 from graphmend.diagnosis.recording import BreakRecorder, original_function_name
-from graphmend.diagnosis.report import Report
+from graphmend.diagnosis.report import MENDED, TORCH, Fallback, Report
 from graphmend.errors import GraphmendError
 
 
@@ -48,8 +52,9 @@ def silenced() -> Iterator[None]:
             logging.disable(logging.NOTSET)
 
 
-def _measure(report: Report, compiled: Callable[..., Any], call: Call) -> None:
-    """Capture statistics from a warm compiled call under the profiler, the
+def _measure(report: Report, compiled: Callable[..., Any], counter: GraphCounter, call: Call) -> None:
+    """Graph runs per call, counted at the backend, and capture statistics
+    from a warm compiled call under the profiler, the
     way Dynamo's own ``torch._dynamo.profiler.Profiler`` counts them: every
     top-level ``aten::`` operator the call dispatches counts once (operators
     an operator calls do not), and it is captured when it runs inside a
@@ -67,7 +72,7 @@ def _measure(report: Report, compiled: Callable[..., Any], call: Call) -> None:
         # an aliased buffer) recompiles once more; settle that first.
         compiled(*call.args, **call.kwargs)
         with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
-            compiled(*call.args, **call.kwargs)
+            report.graph_calls = counter.runs_of(lambda: compiled(*call.args, **call.kwargs))
     events = sorted(prof.events(), key=lambda e: e.time_range.start)
     graphs = [e.time_range for e in events if e.name == "TORCHDYNAMO"]
     captured_ops = total_ops = 0
@@ -84,7 +89,6 @@ def _measure(report: Report, compiled: Callable[..., Any], call: Call) -> None:
         if inside:
             captured_ops += 1
             captured_us += span.elapsed_us()
-    report.graph_calls = len(graphs)
     report.captured_ops = captured_ops
     report.total_ops = total_ops
     report.pct_time = captured_us / total_us if total_us else None
@@ -114,13 +118,14 @@ def _as_call(item: Any) -> Call:
 
 
 def diagnose(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Report:
-    """Run ``fn(*args, **kwargs)`` under Dynamo and report every break.
+    """Run ``fn(*args, **kwargs)`` under ``torch.compile`` and report every break.
 
     One traced call on a private backend (Dynamo's ``fx_insert_profiling``:
     the graphs run as plain FX code, no compiler), then one warm call under
     the profiler for the capture statistics (its output is silenced).  The
     user's compiled code and backend are left alone (see
-    ``_own_dynamo_caches``).
+    ``_own_dynamo_caches``).  :func:`graphmend.diagnose` adds what
+    ``graphmend.compile`` runs.
     """
     return diagnose_calls(fn, [Call(args, kwargs)])
 
@@ -137,44 +142,73 @@ def diagnose_calls(
     (``fixable`` then comes from the category alone), for callers that run
     the rules on those sites anyway.
     """
-    if not callable(fn):
-        raise GraphmendError(f"diagnose() needs a function or an nn.Module, not {type(fn).__name__}")
-    calls = [_as_call(item) for item in calls]
-    if not calls:
-        raise GraphmendError("diagnose_calls() needs at least one argument set")
-
-    def private_backend(gm: torch.fx.GraphModule, example_inputs: Any) -> Callable[..., Any]:
-        # A new backend object per diagnosis: Dynamo keys its caches by
-        # backend, so this trace cannot reuse graphs from an earlier one.
-        return compat.profiling_backend(gm, example_inputs)
-
-    with _own_dynamo_caches():
-        compiled = torch.compile(fn, backend=private_backend)
-        with BreakRecorder() as recorder:
-            for index, arguments in enumerate(calls):
-                recorder.checkpoint(index)
-                compiled(*arguments.args, **arguments.kwargs)
-        report = recorder.report(ask_rules=ask_rules)
-        if statistics:
-            _measure(report, compiled, calls[0])
+    calls = argument_sets(fn, calls)
+    report = trace_calls(functools.partial(torch.compile, fn), calls, statistics=statistics, ask_rules=ask_rules)
     if ask_rules:  # [Capture]'s verdict per DS / SCALAR site: one more trace, only where such sites are
         capture_verdicts.attach(report, lambda: _captured_trace(fn, calls), original_function_name)
     return report
 
 
-def _captured_trace(fn: Callable[..., Any], calls: list[Any]) -> tuple[Report, dict[Any, str]]:
-    """``calls`` of ``fn`` again with [Capture] on, on the private backend:
-    the report, and the code objects compiled without capture (and why)."""
-    def private_backend(gm: torch.fx.GraphModule, example_inputs: Any) -> Callable[..., Any]:
-        return compat.profiling_backend(gm, example_inputs)
+def argument_sets(fn: Any, calls: Iterable[Any]) -> list[Call]:
+    """``calls`` as :class:`Call` items, checked with ``fn``."""
+    if not callable(fn):
+        raise GraphmendError(f"diagnose() needs a function or an nn.Module, not {type(fn).__name__}")
+    calls = [_as_call(item) for item in calls]
+    if not calls:
+        raise GraphmendError("diagnose_calls() needs at least one argument set")
+    return calls
 
-    with _own_dynamo_caches(), silenced():
-        compiled = capture.wrap(torch.compile(fn, backend=private_backend))
+
+def trace_calls(compile: Callable[..., Callable[..., Any]], calls: list[Call], *, view: str = TORCH,
+                statistics: bool = True, ask_rules: bool = True) -> Report:
+    """``calls`` of the callable ``compile(**options)`` makes, ``options``
+    being ``torch.compile``'s keyword arguments for a private counting
+    backend (a new one per trace: Dynamo keys its caches by backend, so this
+    trace cannot reuse graphs from an earlier one) and a recompile region
+    of its own where torch has them, with Dynamo's caches kept apart from
+    the user's.  The report of ``view``: graphs compiled and breaks of the
+    calls, then (``statistics``) graph runs and capture statistics of a
+    warm call, the graphs compiled that never ran and, for
+    graphmend.compile's view, the frames it compiled without [Capture]."""
+    counter = GraphCounter(compat.profiling_backend)
+    with _own_dynamo_caches(), recording_fallbacks() as fallbacks:
+        compiled = compile(backend=counter, **compat.private_compile_options())
         with BreakRecorder() as recorder:
             for index, arguments in enumerate(calls):
                 recorder.checkpoint(index)
                 compiled(*arguments.args, **arguments.kwargs)
-    return recorder.report(ask_rules=False), capture.uncaptured_codes()
+        report = recorder.report(ask_rules=ask_rules)
+        report.view = view
+        if statistics:
+            _measure(report, compiled, counter, calls[0])
+        report.thrown_away = counter.never_run_origins()
+    if view == MENDED:
+        report.fallbacks = fallbacks
+    return report
+
+
+@contextlib.contextmanager
+def recording_fallbacks() -> Iterator[list[Fallback]]:
+    """The frames compiled within that [Capture] gave up on (a frame
+    compiled gains a compiled entry; [Capture] keeps, per code object, why
+    it compiles it without), filled in on exit."""
+    # By identity: code objects compare equal by value, whatever file they come from.
+    entries = {id(code): compat.compiled_entry_count(code) for code in compat.compiled_codes()}
+    fallbacks: list[Fallback] = []
+    yield fallbacks
+    uncaptured = capture.uncaptured_codes()
+    fallbacks += [Fallback(original_function_name(code.co_name), code.co_filename, code.co_firstlineno, uncaptured[code])
+                  for code in compat.compiled_codes()
+                  if compat.compiled_entry_count(code) > entries.get(id(code), 0) and code in uncaptured]
+
+
+def _captured_trace(fn: Callable[..., Any], calls: list[Any]) -> tuple[Report, dict[Any, str]]:
+    """``calls`` of ``fn`` again with [Capture] on, on the private backend:
+    the report, and the code objects compiled without capture (and why)."""
+    with silenced():
+        report = trace_calls(lambda **options: capture.wrap(torch.compile(fn, **options)), calls,
+                             statistics=False, ask_rules=False)
+    return report, capture.uncaptured_codes()
 
 
 @contextlib.contextmanager

@@ -31,7 +31,7 @@ from typing import Any
 
 import torch
 
-from graphmend.analysis.source import collector_paused, first_line, line_map
+from graphmend.analysis.source import collector_paused, first_line, line_map, parse_file
 from graphmend.errors import GraphmendError, SourceError
 from graphmend.mending import search, swap
 from graphmend.mending.foreign import foreign, module_name
@@ -315,6 +315,56 @@ def mended_source(obj: Any) -> str:
     if swapped is None:
         raise GraphmendError(f"{describe(obj)} is not mended")
     return swapped.mended_source
+
+
+@contextlib.contextmanager
+def preserved() -> Iterator[None]:
+    """Mend and unmend at will inside: afterwards every function runs the
+    code it ran before, mended or not, and ``unmend`` finds what it found.
+
+    A diagnosis of what ``graphmend.compile`` runs mends the code it
+    traces; the user's functions must not stay mended by it, nor lose the
+    mending their own compiled objects made (whose code objects hold their
+    Dynamo entries: the same code object is put back)."""
+    with LOCK:
+        saved = {function: (function.__code__, swapped, {name: function.__globals__[name] for name in swapped.injected})
+                 for function, swapped in MENDED.items()}
+        owned = {anchor: list(functions) for anchor, functions in _OWNED.items()}
+    try:
+        yield
+    finally:
+        with LOCK:
+            for function in [f for f, swapped in MENDED.items() if saved.get(f, (None, None))[1] is not swapped]:
+                swap.restore(function)
+            for function, (code, swapped, bindings) in saved.items():
+                if function not in MENDED:
+                    swap.apply(function, code, swapped.mended_source, swapped.coverage, bindings)
+            _OWNED.clear()
+            _OWNED.update(owned)
+
+
+def mended_statement(filename: str, lineno: int) -> str | None:
+    """The code a mended function runs for the statement at ``filename:lineno``
+    (the lines the rewrite put in its place), or None where no live function
+    holding it is mended or the rewrite left it as it was."""
+    parsed = parse_file(filename)
+    statement = parsed.statement_at(lineno) if parsed is not None else None
+    if statement is None:
+        return None
+    with LOCK:
+        by_first_line = {swapped.original_code.co_firstlineno: swapped for swapped in MENDED.values()
+                         if swapped.original_code.co_filename == filename}
+    for node in sorted(parsed.defs_around(lineno), key=first_line, reverse=True):  # innermost first
+        swapped = by_first_line.get(first_line(node))
+        if swapped is None:
+            continue
+        before = textwrap.dedent("".join(parsed.lines[first_line(node) - 1 : node.end_lineno])).splitlines()
+        after = swapped.mended_source.splitlines()
+        mapping = line_map(before, after, first_line(node))
+        lines = [line for line, source in zip(after, mapping) if statement.lineno <= source <= statement.end_lineno]
+        original = [line.strip() for line in parsed.lines[statement.lineno - 1 : statement.end_lineno]]
+        return textwrap.dedent("\n".join(lines)) if [line.strip() for line in lines] != original else None
+    return None
 
 
 def show(obj: Any) -> str:

@@ -455,3 +455,15 @@ def test_an_assumption_the_backend_makes_is_not_kept(forms):
         assert torch.equal(ours(x), forms.mask_sum(x))
     why = capture.uncaptured_codes()[forms.mask_sum.__code__]
     assert why.startswith("the compiled graph would assume a captured size: Ne(u0, 1)"), why
+
+
+def test_a_fallback_is_of_one_code_object(forms, tmp_path):
+    """The same text at the same line of another file makes a code object
+    that compares equal (a code object's equality leaves out its file):
+    [Capture]'s verdict on one is not the other's."""
+    twin = load_module(textwrap.dedent(FORMS), tmp_path, "capture_twin")
+    assert twin.range_loop.__code__ == forms.range_loop.__code__
+    torch._dynamo.reset()
+    graphmend.compile(forms.range_loop, backend="eager")(INPUTS[0].clone())
+    assert forms.range_loop.__code__ in capture.uncaptured_codes()
+    assert twin.range_loop.__code__ not in capture.uncaptured_codes()

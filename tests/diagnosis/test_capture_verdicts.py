@@ -28,7 +28,8 @@ def f(x):
 
 def test_each_site_has_its_verdict(tmp_path):
     module = load_module(textwrap.dedent(SOURCE), tmp_path, "verdicts")
-    report = graphmend.diagnose(module.f, torch.tensor([1.0, -2.0, 3.0, 0.5, -1.0, 2.5, -0.5, 4.0]))
+    x = torch.tensor([1.0, -2.0, 3.0, 0.5, -1.0, 2.5, -0.5, 4.0])
+    report = graphmend.diagnose(module.f, x)
     verdicts = {b.statement.split("=")[0].strip() if "=" in b.statement else b.statement: b.capture
                 for b in report.breaks if b.category in ("DS", "SCALAR")}
     # line 8 branches on the captured n: f() falls back to its breaks, and says where
@@ -42,7 +43,27 @@ def test_each_site_has_its_verdict(tmp_path):
     unfixable = [b for b in report.breaks if b.category in ("DS", "SCALAR") and not b.fixable]
     assert all(b.hint and b.hint.startswith(b.capture) for b in unfixable)
     assert "capture" in report.to_dict()["breaks"][0]
-    assert "SCALAR: captured" in str(report)
+    assert "SCALAR: captured" in str(graphmend.diagnose(module.f, x, mended=False))
+    assert "held: capture" in str(report)  # beside it, graphmend.compile's side says so
+
+
+def test_the_report_of_a_compiled_object_names_each_fallback_and_its_guard(tmp_path):
+    """graphmend.compile's own report: f() and the functions resuming it
+    after a break are compiled without [Capture], each for the guard it met,
+    and its data-dependent sites left there say so."""
+    import html
+
+    module = load_module(textwrap.dedent(SOURCE), tmp_path, "fallbacks")
+    report = graphmend.diagnose(graphmend.compile(module.f), torch.tensor([1.0, -2.0, 3.0, 0.5, -1.0, 2.5]))
+    guards = {f.lineno: f.why.rsplit(":", 1)[1] for f in report.fallbacks}
+    assert {f.function for f in report.fallbacks} == {"f"} and guards == {5: "8", 6: "8", 7: "12"}
+    assert all("meets a guard" in f.why for f in report.fallbacks)
+    left = {b.lineno: b.hint for b in report.breaks}
+    assert left[6].startswith("[capture] gave up on this frame of f(): a captured value meets a guard")
+    assert left[6].endswith(":8") and left[10].endswith(":12")
+    assert report.summary().count("3 fallback(s)") == 1 and str(report).count("fallback: f()") == 3
+    page = html.unescape(report.to_html())
+    assert all(f.why in page for f in report.fallbacks)
 
 
 def test_other_categories_carry_no_verdict(tmp_path):
