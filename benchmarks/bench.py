@@ -146,7 +146,7 @@ def run_row(name: str, *, backend: str, device: str) -> RowResult:
         return row.model().to(device)
 
     with torch.no_grad():
-        before = graphmend.diagnose(fresh(), *args, **kwargs)
+        before = graphmend.diagnose(fresh(), *args, mended=False, **kwargs)
         expected = fresh()(*args, **kwargs)
         result = RowResult(name, row.title, _arm_from_report(before), Arm())
         _measure_compiled(result.original, fresh(), args, kwargs, backend=backend, device=device)
@@ -167,7 +167,7 @@ def run_row(name: str, *, backend: str, device: str) -> RowResult:
         try:
             # The mending patched the functions themselves, so fresh instances
             # run mended code too.
-            result.mended = _arm_from_report(graphmend.diagnose(fresh(), *args, **kwargs))
+            result.mended = _arm_from_report(graphmend.diagnose(fresh(), *args, mended=False, **kwargs))
             result.difference = first_difference(expected, fresh()(*args, **kwargs))
             result.identical = result.difference is None
             _measure_compiled(result.mended, fresh(), args, kwargs, backend=backend, device=device)

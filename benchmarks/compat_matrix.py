@@ -56,12 +56,12 @@ def run_row(name: str) -> dict:
             del eager_model
             model = row.model()
             args, kwargs = row.inputs()
-            result["before"] = graphmend.diagnose(row.model(), *args, **kwargs).break_count
+            result["before"] = graphmend.diagnose(row.model(), *args, mended=False, **kwargs).break_count
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 graphmend.mend(model, modules=row.modules)
             result["mend_warnings"] = [str(w.message)[:300] for w in caught if "graphmend" in str(w.message)]
-            after = graphmend.diagnose(model, *args, **kwargs)
+            after = graphmend.diagnose(model, *args, mended=False, **kwargs)
             result["after"] = after.break_count
             result["after_sites"] = [f"{b.category} {b.location} x{b.count}: {b.reason[:120]}" for b in after.breaks]
             # A fresh mended model for the comparison (diagnose ran it twice:

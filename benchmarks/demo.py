@@ -54,13 +54,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     with torch.no_grad():
         console.rule("1. diagnose the original model")
-        before = graphmend.diagnose(model, *call_args, **call_kwargs)
+        before = graphmend.diagnose(model, *call_args, mended=False, **call_kwargs)
         before.show(console)
         expected = model(*call_args, **call_kwargs)
 
         console.rule("2. mend it, and diagnose the mended model")
         graphmend.mend(model, modules=row.modules)
-        after = graphmend.diagnose(model, *call_args, **call_kwargs)
+        after = graphmend.diagnose(model, *call_args, mended=False, **call_kwargs)
         after.show(console)
         mended_eager = model(*call_args, **call_kwargs)
         graphmend.unmend(model)
