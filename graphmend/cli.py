@@ -160,6 +160,12 @@ def _cmd_fix(args: argparse.Namespace) -> int:
         return 1
     return 0
 
+def _script_arguments(parser: argparse.ArgumentParser) -> None:
+    """SCRIPT and its own arguments, all that follows it."""
+    parser.add_argument("script", metavar="SCRIPT", help="the Python script to run")
+    parser.add_argument("script_args", nargs=argparse.REMAINDER, metavar="ARGS", help="the script's arguments")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="graphmend",
@@ -203,10 +209,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     diagnose.add_argument("--html", metavar="PAGE", help="also write the report to PAGE as one self-contained "
                           "HTML page (each site's source beside the code graphmend.compile runs there)")
-    diagnose.add_argument("script", metavar="SCRIPT", help="the Python script to run")
-    diagnose.add_argument(
-        "script_args", nargs=argparse.REMAINDER, metavar="ARGS", help="the script's arguments"
-    )
+    _script_arguments(diagnose)
     diagnose.set_defaults(handler=_cmd_diagnose)
 
     run = commands.add_parser(
@@ -223,8 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--mend", metavar="MODULES", help="comma-separated module names (prefixes) to mend on import")
     run.add_argument("--select", metavar="RULES", help="comma-separated rules to apply (default: all): trap,where,defer")
-    run.add_argument("script", metavar="SCRIPT", help="the Python script to run")
-    run.add_argument("script_args", nargs=argparse.REMAINDER, metavar="ARGS", help="the script's arguments")
+    _script_arguments(run)
     run.set_defaults(handler=_cmd_run)
 
     fix = commands.add_parser(

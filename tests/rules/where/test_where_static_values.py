@@ -86,41 +86,17 @@ def test_arange_list_runs_the_original_for_anything_else(args):
 # -- tensors made of Python values, read back: computed while tracing --------------
 
 
-_POOLER = '''
-import torch
-
-
-class Pooler(torch.nn.Module):
-    def __init__(self, scales):
-        super().__init__()
-        self.scales = scales
-
-    def forward(self, x, feature_size, image_size):
-        approx_scale = float(feature_size) / float(image_size)
-        scale = 2 ** float(torch.tensor(approx_scale).log2().round())
-        lvl_min = -torch.log2(torch.tensor(self.scales[0], dtype=torch.float32)).item()
-        return x * scale + lvl_min
-
-
-def pooled(x, feature_size, image_size):
-    return Pooler([0.25, 0.125])(x, feature_size, image_size)
-
-
-def levels(x, width):
-    return x * sum(torch.tensor([width, width / 2]).log2().floor().tolist())
-'''
-
-
 @pytest.mark.parametrize("function, args", [
     ("pooled", (t(1.0, -2.0), 56, 224)),
     ("pooled", (t(0.5, 3.0), 28, 224)),
-    ("levels", (t(1.0, 2.0), 17)),
+    ("ranks", (t(1.0, 2.0),)),
+    ("cumulative", (t(1.0, 2.0),)),
 ])
 def test_a_tensor_made_of_python_values_is_read_while_tracing(tmp_path, function, args):
     """torchvision's multi-scale RoI pooler: the value is computed by the
     same torch operations while Dynamo traces, exact to the bit, in one
     graph (two breaks without the rewrite)."""
-    result = check_equivalent(_POOLER, function, [args], tmp_path, rules=["where"])
+    result = check_equivalent(fixture("static_read"), function, [args], tmp_path, rules=["where"])
     assert "static_read" in result.code
 
 
@@ -128,9 +104,9 @@ def test_another_value_recompiles_and_a_dynamic_one_reads_as_written(tmp_path):
     """A module attribute Dynamo guards: changed, the frame recompiles with
     the new constant.  An input float that changes becomes symbolic: the
     read breaks the graph, as it did, with the eager value."""
-    original, mended, _ = mend_source(_POOLER, tmp_path, rules=["where"])
+    original, mended, _ = mend_source(fixture("static_read"), tmp_path, rules=["where"])
     torch._dynamo.reset()
-    pooler, reference = mended.Pooler([0.25, 0.125]), original.Pooler([0.25, 0.125])
+    pooler, reference = mended.MultiScaleRoIAlign([0.25, 0.125]), original.MultiScaleRoIAlign([0.25, 0.125])
     compiled = torch.compile(pooler, backend="eager")
     x = t(1.0, -2.0)
     for scale, feature_size in ((0.25, 56), (0.5, 56), (0.5, 28), (0.3, 35)):
@@ -159,6 +135,6 @@ def test_static_read_gives_what_the_operations_give(steps, read):
 def test_diagnose_reports_a_static_read_as_fixable(tmp_path):
     from graphmend.diagnosis import diagnose
 
-    original, _, _ = mend_source(_POOLER, tmp_path, rules=["where"])
-    sites = diagnose(original.levels, t(1.0, 2.0), 17).breaks
+    original, _, _ = mend_source(fixture("static_read"), tmp_path, rules=["where"])
+    sites = diagnose(original.cumulative, t(1.0, 2.0)).breaks
     assert sites and all((s.category, s.fixable, s.rule) == ("SCALAR", True, "where") for s in sites), sites
