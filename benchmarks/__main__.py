@@ -44,10 +44,12 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _detection_rows() -> set[str]:
-    """The detection corpus's rows, which ``--cold`` times too."""
-    from benchmarks import detection
+    """The rows ``--cold`` times beside the corpus: the detection corpus's
+    and the library corpora's (:func:`benchmarks.corpus.find`)."""
+    from benchmarks import detection, ecosystem
+    from benchmarks.heldout import rows as heldout
 
-    return set(detection.ROWS)
+    return {*detection.ROWS, *(row.name for row in (*ecosystem.ROWS, *heldout.ROWS))}
 
 
 def _bench_cold(args: argparse.Namespace, rows: list[str], out) -> int:

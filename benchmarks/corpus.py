@@ -654,16 +654,43 @@ ROWS: dict[str, Row] = {row.name: row for row in _rows()}
 
 
 def find(name: str) -> Any:
-    """The row called ``name``: of this corpus, or of the detection corpus
-    (:mod:`benchmarks.detection`, which needs torchvision), which the
-    fresh-process timing harness also runs."""
+    """The row called ``name``, as the fresh-process timing harness calls
+    it (``title``, ``model()``, ``inputs()``): of this corpus, of the
+    detection corpus (:mod:`benchmarks.detection`, which needs
+    torchvision), or a library row of the ecosystem corpus or the held-out
+    round, in inference (:class:`LibraryRow`)."""
     if name in ROWS:
         return ROWS[name]
-    from benchmarks import detection
+    from benchmarks import detection, ecosystem
+    from benchmarks.heldout import rows as heldout
 
     if name in detection.ROWS:
         return detection.ROWS[name]
-    raise KeyError(f"no corpus row {name!r}; known: {sorted(ROWS)} and {sorted(detection.ROWS)}")
+    library = {row.name: row for row in (*ecosystem.ROWS, *heldout.ROWS)}
+    if name in library:
+        return LibraryRow(library[name])
+    raise KeyError(f"no row {name!r} in the corpus, the detection corpus or the library corpora")
+
+
+class LibraryRow:
+    """A library row (:class:`benchmarks.ecosystem.Row`) as a corpus row:
+    ``model()`` builds its callable and arguments, in inference, and
+    ``inputs()`` gives the arguments built with it."""
+
+    def __init__(self, row: Any) -> None:
+        self.row = row
+        self.title = f"{row.title} ({row.library} {row.version})"
+        self._inputs: Call | None = None
+
+    def model(self) -> Any:
+        fn, args, kwargs = self.row.build(False)
+        self._inputs = (args, kwargs)
+        return fn
+
+    def inputs(self, variant: str = "default") -> Call:
+        if self._inputs is None:
+            self.model()
+        return self._inputs
 
 
 def build(name: str) -> Inputs:

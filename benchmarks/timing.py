@@ -189,7 +189,8 @@ def worker(row_name: str, arm: str, *, backend: str, device: str, warm: int, thr
     torch.set_num_threads(threads)
     warnings.filterwarnings("default")
     row = corpus.find(row_name)
-    model = row.model().to(device)
+    model = row.model()
+    model = model.to(device) if isinstance(model, torch.nn.Module) else model
     args, kwargs = torch.utils._pytree.tree_map(
         lambda v: v.to(device) if isinstance(v, torch.Tensor) else v, row.inputs()
     )
