@@ -69,6 +69,7 @@ import torch.utils._pytree as pytree
 from graphmend.compare import first_difference
 from graphmend.mending import records
 from graphmend.compat import capture
+from graphmend.conventions import RUNTIME_MODULE
 from graphmend.diagnosis import MENDED, RULE_FOR, BreakRecorder, Call, Report, call, fixable_site, short_path
 from graphmend.diagnosis.report import fallback_holding
 from graphmend.diagnosis import diagnose_calls as diagnose_calls_torch
@@ -261,6 +262,9 @@ class _FirstCall:
                     f"the mended code's output differs from the original's: {difference} "
                     f"(mended: {', '.join(sorted({f.__qualname__ for f in mended}))}); the mending was undone"
                 )
+        # compat's patches before the first compiled call, mended code or not:
+        # the watched call needs them (mending_first), not only rewritten code.
+        compat.install(importlib.import_module(RUNTIME_MODULE))
         # [Capture]: DS/SCALAR sites held in the graph while this callable traces only.
         self.compiled = capture.wrap(torch.compile(self.obj, **self.compile_kwargs), self.capture)
 

@@ -320,7 +320,9 @@ def _compile_failing_frames_without_capture() -> None:
             raised = error
         finally:
             _ACTIVE.shapes = _ACTIVE.shape_env = None
-        if caused_by(_ACTIVE.error, MendFirst):  # run eagerly this once: graphmend mends it first
+        if caused_by(raised or _ACTIVE.error, MendFirst):  # to run eagerly this once: graphmend mends it first
+            if raised is not None:
+                raise raised  # for compat's wrapper outside this one, which runs it eagerly
             return result
         breaks = output_graph.graph_break_reasons[reasons:]
         guards = [b for b in breaks if unbacked_guard(b.reason)]

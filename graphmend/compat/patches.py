@@ -227,7 +227,11 @@ def _run_frames_eagerly_once() -> None:
                 type(error).__name__, str(error).split("\n", 1)[0],
             )
             return ConvertFrameReturn(
-                frame_exec_strategy=FrameExecStrategy(FrameAction.SKIP, FrameAction.DEFAULT),
+                # Where graphmend mends next, what the frame calls runs eagerly
+                # too: compiled now as frames of their own, those graphs would
+                # be replaced by the frame's own graph on the next call.
+                frame_exec_strategy=FrameExecStrategy(FrameAction.SKIP,
+                                                      FrameAction.SKIP if mend_first else FrameAction.DEFAULT),
                 apply_to_code=False,
                 **extra,
             )
