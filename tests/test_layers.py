@@ -71,7 +71,7 @@ def test_a_layer_imports_only_the_layers_it_names() -> None:
 
 
 #: The diagnosis package's modules, each importing only those before it.
-DIAGNOSIS_ORDER = ("counting", "page", "report", "categories", "dry_run", "recording", "capture_verdicts", "tracing")
+DIAGNOSIS_ORDER = ("advice", "counting", "page", "report", "categories", "dry_run", "recording", "capture_verdicts", "tracing")
 
 
 def test_diagnosis_modules_import_only_those_before_them() -> None:

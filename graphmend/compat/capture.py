@@ -336,7 +336,7 @@ def _compile_failing_frames_without_capture() -> None:
             # Dynamo appends its own hints to the message of an error it passes on.
             _WITHOUT_CAPTURE[code] = str(declined.args[0]).splitlines()[0]
         elif raised is None and counters["frames"]["ok"] != ok:  # a guard in a frame that compiled no graph
-            _WITHOUT_CAPTURE[code] = f"a captured value meets a guard: {_why(guards[0])}"
+            _WITHOUT_CAPTURE[code] = f"{GUARD}: {_why(guards[0])}"
         else:
             error = _error_text(raised or _ACTIVE.error) or (_why(breaks[0]) if breaks else "no reason given")
             _WITHOUT_CAPTURE[code] = f"Dynamo cannot compile the frame with the switches on: {error}"
@@ -388,6 +388,8 @@ def _compile_failing_frames_without_capture() -> None:
 MOST_SHAPES_PER_LINE = 2
 #: The break [Capture] makes rather than unroll such a loop.
 UNROLLED = "graphmend [capture]: a loop over data-dependent shapes is not unrolled"
+#: How the reason of a frame given up on at a guard on a captured value starts.
+GUARD = "a captured value meets a guard"
 
 
 def _decline_while_tracing() -> None:
@@ -420,7 +422,7 @@ def _decline_while_tracing() -> None:
     def __init__(self, msg, *args, **kwargs):
         unsupported(self, msg, *args, **kwargs)
         if _ACTIVE.shapes is not None and unbacked_guard(str(msg)):
-            raise Declined(f"a captured value meets a guard: {_error_text(self)}")
+            raise Declined(f"{GUARD}: {_error_text(self)}")
 
     exc.Unsupported.__init__ = __init__
     bindings = symbolic_shapes.compute_unbacked_bindings
@@ -499,7 +501,7 @@ def declined_graph(output: Any, gm: Any) -> str | None:
     """
     reason = getattr(output, "compile_subgraph_reason", None)
     if reason is not None and reason.graph_break and unbacked_guard(reason.reason):
-        return f"a captured value meets a guard: {_why(reason)}"
+        return f"{GUARD}: {_why(reason)}"
     assumed = assumed_fact(gm, output.shape_env)
     if assumed is not None:
         return f"the graph would assume a captured size: {assumed}"

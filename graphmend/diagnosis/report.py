@@ -95,6 +95,7 @@ class Fallback:
     filename: str
     lineno: int  # the function's first line
     why: str  # the guard or the assumption that made it give up, at file:line
+    advice: str | None = None  # what the user can change there (:mod:`graphmend.diagnosis.advice`)
 
     @property
     def location(self) -> str:
@@ -257,8 +258,11 @@ class Report:
         for side in (self, self.mended):
             if side is None or side.view != MENDED:
                 continue
-            lines += [f"fallback: {f.function}() (its frame from {f.location}) is compiled without [capture]: {f.why}"
-                      for f in side.fallbacks]
+            for f in side.fallbacks:
+                lines.append(f"fallback: {f.function}() (its frame from {f.location}) is compiled without [capture]: "
+                             f"{f.why}")
+                if f.advice is not None:
+                    lines.append(f"  what you can do: {f.advice}")
             lines += [f"thrown away: a graph compiled and never run, from {where}" for where in side.thrown_away or ()]
         return lines
 

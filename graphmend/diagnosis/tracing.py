@@ -22,6 +22,7 @@ import torch
 from graphmend import compat
 from graphmend.compat import capture
 from graphmend.diagnosis import capture_verdicts
+from graphmend.diagnosis.advice import for_fallback
 from graphmend.diagnosis.counting import GraphCounter
 from graphmend.diagnosis.recording import BreakRecorder, original_function_name
 from graphmend.diagnosis.report import MENDED, TORCH, Fallback, Report
@@ -197,7 +198,8 @@ def recording_fallbacks() -> Iterator[list[Fallback]]:
     fallbacks: list[Fallback] = []
     yield fallbacks
     uncaptured = capture.uncaptured_codes()
-    fallbacks += [Fallback(original_function_name(code.co_name), code.co_filename, code.co_firstlineno, uncaptured[code])
+    fallbacks += [Fallback(original_function_name(code.co_name), code.co_filename, code.co_firstlineno, uncaptured[code],
+                           advice=for_fallback(uncaptured[code]))
                   for code in compat.compiled_codes()
                   if compat.compiled_entry_count(code) > entries.get(id(code), 0) and code in uncaptured]
 
