@@ -16,7 +16,9 @@ speed (:mod:`benchmarks.bench_speed`), the torch-version matrix
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 #: The repository root: the folder that holds ``benchmarks/`` (and ``graphmend/``).
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,3 +30,24 @@ def child_pythonpath() -> str:
     the worker imports this package wherever the parent was started from."""
     rest = os.environ.get("PYTHONPATH")
     return os.pathsep.join([str(ROOT), rest]) if rest else str(ROOT)
+
+
+#: How many calls past those asked for a harness makes while graphmend.compile still watches.
+MOST_EXTRA_CALLS = 10
+
+
+def steady_calls(compiled: Any, calls: int) -> Iterator[int]:
+    """The indices of the calls a harness makes of ``compiled``: at least
+    ``calls``, and more while ``graphmend.compile``'s object watches its
+    calls (a watched call may mend the sites it meets and run their frames
+    eagerly, so its graph runs are fewer than the steady state's), until two
+    calls in a row ran unwatched: the last one counts as the steady state.
+    What ``torch.compile`` returned is never watched."""
+    first_call = getattr(compiled, "_graphmend_first_call", None)
+    unwatched = 0
+    for index in range(calls + MOST_EXTRA_CALLS):
+        watched = first_call is not None and first_call.watching
+        yield index
+        unwatched = 0 if watched else unwatched + 1
+        if index + 1 >= calls and unwatched >= 2:
+            return

@@ -38,6 +38,8 @@ import tempfile
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from benchmarks import steady_calls
+
 # Run as ``python -m``, this module is ``__main__``; its children import it by name.
 _MODULE = __spec__.name if __spec__ is not None else __name__
 STYLES = ("module", "forward", "step", "lambda", "train")
@@ -88,7 +90,7 @@ def _breaks(report: Any) -> dict[str, Any]:
 def measure(call: Callable[..., Any], args: tuple, kwargs: dict, *, training: bool, calls: int = 3,
             backend: str = "eager", compile: Callable[..., Any] | None = None) -> dict[str, Any]:
     """``graphmend.compile(call, backend=backend)`` (or ``compile``) called
-    ``calls`` times on a :class:`~graphmend.diagnosis.GraphCounter`: what
+    ``calls`` times (more while it watches them, :func:`benchmarks.steady_calls`) on a :class:`~graphmend.diagnosis.GraphCounter`: what
     each call compiled, the graphs compiled in all (and how many never
     ran), the graph runs of the last call (per call, at steady state), and
     the graphs the process settles on: after those calls, Dynamo's caches
@@ -104,7 +106,7 @@ def measure(call: Callable[..., Any], args: tuple, kwargs: dict, *, training: bo
     compiled = (compile or graphmend.compile)(call, backend=counter)
     per_call, outputs, runs = [], [], []
     with torch.set_grad_enabled(training):
-        for _ in range(calls):
+        for _ in steady_calls(compiled, calls):
             before = counter.runs
             with BreakRecorder() as recorder:
                 outputs.append(compiled(*args, **kwargs))
@@ -116,7 +118,7 @@ def measure(call: Callable[..., Any], args: tuple, kwargs: dict, *, training: bo
             compiled(*args, **kwargs)
         settled = _breaks(recorder.report(ask_rules=False))
     return {"calls": per_call, "first": per_call[0], "settled": settled, **counts, "output": outputs[0],
-            "runs": calls + 1}
+            "runs": len(per_call) + 1}
 
 
 def style_row(row_name: str, style: str, compile_with: str = "graphmend") -> dict[str, Any]:

@@ -50,7 +50,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from benchmarks import child_pythonpath
+from benchmarks import child_pythonpath, steady_calls
 
 DEFAULT_OUT = Path("bench-results") / "ecosystem"
 DEFAULT_EXPLAIN = ("tm_tweedie", "odeint_euler")
@@ -217,14 +217,15 @@ def _diagnose(fn: Any, args: tuple, kwargs: dict, training: bool) -> Any:
 
 def _calls(row: Any, training: bool, fn: Any, args: tuple, kwargs: dict, compiled: Any, counter: Any,
            calls: int = 3) -> dict[str, Any]:
-    """``calls`` calls of ``compiled`` (``fn`` compiled on ``counter``), fresh
+    """``calls`` calls of ``compiled`` (``fn`` compiled on ``counter``; more
+    while graphmend.compile watches them, :func:`benchmarks.steady_calls`), fresh
     inputs after the first (a row's inputs may carry a graph that one
     backward frees): each call's break report and graph runs, the first
     call's outcome, and the error of a later call that could not run."""
     from graphmend.diagnosis import BreakRecorder
 
     reports, runs, first, later_error = [], [], None, None
-    for call in range(calls):
+    for call in steady_calls(compiled, calls):
         if call:
             _, args, kwargs = row.build(training)
         before = counter.runs

@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks import child_pythonpath
+from benchmarks import child_pythonpath, steady_calls
 
 SEED = 0
 #: The Python operators this process defined (a Library unregisters its operators when collected).
@@ -214,8 +214,9 @@ def _call(model: Any, mode: str, args: tuple, kwargs: dict) -> Any:
 
 
 def worker(row_name: str, mode: str, arm: str, output: str, calls: int = 3) -> dict[str, Any]:
-    """``calls`` calls of the row compiled by ``arm`` on a counting eager
-    backend, then one more whose graph runs are counted."""
+    """The first call of the row compiled by ``arm`` on a counting eager
+    backend, then ``calls`` more (more while graphmend.compile watches them,
+    :func:`benchmarks.steady_calls`): the last one's graph runs are counted."""
     import torch
 
     import graphmend
@@ -237,9 +238,8 @@ def worker(row_name: str, mode: str, arm: str, output: str, calls: int = 3) -> d
         start = time.perf_counter()
         first = _call(compiled, mode, args, kwargs)
         result["first_s"] = time.perf_counter() - start
-        for _ in range(calls - 1):
-            _call(compiled, mode, args, kwargs)
-        result["runs_per_call"] = counter.runs_of(lambda: _call(compiled, mode, args, kwargs))
+        runs = [counter.runs_of(lambda: _call(compiled, mode, args, kwargs)) for _ in steady_calls(compiled, calls)]
+        result["runs_per_call"] = runs[-1]
     except Exception as error:  # noqa: BLE001 -- a raise is a finding, reported as one
         result["raised"] = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
         return result

@@ -310,6 +310,13 @@ class _FirstCall:
         self._mend_met(sorted(new), args, kwargs)
         return result
 
+    @property
+    def watching(self) -> bool:
+        """Whether the next call is watched: it may mend the sites it meets
+        and run their frames eagerly this once, so its graph runs are not
+        yet those of the calls after it."""
+        return self.compiled is None or self._rounds_left > 0
+
     def _mended_next(self, reason: Any) -> bool:
         """Whether a graph break the watched call meets is at a site this
         round will mend: the frame then runs eagerly this once, and nothing
@@ -326,7 +333,11 @@ class _FirstCall:
         previously = self._mending()
         patched = [f for f in self._mend_sites(sites) if previously.get(f) != mended_source(f)]
         if not patched:
-            self._rounds_left = 0
+            # With mending_first the call ran its frame eagerly from the
+            # declined site on: what lies after it (a site in the arm of
+            # diffusers' `if t > 0:`) is met by the next watched call.
+            if not compat.mends_first():
+                self._rounds_left = 0
             return
         if self.verify:
             difference = first_difference(before, _quietly(state, self.obj, *args, **kwargs))

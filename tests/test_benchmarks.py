@@ -101,3 +101,23 @@ def test_ecosystem_worker_names_compiled_gradients_as_the_eager_ones():
         assert set(eager["grads"]) >= {"self.weight", "args[0]"} or set(eager["grads"]) >= {"fn.weight", "args[0]"}
         comparison = _compare(eager, compiled)
         assert comparison["identical"] and comparison["grads_identical"], comparison
+
+
+def test_steady_calls_go_on_while_graphmend_compile_watches():
+    """A watched call may run frames eagerly (fewer graph runs): the count
+    waits for two unwatched calls in a row; torch.compile's object gets
+    the calls asked for."""
+    from types import SimpleNamespace
+
+    from benchmarks import MOST_EXTRA_CALLS, steady_calls
+
+    first_call = SimpleNamespace(watching=True)
+    compiled = SimpleNamespace(_graphmend_first_call=first_call)
+    made = []
+    for index in steady_calls(compiled, 3):
+        made.append(index)
+        first_call.watching = index < 4  # the watch ends after the fifth call
+    assert made == [0, 1, 2, 3, 4, 5, 6]
+    assert list(steady_calls(object(), 3)) == [0, 1, 2]
+    first_call.watching = True
+    assert len(list(steady_calls(compiled, 3))) == 3 + MOST_EXTRA_CALLS

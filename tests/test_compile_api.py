@@ -338,6 +338,51 @@ def test_a_diagnosed_site_in_a_function_mended_statically_is_mended_too(tmp_path
     assert all(torch.equal(a, b) for a, b in zip(expected, actual))
 
 
+COUNTING = """
+import torch
+from torch import nn
+
+
+class Counting(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("mechanism", torch.as_tensor(0))
+        self.seen = []
+
+    def forward(self, x):
+        if x.sum() > 0:
+            self.seen.append(1)
+        if self.mechanism == 0:
+            x = x - 1
+        return x * 2
+"""
+
+
+def test_a_site_the_rules_decline_does_not_end_the_watch(tmp_path, isolated_cache):
+    """diffusers' DDPM step: the first watched call mends a site and the
+    second meets ``if t > 0:``, whose arm the rules decline (here: a list
+    append).  That frame ran eagerly from the declined site on, so the site
+    after it (a buffer test, a tensor only at run time) had not been met:
+    the watch went on, and it is mended.  It used to end there: 5 graph
+    runs per call where 2 remain."""
+    module = load_module(textwrap.dedent(COUNTING), tmp_path, "counting")
+    model, x = module.Counting(), torch.linspace(-1, 3, 6)
+    expected = [model(x) for _ in range(6)]
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    try:
+        ours = gm_compile(model, backend=counter)
+        actual = [ours(x) for _ in range(6)]
+        runs = counter.runs_of(lambda: ours(x))
+        mended = graphmend.mending.swap.MENDED[module.Counting.forward].mended_source
+    finally:
+        graphmend.unmend(model)
+    assert "self.mechanism == 0" in mended and "_gm_cond_" in mended  # the site after the declined one
+    assert runs == 2  # the declined `if` alone breaks
+    assert all(torch.equal(a, b) for a, b in zip(expected, actual))
+    assert len(model.seen) == 13  # every call appended once, eager and compiled alike
+
+
 def test_a_frame_breaking_where_the_first_call_mends_runs_eagerly_once(tmp_path, isolated_cache):
     """``if self.mechanism == 0`` on a buffer: only the first call's break
     shows it is a tensor test.  That frame runs eagerly this once rather
