@@ -371,23 +371,27 @@ class _FirstCall:
         """Each function mending this object patched -> its mended source."""
         return {f: mended_source(f) for f in mended_functions(self.obj)}
 
-    def _like(self, **compile_kwargs: Any) -> _FirstCall:
+    def _like(self, tried: set[tuple[str, int]], **compile_kwargs: Any) -> _FirstCall:
         """A fresh first call with this one's options, compiled with
         ``compile_kwargs`` (a diagnosis's backend) and ``dynamic`` as the
         user asked (``mode``, ``options`` and ``fullgraph`` are the user's
         backend's business or would raise at a break the diagnosis
-        reports), verifying nothing."""
+        reports), verifying nothing.  ``tried`` is shared: the sites an
+        earlier copy met are not met as new (its first call would run
+        their frames eagerly again)."""
         kept = {name: value for name, value in self.compile_kwargs.items() if name == "dynamic"}
-        return _FirstCall(self.obj, self.modules, self.rules, False, self.diagnose, {**kept, **compile_kwargs},
+        like = _FirstCall(self.obj, self.modules, self.rules, False, self.diagnose, {**kept, **compile_kwargs},
                           self.capture)
+        like._tried = tried
+        return like
 
     def diagnosis(self, calls: list[Call], *, statistics: bool = True, before: Report | None = None) -> Report:
         """What this object runs on ``calls``, as a fresh process runs it.
 
         A fresh copy (:meth:`_like`, on a private counting backend) mends,
         compiles under [Capture] and makes the calls, its first calls
-        watched as the real ones are; where they mend more, it is traced
-        again, until a trace mends nothing.  That trace is the report:
+        watched as the real ones are; where they meet new sites, it is
+        traced again, until a trace meets none and mends nothing.  That trace is the report:
         graphs compiled, graph runs of a warm call, the breaks left, the
         frames [Capture] gave up on and the graphs never run.  ``held``
         compares it with ``before``, torch.compile's report of the same
@@ -400,11 +404,15 @@ class _FirstCall:
             if before is None:
                 unmend_functions(mended_functions(self.obj))
                 before = trace_calls(functools.partial(torch.compile, self.obj), calls, statistics=False)
+            tried: set[tuple[str, int]] = set()
             with silenced():
                 for _ in range(_WATCHED_ROUNDS + 1):
-                    mending = self._mending()
-                    report = trace_calls(self._like, calls, view=MENDED, statistics=statistics)
-                    if self._mending() == mending:
+                    mending, met = self._mending(), len(tried)
+                    report = trace_calls(functools.partial(self._like, tried), calls, view=MENDED,
+                                         statistics=statistics)
+                    # A trace that met a new site ran its frame eagerly from
+                    # there (mending_first), even where the rules declined it.
+                    if self._mending() == mending and len(tried) == met:
                         break
             _compare(report, before, self.capture)
         return report

@@ -55,8 +55,19 @@ def issue_example(x):
     return x * 2
 
 
+def declined_branch(x):
+    """A tensor ``if`` the rules decline (a random draw in its arm): the first
+    call runs its frame eagerly, and the report still counts the graphs the
+    calls after it compile."""
+    y = x * 2
+    if x.sum() > 0:
+        y = y + torch.rand_like(y)
+    return y - 1
+
+
 CATEGORY_PROGRAMS = [programs.dc_if, programs.io_print, programs.guard, programs.scalar_if,
-                     programs.scalar_value, programs.ds_nonzero, programs.ds_mask, other, issue_example]
+                     programs.scalar_value, programs.ds_nonzero, programs.ds_mask, other, issue_example,
+                     declined_branch]
 
 
 def _as_compiled_runs(fn, x):
@@ -65,10 +76,9 @@ def _as_compiled_runs(fn, x):
     sites of the breaks its first call meets, the graphs never run."""
     counter = GraphCounter("eager")
     compiled = graphmend.compile(fn, backend=counter)
-    with BreakRecorder() as recorder:
-        compiled(x)
-    for _ in range(3):  # the watched calls: nothing more is mended here
-        compiled(x)
+    with BreakRecorder() as recorder:  # a watched call may run a frame eagerly, to compile it mended next
+        for _ in range(4):
+            compiled(x)
     sites = {b.key for b in recorder.report(ask_rules=False).breaks}
     return compiled, counter.graphs, counter.runs_of(lambda: compiled(x)), sites, counter.never_run
 
