@@ -6,7 +6,7 @@ decides (a guard on an unbacked symbol: "Could not extract specialized
 integer", "generic_jump SymNodeVariable").  Dynamo's message names the
 symbol, not what the code asked of it.  The statement at the guard's line
 does: a ``range()`` to unroll, a one-hot width, a size, a Python
-``max()``, a branch.  Each kind has a change in the user's code that keeps
+``max()``, a check that raises, a branch.  Each kind has a change in the user's code that keeps
 the value in the graph; this module names it.  Where the statement is none
 of these (or cannot be read), there is no advice rather than a guess.
 """
@@ -40,6 +40,9 @@ ADVICE = {
             "upper bound) and mask or slice the result, or keep the value a tensor",
     "min_max": "Python's max()/min() compares a value read from a tensor with a Python number: keep both sides "
                "tensors (torch.maximum, torch.clamp) or compare with a static bound",
+    "check": "a check that raises decides on a value read from a tensor: state it as torch._check(...) "
+             "(Dynamo assumes it and checks it when the graph runs, raising a RuntimeError of its own), or "
+             "make it before the compiled call",
     "branch": "a Python branch decides on a value read from a tensor: compute both arms and select with "
               "torch.where, or move the test out of the compiled function",
 }
@@ -83,11 +86,19 @@ def kind_of(statement: ast.stmt, lineno: int) -> str | None:
         return "size"
     if "max" in calls or "min" in calls:
         return "min_max"
-    if isinstance(statement, (ast.If, ast.While, ast.Assert)) and statement.lineno == lineno:
+    if isinstance(statement, ast.Assert) or _raises_only(statement):
+        return "check" if statement.lineno == lineno else None
+    if isinstance(statement, (ast.If, ast.While)) and statement.lineno == lineno:
         return "branch"
     if any(isinstance(node, (ast.IfExp, ast.BoolOp)) for tree in header for node in ast.walk(tree)):
         return "branch"
     return None
+
+
+def _raises_only(statement: ast.stmt) -> bool:
+    """``if test: raise ...`` with no ``else``: a validation guard."""
+    return (isinstance(statement, ast.If) and not statement.orelse
+            and all(isinstance(s, ast.Raise) for s in statement.body))
 
 
 def _header(statement: ast.stmt, lineno: int) -> list[ast.AST]:

@@ -28,7 +28,9 @@ GUARD_REASON = ("a captured value meets a guard: Could not extract specialized i
     ("if n > 3:\n    y = x", 1, "branch"),
     ("while n:\n    n = n - 1", 1, "branch"),
     ("y = x if n > 3 else -x", 1, "branch"),
-    ("assert n > 0", 1, "branch"),
+    ("assert n > 0", 1, "check"),
+    ("if n < 0:\n    raise ValueError(n)", 1, "check"),
+    ("if n < 0:\n    raise ValueError(n)\nelse:\n    y = x", 1, "branch"),
     ("y = x + n", 1, None),  # nothing in it needs a Python value: no guess
     ("for k in x.tolist():\n    y = y + k", 1, None),
 ])
