@@ -554,13 +554,14 @@ def diagnose_calls(obj: Any, calls: Iterable[Any], *, mended: bool | None = None
     if receiver is not None and first_call is not None:
         calls = [Call((receiver, *c.args), c.kwargs) for c in calls]
     original = first_call.obj if first_call is not None else obj
+    # What graphmend.compile made, or what graphmend.compile(obj) would make.
+    as_compiled = first_call or _FirstCall(obj, None, None, False, False, {})
     if mended is False or (mended is None and first_call is None):
         report = diagnose_calls_torch(original, calls, statistics=statistics)
         if mended is None:
-            report.mended = _FirstCall(obj, None, None, False, False, {}).diagnosis(calls, statistics=statistics,
-                                                                                    before=report)
+            report.mended = as_compiled.diagnosis(calls, statistics=statistics, before=report)
         return report
-    return (first_call or _FirstCall(obj, None, None, False, False, {})).diagnosis(calls, statistics=statistics)
+    return as_compiled.diagnosis(calls, statistics=statistics)
 
 
 def _candidates(obj: Any, args: Iterable[Any] = ()) -> list[Any]:

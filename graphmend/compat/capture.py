@@ -89,6 +89,8 @@ SWITCHES = ("capture_scalar_outputs", "capture_dynamic_output_shape_ops")
 
 _LOCK = threading.RLock()
 _state: dict[str, Any] = {"checked": False, "off": None, "patched": False}
+
+
 class CodeTable(collections.abc.MutableMapping):
     """A mapping keyed by code objects as objects: two functions of the same
     text at the same line in two files have code objects that compare equal

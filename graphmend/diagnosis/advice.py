@@ -18,15 +18,14 @@ import re
 
 from graphmend.analysis.source import statement_at
 from graphmend.compat.capture import UNROLLED, unbacked_guard
+from graphmend.vocabulary import SIZE_FUNCTION_POSITIONS, SIZE_METHODS
 
 #: ``... at <file>:<line>``, how a fallback's reason ends (:mod:`graphmend.compat.capture`).
 _AT = re.compile(r" at (?P<filename>.+):(?P<lineno>\d+)$")
-#: Calls that take sizes as Python ints (torch functions and tensor methods alike).
-_SIZE_TAKERS = frozenset({
-    "zeros", "ones", "empty", "full", "arange", "rand", "randn", "randint", "randperm", "eye", "linspace",
-    "new_zeros", "new_ones", "new_empty", "new_full", "view", "reshape", "expand", "repeat", "narrow",
-    "split", "unflatten", "tile", "pad",
-})
+#: Calls that take sizes as Python ints (torch functions and tensor methods
+#: alike): the rules' tables, and factories only advice needs to name.
+_SIZE_TAKERS = (frozenset(SIZE_FUNCTION_POSITIONS) | SIZE_METHODS
+                | frozenset({"randint", "randperm", "eye", "linspace", "new_full", "unflatten"}))
 
 #: Each kind of statement, the advice for it, in the order they are tried
 #: (``one_hot(x, max(n, k))`` is a one-hot width before it is a ``max()``).
@@ -63,10 +62,7 @@ def for_fallback(why: str) -> str | None:
     if found is None or not unbacked_guard(why):
         return None
     lineno = int(found["lineno"])
-    try:
-        statement = statement_at(found["filename"], lineno)
-    except (OSError, SyntaxError, ValueError):
-        return None
+    statement = statement_at(found["filename"], lineno)  # None without source, or where it does not parse
     if statement is None:
         return None
     kind = kind_of(statement, lineno)
@@ -76,7 +72,7 @@ def for_fallback(why: str) -> str | None:
 def kind_of(statement: ast.stmt, lineno: int) -> str | None:
     """What ``statement`` asks of a value at ``lineno``: a key of
     :data:`ADVICE`, or None."""
-    header = _header(statement, lineno)
+    header = _header(statement)
     calls = [_called_name(node) for tree in header for node in ast.walk(tree) if isinstance(node, ast.Call)]
     if "one_hot" in calls:
         return "one_hot"
@@ -101,8 +97,8 @@ def _raises_only(statement: ast.stmt) -> bool:
             and all(isinstance(s, ast.Raise) for s in statement.body))
 
 
-def _header(statement: ast.stmt, lineno: int) -> list[ast.AST]:
-    """The parts of ``statement`` that run at ``lineno``: a compound
+def _header(statement: ast.stmt) -> list[ast.AST]:
+    """The parts of ``statement`` that run at its first line: a compound
     statement's test or iterable (not its body), a simple statement whole."""
     if isinstance(statement, (ast.If, ast.While)):
         return [statement.test]
