@@ -42,7 +42,10 @@ Safety
       SymNodeVariable"; ``range(n)``: "Could not extract specialized
       integer"; "Could not guard on data-dependent expression"): the break
       only moves, and moved into an inlined helper it can cost more graphs
-      than the original (CLAP: 4 graphs with the switches on, 3 without); or
+      than the original (CLAP: 4 graphs with the switches on, 3 without).
+      Not where the guard is met in the same call of the frame as its first
+      captured value: Dynamo breaks at that call with the switches on as
+      without, so that frame keeps its trace (:func:`_in_first_captured_call`); or
     * the graph would assert something eager does not (:func:`assumed_fact`).
 
     The frame has not run yet when it is compiled, so nothing runs twice;
@@ -136,6 +139,11 @@ class _Active(threading.local):
     #: new shape env, to place a graph break: that trace counts afresh.
     shapes: collections.Counter | None = None
     shape_env: Any = None
+    #: (root translator, instruction) where the trace made its first captured
+    #: value: up to there it is the trace without capture, which breaks there.
+    first_captured: tuple[Any, Any] | None = None
+    #: Guards met in that same instruction during this frame's conversion (their reasons).
+    same_break: frozenset[str] | set[str] = frozenset()
 
 
 _ACTIVE = _Active()
@@ -163,6 +171,11 @@ def probe() -> str | None:
         from torch.fx.experimental import symbolic_shapes
 
         exc.Unsupported.__init__  # noqa: B018 -- decided while tracing (see _decline_while_tracing)
+        exc.UserError.__init__  # noqa: B018
+        from torch._dynamo import symbolic_convert
+
+        symbolic_convert.tls  # noqa: B018 -- the translator a guard is met in (see _root_instruction)
+        output_graph.OutputGraph.current_tracer  # noqa: B018
         symbolic_shapes.compute_unbacked_bindings  # noqa: B018
         torch._guards.TracingContext.extract_stack  # noqa: B018
         if not isinstance(output_graph.graph_break_reasons, list):
@@ -312,6 +325,7 @@ def _compile_failing_frames_without_capture() -> None:
         graphs = counters["stats"]["unique_graphs"]
         _ACTIVE.error = None
         _ACTIVE.shapes = collections.Counter()
+        _ACTIVE.first_captured, _ACTIVE.same_break = None, set()
         try:
             result = original(self, frame, cache_entry, hooks, frame_state, skip=skip + 1)
             raised = None
@@ -321,13 +335,13 @@ def _compile_failing_frames_without_capture() -> None:
             # a tensor amount): Dynamo raises instead of running the frame eagerly.
             raised = error
         finally:
-            _ACTIVE.shapes = _ACTIVE.shape_env = None
+            _ACTIVE.shapes = _ACTIVE.shape_env = _ACTIVE.first_captured = None
         if caused_by(raised or _ACTIVE.error, MendFirst):  # to run eagerly this once: graphmend mends it first
             if raised is not None:
                 raise raised  # for compat's wrapper outside this one, which runs it eagerly
             return result
         breaks = output_graph.graph_break_reasons[reasons:]
-        guards = [b for b in breaks if unbacked_guard(b.reason)]
+        guards = [b for b in breaks if _moved_break(b.reason)]
         if raised is None and counters["frames"]["ok"] != ok and not guards:
             return result
         # Thrown away: the attempt's break records and graphs are not counted.
@@ -418,26 +432,35 @@ def _decline_while_tracing() -> None:
     from torch._dynamo import exc
     from torch.fx.experimental import symbolic_shapes
 
-    unsupported = exc.Unsupported.__init__
+    def deciding(init: Callable[..., None], declines: bool) -> Callable[..., None]:
+        @functools.wraps(init)
+        def __init__(self, *args, **kwargs):
+            init(self, *args, **kwargs)
+            if _ACTIVE.shapes is not None and unbacked_guard(str(self.msg)):
+                if not self.skip_frame and _in_first_captured_call():
+                    _ACTIVE.same_break.add(str(self.msg))  # Dynamo breaks where it breaks without capture
+                elif declines:
+                    raise Declined(f"{GUARD}: {_error_text(self)}")
 
-    @functools.wraps(unsupported)
-    def __init__(self, msg, *args, **kwargs):
-        unsupported(self, msg, *args, **kwargs)
-        if _ACTIVE.shapes is not None and unbacked_guard(str(msg)):
-            raise Declined(f"{GUARD}: {_error_text(self)}")
+        return __init__
 
-    exc.Unsupported.__init__ = __init__
+    exc.Unsupported.__init__ = deciding(exc.Unsupported.__init__, declines=True)
+    # Fake tensor propagation meets a guard as GuardOnDataDependentSymNode,
+    # which Dynamo raises as UserError; a jump catches that one to break with
+    # its own words (generic_jump), which say more than this error's.
+    exc.UserError.__init__ = deciding(exc.UserError.__init__, declines=False)
     bindings = symbolic_shapes.compute_unbacked_bindings
 
     @functools.wraps(bindings)
     def compute_unbacked_bindings(shape_env, example_value, *args, **kwargs):
         found = bindings(shape_env, example_value, *args, **kwargs)
         shapes = _ACTIVE.shapes
+        if found and shapes is not None and _ACTIVE.shape_env is not shape_env:  # a new trace of the frame
+            _ACTIVE.shape_env = shape_env
+            shapes.clear()
+            _ACTIVE.first_captured = _root_instruction()
         if found and shapes is not None and any(isinstance(leaf, torch.Tensor)
                                                 for leaf in torch.utils._pytree.tree_leaves(example_value)):
-            if _ACTIVE.shape_env is not shape_env:  # a new trace of the frame
-                _ACTIVE.shape_env = shape_env
-                shapes.clear()
             stack = torch._guards.TracingContext.extract_stack()
             if stack:
                 site = (stack[-1].filename, stack[-1].lineno)
@@ -502,7 +525,7 @@ def declined_graph(output: Any, gm: Any) -> str | None:
     * The graph runs an assertion eager does not make (:func:`assumed_fact`).
     """
     reason = getattr(output, "compile_subgraph_reason", None)
-    if reason is not None and reason.graph_break and unbacked_guard(reason.reason):
+    if reason is not None and reason.graph_break and _moved_break(reason.reason):
         return f"{GUARD}: {_why(reason)}"
     assumed = assumed_fact(gm, output.shape_env)
     if assumed is not None:
@@ -690,6 +713,42 @@ UNBACKED_GUARDS = (
 def unbacked_guard(reason: str) -> bool:
     """Whether a break reason is a guard on a captured (unbacked) value."""
     return any(words in reason for words in UNBACKED_GUARDS)
+
+
+def _moved_break(reason: str) -> bool:
+    """Whether a break is a guard on a captured value that moves the break
+    from where the frame breaks without capture (see :func:`_in_first_captured_call`)."""
+    return unbacked_guard(reason) and reason not in _ACTIVE.same_break
+
+
+def _root_instruction() -> tuple[Any, Any] | None:
+    """The translator of the frame Dynamo converts and the instruction it
+    is at (while it inlines a call: that call); None outside a trace and in
+    a higher-order operator's body, which its own rules trace."""
+    from torch._dynamo import symbolic_convert
+
+    root = getattr(symbolic_convert.tls, "current_tx", None)
+    output = getattr(root, "output", None)
+    if output is None or output.current_tracer is not getattr(output, "root_tracer", None):
+        return None
+    return root, root.current_instruction
+
+
+def _in_first_captured_call() -> bool:
+    """Whether the trace is in the call (an instruction of the frame Dynamo
+    converts) where it made its first captured value.
+
+    Up to that call the trace is the one without capture, and that one
+    breaks at the call: its first data-dependent site is in it, and Dynamo
+    breaks an inlined call's graph at the call.  A guard on a captured value
+    met in the same call breaks at the same call: the same graph before it,
+    the callee run as its own frame, the same resume function.  So the
+    trace is kept, where giving the frame up would trace it twice more
+    without capture (Faster R-CNN's ``forward``: its backbone, four
+    seconds, before ``batched_nms`` meets ``boxes.numel() > 4000``)."""
+    here, first = _root_instruction(), _ACTIVE.first_captured
+    return (here is not None and first is not None and here[0] is first[0] and here[1] is first[1]
+            and here[1].opname.startswith("CALL"))
 
 
 def _why(record: Any) -> str:

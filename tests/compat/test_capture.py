@@ -86,6 +86,13 @@ def helper_guard(x):
     return y * 2
 
 
+def through_a_call(x):
+    # Faster R-CNN's forward: the selection and the test on its size both
+    # in one call (to helper_guard), which breaks there without capture too.
+    y = x * 2
+    return helper_guard(y) + 1
+
+
 def other(x):
     return x * x.max().item()
 
@@ -427,6 +434,47 @@ def test_shapes_are_counted_per_trace(forms):
     assert torch.equal(ours(x), forms.two_shapes_then_break(x))
     assert forms.two_shapes_then_break.__code__ not in capture.uncaptured_codes()
     assert counter.graphs == 2
+
+
+def _traces_of(code, monkeypatch) -> list[int]:
+    """A one-element list counting Dynamo's traces of ``code`` as a frame."""
+    from torch._dynamo import symbolic_convert
+
+    count = [0]
+    run = symbolic_convert.InstructionTranslator.run
+
+    def counting(self):
+        count[0] += self.f_code is code
+        return run(self)
+
+    monkeypatch.setattr(symbolic_convert.InstructionTranslator, "run", counting)
+    return count
+
+
+def test_a_guard_in_the_call_that_breaks_without_capture_keeps_the_trace(forms, monkeypatch):
+    """The first captured value and a guard on it in one call of the frame:
+    Dynamo breaks at that call with capture as without, so the frame keeps
+    the trace it made (torch.compile's graphs, breaks and traces) rather
+    than being traced again without capture."""
+    function = forms.through_a_call
+    torch._dynamo.reset()
+    traces = _traces_of(function.__code__, monkeypatch)
+    plain = GraphCounter()
+    compiled = torch.compile(function, backend=plain)
+    plain_runs = [plain.runs_of(lambda: compiled(x.clone())) for x in INPUTS]
+    plain_traces, traces[0] = traces[0], 0
+    torch._dynamo.reset()
+    start = len(compat.graph_break_reasons())
+    counter = GraphCounter()
+    ours = graphmend.compile(function, backend=counter)
+    assert [counter.runs_of(lambda: ours(x.clone())) for x in INPUTS] == plain_runs
+    for x in INPUTS:
+        assert torch.equal(ours(x.clone()), function(x.clone()))
+    assert counter.graphs == plain.graphs and counter.never_run == 0
+    assert traces[0] == plain_traces
+    assert function.__code__ not in capture.uncaptured_codes()
+    assert "Could not guard on data-dependent" in breaks_since(start)[0]  # the break, where it is, and why
+    assert forms.helper_guard.__code__ in capture.uncaptured_codes()  # its own frame: the break moves there
 
 
 def _assuming_backend(gm, example_inputs):
