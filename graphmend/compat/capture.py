@@ -142,8 +142,8 @@ class _Active(threading.local):
     #: (root translator, instruction) where the trace made its first captured
     #: value: up to there it is the trace without capture, which breaks there.
     first_captured: tuple[Any, Any] | None = None
-    #: Guards met in that same instruction during this frame's conversion (their reasons).
-    same_break: frozenset[str] | set[str] = frozenset()
+    #: Guards met in that same call during this frame's conversion: reason -> the call's offset.
+    same_break: dict[str, int] | None = None
 
 
 _ACTIVE = _Active()
@@ -325,7 +325,7 @@ def _compile_failing_frames_without_capture() -> None:
         graphs = counters["stats"]["unique_graphs"]
         _ACTIVE.error = None
         _ACTIVE.shapes = collections.Counter()
-        _ACTIVE.first_captured, _ACTIVE.same_break = None, set()
+        _ACTIVE.first_captured, _ACTIVE.same_break = None, {}
         try:
             result = original(self, frame, cache_entry, hooks, frame_state, skip=skip + 1)
             raised = None
@@ -438,7 +438,8 @@ def _decline_while_tracing() -> None:
             init(self, *args, **kwargs)
             if _ACTIVE.shapes is not None and unbacked_guard(str(self.msg)):
                 if not self.skip_frame and _in_first_captured_call():
-                    _ACTIVE.same_break.add(str(self.msg))  # Dynamo breaks where it breaks without capture
+                    # Dynamo breaks at that call, where it breaks without capture.
+                    _ACTIVE.same_break[str(self.msg)] = _ACTIVE.first_captured[1].offset
                 elif declines:
                     raise Declined(f"{GUARD}: {_error_text(self)}")
 
@@ -525,7 +526,8 @@ def declined_graph(output: Any, gm: Any) -> str | None:
     * The graph runs an assertion eager does not make (:func:`assumed_fact`).
     """
     reason = getattr(output, "compile_subgraph_reason", None)
-    if reason is not None and reason.graph_break and _moved_break(reason.reason):
+    root = getattr(getattr(output, "root_tx", None), "current_instruction", None)
+    if reason is not None and reason.graph_break and _moved_break(reason.reason, getattr(root, "offset", None)):
         return f"{GUARD}: {_why(reason)}"
     assumed = assumed_fact(gm, output.shape_env)
     if assumed is not None:
@@ -715,10 +717,13 @@ def unbacked_guard(reason: str) -> bool:
     return any(words in reason for words in UNBACKED_GUARDS)
 
 
-def _moved_break(reason: str) -> bool:
+def _moved_break(reason: str, offset: int | None = None) -> bool:
     """Whether a break is a guard on a captured value that moves the break
-    from where the frame breaks without capture (see :func:`_in_first_captured_call`)."""
-    return unbacked_guard(reason) and reason not in _ACTIVE.same_break
+    from where the frame breaks without capture: any but one met in the
+    call that made the first captured value (:func:`_in_first_captured_call`)
+    and, where ``offset`` says where the graph breaks, breaking at that call."""
+    same = (_ACTIVE.same_break or {}).get(reason)
+    return unbacked_guard(reason) and (same is None or offset is not None and offset != same)
 
 
 def _root_instruction() -> tuple[Any, Any] | None:
