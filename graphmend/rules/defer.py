@@ -14,7 +14,7 @@ What it does
     f-string argument becomes ``_graphmend.fstring(template, *values)``, so
     that under torch.compile it is formatted when the message is replayed.
     Loggers are a module-level name, ``self.logger`` or loguru's
-    ``logger`` (the runtime replays only ``logging.Logger``\ s and loguru's
+    ``logger`` (the runtime replays only ``logging.Logger`` objects and loguru's
     own ``logger``, and calls anything else as written); ``print``'s
     ``file`` is ``sys.stdout``/``sys.stderr``.  Aliases resolve through
     qualified names (``from warnings import warn``, ``import sys as s``).
