@@ -105,6 +105,11 @@ def _plainly_static(test: ast.AST) -> bool:
     return False
 
 
+def raises_only(node: ast.AST) -> bool:
+    """``if test: raise ...``: an ``if`` whose body only raises (a validation guard)."""
+    return isinstance(node, ast.If) and all(isinstance(s, ast.Raise) for s in node.body)
+
+
 def arange_tolist(node: ast.AST) -> bool:
     """``arange(...).tolist()``."""
     return (isinstance(node, ast.Call) and _callee(node) == "tolist" and isinstance(node.func, ast.Attribute)
@@ -185,7 +190,7 @@ def might_hold_site(function: ast.AST, effect_helpers: frozenset[str] = frozense
             test = node.value  # ``flag = a or b``: a test stored in a name
         if test is None:
             continue
-        if isinstance(node, ast.If) and all(isinstance(s, ast.Raise) for s in node.body) and not _plainly_static(test):
+        if raises_only(node) and not _plainly_static(test):
             return True
         if _mentions_tensor_call(test):
             return True

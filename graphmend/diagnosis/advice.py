@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import re
 
+from graphmend.analysis.scan import raises_only
 from graphmend.analysis.source import statement_at
 from graphmend.compat.capture import UNROLLED, unbacked_guard
 from graphmend.vocabulary import SIZE_FUNCTION_POSITIONS, SIZE_METHODS
@@ -82,19 +83,13 @@ def kind_of(statement: ast.stmt, lineno: int) -> str | None:
         return "size"
     if "max" in calls or "min" in calls:
         return "min_max"
-    if isinstance(statement, ast.Assert) or _raises_only(statement):
+    if isinstance(statement, ast.Assert) or raises_only(statement) and not statement.orelse:
         return "check" if statement.lineno == lineno else None
     if isinstance(statement, (ast.If, ast.While)) and statement.lineno == lineno:
         return "branch"
     if any(isinstance(node, (ast.IfExp, ast.BoolOp)) for tree in header for node in ast.walk(tree)):
         return "branch"
     return None
-
-
-def _raises_only(statement: ast.stmt) -> bool:
-    """``if test: raise ...`` with no ``else``: a validation guard."""
-    return (isinstance(statement, ast.If) and not statement.orelse
-            and all(isinstance(s, ast.Raise) for s in statement.body))
 
 
 def _header(statement: ast.stmt) -> list[ast.AST]:

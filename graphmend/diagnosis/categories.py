@@ -74,9 +74,7 @@ def break_category(reason: str, filename: str, lineno: int) -> str:
     if category == "OTHER" and isinstance(statement, ast.If) and "equal" in _calls(statement.test) and \
             gb_type(reason) == "Data dependent operator":
         category = "DC"  # ``if not torch.equal(a, b):`` reads the tensors back to branch on them
-    if category == "DC" and isinstance(statement, ast.If) and all(
-        isinstance(s, ast.Raise) for s in statement.body
-    ):
+    if category == "DC" and scan.raises_only(statement):
         return "GUARD"
     return category
 
