@@ -167,13 +167,11 @@ def probe() -> str | None:
         convert_frame.ConvertFrameAssert.__call__  # noqa: B018
         output_graph.OutputGraph.call_user_compiler  # noqa: B018
         from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols  # noqa: F401
-        from torch._dynamo import exc
+        from torch._dynamo import exc, symbolic_convert
         from torch.fx.experimental import symbolic_shapes
 
         exc.Unsupported.__init__  # noqa: B018 -- decided while tracing (see _decline_while_tracing)
         exc.UserError.__init__  # noqa: B018
-        from torch._dynamo import symbolic_convert
-
         symbolic_convert.tls  # noqa: B018 -- the translator a guard is met in (see _root_instruction)
         output_graph.OutputGraph.current_tracer  # noqa: B018
         symbolic_shapes.compute_unbacked_bindings  # noqa: B018
@@ -456,20 +454,22 @@ def _decline_while_tracing() -> None:
     def compute_unbacked_bindings(shape_env, example_value, *args, **kwargs):
         found = bindings(shape_env, example_value, *args, **kwargs)
         shapes = _ACTIVE.shapes
-        if found and shapes is not None and _ACTIVE.shape_env is not shape_env:  # a new trace of the frame
+        if not found or shapes is None:
+            return found
+        if _ACTIVE.shape_env is not shape_env:  # a new trace of the frame
             _ACTIVE.shape_env = shape_env
             shapes.clear()
             _ACTIVE.first_captured = _root_instruction()
-        if found and shapes is not None and any(isinstance(leaf, torch.Tensor)
-                                                for leaf in torch.utils._pytree.tree_leaves(example_value)):
-            stack = torch._guards.TracingContext.extract_stack()
-            if stack:
-                site = (stack[-1].filename, stack[-1].lineno)
-                shapes[site] += 1
-                if shapes[site] > MOST_SHAPES_PER_LINE:
-                    raise exc.Unsupported(f"{UNROLLED}: {shapes[site]} data-dependent shapes made at "
-                                          f"{site[0]}:{site[1]}; torch.compile compiles that code once and "
-                                          "runs it per iteration")
+        if not any(isinstance(leaf, torch.Tensor) for leaf in torch.utils._pytree.tree_leaves(example_value)):
+            return found  # a captured scalar: not a shape
+        stack = torch._guards.TracingContext.extract_stack()
+        if stack:
+            site = (stack[-1].filename, stack[-1].lineno)
+            shapes[site] += 1
+            if shapes[site] > MOST_SHAPES_PER_LINE:
+                raise exc.Unsupported(f"{UNROLLED}: {shapes[site]} data-dependent shapes made at "
+                                      f"{site[0]}:{site[1]}; torch.compile compiles that code once and "
+                                      "runs it per iteration")
         return found
 
     symbolic_shapes.compute_unbacked_bindings = compute_unbacked_bindings
