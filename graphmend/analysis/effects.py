@@ -68,6 +68,11 @@ def call_impurity(call: cst.Call, qualified_name: QualifiedName, *, traced_error
             return f"calls {shown}(), which has effects"
         if any(m.matches(arg, m.Arg(keyword=m.Name("out"))) for arg in call.args):
             return f"calls {shown}(out=...), which writes its argument"
+        # When the graph runs, on values the branch not taken would never see.
+        if name in vocabulary.RAISING_FUNCTIONS:
+            return f"calls {shown}(), which rejects some values"
+        if function in vocabulary.INDEXING_CALLS:
+            return f"calls {shown}(), whose index may be out of range"
         return None
     # Before the tensor methods: ``self.norm(x)`` or ``ops.mean(x)`` may be a function of the same name.
     summary = callee(call) if callee is not None else None

@@ -315,3 +315,16 @@ def test_merge_of_two_returned_tuples_is_one_graph(tmp_path):
     tally = check_batch([program], tmp_path)
     assert not tally.mismatches
     assert (tally.fixable, tally.one_graph) == (1, 1), tally.stays
+
+
+def test_an_arm_that_indexes_is_not_run_where_it_is_not_taken(tmp_path: Path) -> None:
+    """An index out of range in the arm not taken: eager never sees it, so
+    the compiled program must not fail on it (the arm is not merged)."""
+    import graphmend
+
+    module = load_module(fixture("noop_arm_indexes_with_a_tensor"), tmp_path)
+    x, bad = -torch.ones(3), torch.tensor([-1, 5, 0])
+    for function, args in ((module.pick, (x, bad, None)), (module.encode, (x, bad))):
+        expected = outcome_of(function, *args)
+        torch._dynamo.reset()
+        assert_same_outcome(expected, outcome_of(graphmend.compile(function, backend="eager"), *args), function.__name__)
