@@ -34,8 +34,8 @@ The order lives only here:
    * ``assert``: [Trap];
    * conditional expression, ``while``: [Where];
    * expression statement: [Defer] (print, logging, warnings, helpers);
-   * call: [Where] (``torch.arange(...).tolist()`` of Python ints,
-     ``pow()``);
+   * call: [Trap] (``one_hot`` of a width read from data), [Where]
+     (``torch.arange(...).tolist()`` of Python ints, ``pow()``);
    * assignment: [Where] (a test stored in a flag, a store through a bool
      mask).
 
@@ -60,7 +60,7 @@ from graphmend.analysis.source import Skeleton, parse_text
 from graphmend.analysis.summaries import Imported, Summary, static_summaries
 from graphmend.conventions import RUNTIME_ALIAS, RUNTIME_MODULE
 from graphmend.errors import SourceError
-from graphmend.rules import defer, trap, unique_reads, where
+from graphmend.rules import defer, one_hot, trap, unique_reads, where
 from graphmend.rules.base import Context, Converter, Declined, Registry, RuleOptions, Site, Skip
 from graphmend.rules.options import built_in, select_rules
 
@@ -108,6 +108,7 @@ CONVERTERS = Registry([
     Converter("where.conditional_expression", "where", cst.IfExp, where.convert_ifexp),
     Converter("where.while_loop", "where", cst.While, where.convert_while),
     Converter("defer.effect_call", "defer", cst.Expr, defer.convert_effect_call),
+    Converter("trap.one_hot", "trap", cst.Call, one_hot.convert_one_hot, applies=one_hot.calls_one_hot),
     Converter("where.static_values", "where", cst.Call, where.convert_static_tolist, applies=where.calls_tolist),
     Converter("where.static_reads", "where", cst.Call, where.convert_static_read, applies=where.reads_back),
     Converter("where.builtin_operators", "where", cst.Call, where.convert_builtin_pow, applies=where.calls_pow),

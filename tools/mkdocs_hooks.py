@@ -50,6 +50,7 @@ RULE_PAGES = [
     ("defer", "graphmend/rules/defer.py", "[Defer]"),
     ("trap", "graphmend/rules/trap.py", "[Trap]"),
     ("unique-reads", "graphmend/rules/unique_reads.py", "[Trap] unique reads"),
+    ("one-hot", "graphmend/rules/one_hot.py", "[Trap] one-hot"),
     ("predicates", "graphmend/rules/predicates.py", "test predicates (shared)"),
     ("library-predicates", "graphmend/rules/library_predicates.py", "library predicates (shared)"),
 ]

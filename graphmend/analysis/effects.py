@@ -61,7 +61,9 @@ def call_impurity(call: cst.Call, qualified_name: QualifiedName, *, traced_error
         pure = builtin in vocabulary.PURE_BUILTINS or (traced_errors_fall_back and builtin in vocabulary.TRACED_PURE_BUILTINS)
         return None if pure else f"calls {shown}()"
     if name.startswith(f"{RUNTIME_MODULE}."):
-        return None
+        # The one runtime call whose checks wait for the graph's end ungated.
+        return f"calls {shown}(), whose checks would raise though the branch is not taken" \
+            if name == f"{RUNTIME_MODULE}.one_hot_encoding" else None
     function = vocabulary.torch_function(name)
     if function is not None:
         if function.endswith("_") or function in vocabulary.IMPURE_FUNCTIONS:

@@ -149,6 +149,11 @@ def builtin_pow(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "pow"
 
 
+def one_hot_call(node: ast.AST) -> bool:
+    """``one_hot(x, n)`` or ``F.one_hot(x, n)`` (two arguments: one-hot's width given)."""
+    return isinstance(node, ast.Call) and _callee(node) == "one_hot" and len(node.args) + len(node.keywords) == 2
+
+
 def masked_store(node: ast.AST) -> bool:
     """``t[m] = value`` whose value reads some ``a[m]`` (``m`` a name)."""
     if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
@@ -183,7 +188,7 @@ def might_hold_site(function: ast.AST, effect_helpers: frozenset[str] = frozense
     for node in _own_nodes(function):
         if isinstance(node, ast.Call) and _callee(node) in _EFFECT_NAMES | helper_names:
             return True
-        if arange_tolist(node) or static_read(node) or builtin_pow(node) or masked_store(node):
+        if arange_tolist(node) or static_read(node) or builtin_pow(node) or masked_store(node) or one_hot_call(node):
             return True
         test = getattr(node, "test", None) if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)) else None
         if isinstance(node, ast.Assign) and _calls_bool(node.value):

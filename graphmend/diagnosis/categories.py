@@ -113,6 +113,8 @@ def dynamo_hint(reason: str) -> str | None:
 def static_fix(category: str, reason: str, filename: str, lineno: int) -> tuple[str | None, str | None]:
     """(rule, hint) from the category alone, before asking the rule itself."""
     if category == "SCALAR":
+        if _holds(filename, lineno, scan.one_hot_call):
+            return "trap", None  # a one-hot width read from data: encoded at a captured width
         if _scalar_where_may_fix(filename, lineno, reason):
             return "where", _SCALAR_HINT  # the hint, unless [Where] fixes it or says why not
         return None, _SCALAR_HINT
@@ -124,16 +126,16 @@ def static_fix(category: str, reason: str, filename: str, lineno: int) -> tuple[
         return None, _DS_HINT
     if category in RULE_FOR:
         return RULE_FOR[category], None
-    if category == "OTHER" and _builtin_pow_at(filename, lineno):
+    if category == "OTHER" and _holds(filename, lineno, scan.builtin_pow):
+        # Dynamo does not trace the builtin on a tensor; [Where] spells it ``**``.
         return "where", None
     return None, dynamo_hint(reason)
 
 
-def _builtin_pow_at(filename: str, lineno: int) -> bool:
-    """A statement calling ``pow()``: Dynamo does not trace the builtin on a
-    tensor, [Where] spells it ``**``."""
+def _holds(filename: str, lineno: int, found: Callable[[ast.AST], bool]) -> bool:
+    """Whether the statement at ``lineno`` holds a node ``found`` accepts."""
     parsed = parse_file(filename)
-    return parsed is not None and _statement_holds(parsed, lineno, scan.builtin_pow)
+    return parsed is not None and _statement_holds(parsed, lineno, found)
 
 
 def _statement_is(filename: str, lineno: int, found: Callable[[ast.AST], bool]) -> bool:

@@ -23,7 +23,7 @@ a skip itself.  A rewrite is recorded with :meth:`Context.record`.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -59,14 +59,18 @@ class Declined(Exception):
 
 @contextlib.contextmanager
 def declining(*, prefix: str = "", suffix: str = "", at: cst.CSTNode | None = None, quiet: bool = False,
-              instead: cst.CSTNode | None = None, final: bool = False) -> Iterator[None]:
+              instead: cst.CSTNode | None = None, final: bool = False,
+              words: Mapping[str, str] | None = None) -> Iterator[None]:
     """A :class:`Declined` raised in the ``with`` block, reworded as
-    ``prefix + reason + suffix`` and recorded as the arguments say (see
-    :class:`Declined`)."""
+    ``prefix + reason + suffix`` (each of ``words`` replaced by its value)
+    and recorded as the arguments say (see :class:`Declined`)."""
     try:
         yield
     except Declined as decline:
-        raise Declined(f"{prefix}{decline}{suffix}", at=decline.at if at is None else at,
+        reason = str(decline)
+        for word, replacement in (words or {}).items():
+            reason = reason.replace(word, replacement)
+        raise Declined(f"{prefix}{reason}{suffix}", at=decline.at if at is None else at,
                        quiet=quiet or decline.quiet, instead=decline.instead if instead is None else instead,
                        final=final or decline.final) from None
 

@@ -296,15 +296,19 @@ def _message_of(guard: cst.CSTNode) -> cst.CSTNode:
         return guard.msg if guard.msg is not None else cst.Pass()
     if isinstance(guard, cst.Raise):
         return guard.exc if guard.exc is not None else cst.Pass()
+    if isinstance(guard, cst.Call):  # a check a runtime function makes: its message shows no value
+        return cst.Pass()
     return guard
 
 
-def check_placement(ctx: Context, guard: cst.CSTNode, ancestors: Sequence[cst.CSTNode]) -> cst.Arg | None:
+def check_placement(ctx: Context, guard: cst.CSTNode, ancestors: Sequence[cst.CSTNode],
+                    tested_value: cst.BaseExpression | None = None) -> cst.Arg | None:
     """Declined unless deferring the raise is invisible (see Safety), or
     invisible provided what :func:`_untouched` names holds no tensor at the
     guard (the ``untouched=`` argument of the runtime call, or None).
     ``ancestors`` are the original nodes from the module down to ``guard``
-    (``guard`` may be among them)."""
+    (``guard`` may be among them); ``tested_value`` is what the check tests
+    (default: the guard's test)."""
     facts = ctx.facts
     function = facts.function
     if facts.is_generator:
@@ -317,7 +321,7 @@ def check_placement(ctx: Context, guard: cst.CSTNode, ancestors: Sequence[cst.CS
         raise Declined("guard inside try/with/except: the deferred raise would leave the block")
     after = following(chain)
     variables = facts.parameters | facts.locals
-    test = guard.test if isinstance(guard, (cst.If, cst.Assert)) else None
+    test = tested_value if tested_value is not None else guard.test if isinstance(guard, (cst.If, cst.Assert)) else None
     tested = {n.value for n in m.findall(test, m.Name()) if n.value in variables} if test is not None else set()
     hazards = hazards_around(facts.effects, guard, after)
     bound = facts.bound_before(guard)

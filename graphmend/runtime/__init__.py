@@ -25,6 +25,7 @@ One module per construct, as AutoGraph's ``operators/``:
 * :mod:`.encoding`: values that travel to a replay, and message reads;
 * :mod:`.defer`: ``print``, logging, ``warnings.warn``, effect helpers;
 * :mod:`.trap`: deferred checks, asserts and raises, ``torch.unique`` tests;
+* :mod:`.one_hot`: one-hot encodings of a width read from data, checked after the graph;
 * :mod:`.where`: tensor predicates and the merge of both arms;
 * :mod:`.indexing`, :mod:`.stores`, :mod:`.loops`, :mod:`.scalars`:
   scalar indices, masked and buffer stores, ``while_loop``, scalars that
@@ -43,7 +44,8 @@ import sys
 import types
 
 from graphmend import compat
-from graphmend.runtime import common, defer, encoding, facts, indexing, loops, predicates, scalars, state, stores, trap
+from graphmend.runtime import (common, defer, encoding, facts, indexing, loops, one_hot, predicates, scalars, state,
+                               stores, trap)
 from graphmend.runtime import where as where_operators
 from graphmend.runtime.common import compiling
 from graphmend.runtime.defer import deferred_call, deferred_log, deferred_print, deferred_warn
@@ -51,6 +53,7 @@ from graphmend.runtime.encoding import decode, encode, fstring, lazy_format, mes
 from graphmend.runtime.facts import count_facts
 from graphmend.runtime.indexing import nonnegative_row, scalar_index
 from graphmend.runtime.loops import while_loop
+from graphmend.runtime.one_hot import one_hot_encoding
 from graphmend.runtime.predicates import allclose, isclose_items, isfinite_item
 from graphmend.runtime.scalars import arange_list, exact_float, exact_int, exact_item, static_read
 from graphmend.runtime.state import frozen_test, predicated_augment, predicated_update
@@ -64,14 +67,16 @@ __all__ = [
     "deferred_assert",
     "deferred_call", "deferred_check", "deferred_log", "deferred_print", "deferred_raise", "deferred_warn",
     "empty_arm", "encode", "equal", "exact_float", "exact_int", "exact_item", "frozen_test", "fstring", "is_tensor",
-    "isclose_items", "isfinite_item", "lazy_format", "masked_store", "message_read", "nonnegative_row", "not_", "or_",
+    "isclose_items", "isfinite_item", "lazy_format", "masked_store", "message_read", "nonnegative_row", "not_",
+    "one_hot_encoding", "or_",
     "predicated_augment", "predicated_update", "scalar_index",
     "select", "snapshot", "static_read", "store_buffer", "unique_tested", "where", "while_loop",
 ]
 
 #: The modules whose functions rewritten code runs, directly or through
 #: one another.
-MODULES = (common, encoding, defer, trap, where_operators, indexing, stores, loops, scalars, predicates, state, facts)
+MODULES = (common, encoding, defer, trap, one_hot, where_operators, indexing, stores, loops, scalars, predicates, state,
+           facts)
 
 # --- Calls from eager code ----------------------------------------------------
 # Dynamo inlines the functions of these modules into the graph of the

@@ -19,7 +19,8 @@ data-dependent shapes and scalars ([Capture]'s DS / SCALAR sites: mask
 indexing, ``nonzero``, ``masked_select``, ``unique``, ``repeat_interleave``,
 ``.item()`` / ``int(t)`` as a size, a bound or a value, ``.tolist()`` loops,
 per-group loops over ``torch.unique``, selections of none, one or many
-elements, custom operators with a data-dependent output size; at the top, in arms and in loop bodies, and values of a dynamic shape
+elements, custom operators with a data-dependent output size, one-hots as
+wide as the data says; at the top, in arms and in loop bodies, and values of a dynamic shape
 returned) -- and everything that must stop
 them: in-place updates, aliases, list appends, attribute stores, static
 Python tests and values of other shapes or dtypes.
@@ -542,6 +543,12 @@ _DS_VALUES = (
 _DS_SIZED = ("torch.zeros({n}).sum() + {b}", "torch.ones({n}).sum() * {b}", "torch.arange({n}).float().sum() + {b}",
              "{a}[:{n}].sum() * {b}", "{a}[{n}:].sum() + {b}", "{a}.narrow(0, 0, {n}).sum() * {b}",
              "{b}.new_zeros({n}).sum() + {a}", "torch.full(({n},), 2.0).sum() * {b}", "{b} * {n}")  # fmt: skip
+#: (4,) int64 labels for a one-hot (``{m}`` a mask): in range, or not (negative, a NaN cast).
+_ONE_HOT_LABELS = ("{m}.long()", "({a}.abs() * 2).long().clamp(max=6)", "({a} * 2).long()", "{m}.long().cumsum(0)")
+#: One-hot widths read from the data: as wide as the labels need (the "safe
+#: one-hot"), a count (too narrow, even empty, for some rows), -1 (inferred).
+_ONE_HOT_WIDTHS = ("max({c}.max() + 2, 3)", "{c}.max() + 1", "int({m}.sum()) + 1", "int({c}.max()) + 1",
+                   "int({m}.sum())", "torch.tensor(-1)")  # fmt: skip
 #: Values of a dynamic shape, returned as they are (compared with their shape).
 DS_RETURNS = ("{a}[{a} > 0]", "torch.nonzero({a} < 0.5)", "torch.unique({a}.round())",
               "{a}[:int(({b} > 0).sum())]", "torch.masked_select({a}, {b} != 0)")  # fmt: skip
@@ -566,9 +573,16 @@ def data_dependent(draw, scope: "_Scope") -> tuple[Stmt, ...]:
     else:
         mask = f"({mask_expr})"
     kind = draw(st.sampled_from(("value", "value", "value", "sized", "sized", "tolist", "tolist_test",
-                                 "range", "static_loop", "per_group")))
+                                 "range", "static_loop", "per_group", "one_hot")))
     if kind == "value":
         return (*head, Stmt(f"{scope.new()} = {draw(st.sampled_from(_DS_VALUES)).format(a=a, b=b, m=mask)}"))
+    if kind == "one_hot":  # mixture-of-experts routing: a one-hot as wide as the data says
+        labels, encoded = scope.new_aux("c"), scope.new_aux("h")
+        width = draw(st.sampled_from(_ONE_HOT_WIDTHS)).format(c=labels, m=mask)
+        cut = draw(st.sampled_from(("", "[..., :3]", "[:, :2]")))
+        return (*head, Stmt(f"{labels} = {draw(st.sampled_from(_ONE_HOT_LABELS)).format(a=a, m=mask)}"),
+                Stmt(f"{encoded} = torch.nn.functional.one_hot({labels}, {width}){cut}"),
+                Stmt(f"{scope.new()} = {b} + {encoded}.sum(-1).float()"))
     if kind == "per_group":  # torchvision's per-class nms: groups of 1 to 4, each keeping 0, 1 or many
         groups, group, members, out = scope.new_aux("g"), scope.new_aux("v"), scope.new_aux("i"), scope.new()
         keep = draw(st.sampled_from((f"{members}[kept({a}[{members}])]", f"{members}[{a}[{members}] > 0]",
