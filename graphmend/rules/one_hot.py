@@ -27,7 +27,7 @@ After
 
         max_index = indexes.max() + 1
         one_hot_classes = max(max_index + 1, max_length)
-        return _graphmend.one_hot_encoding(indexes, one_hot_classes)[..., :max_length]
+        return _graphmend.one_hot_encoding(indexes, one_hot_classes, at_least=max_length)[..., :max_length]
 
 Safety
     * Eagerly, and under torch.compile for anything but a plain int64 CPU
@@ -40,6 +40,12 @@ Safety
       view), its width a size [Capture] holds, and checks after the graph
       what ``one_hot`` checks, in its order, raising its RuntimeError with
       its message.
+    * Where the width is ``max(e, k)`` (or a local every binding of which
+      is), with ``k`` an int literal or a parameter never rebound,
+      ``at_least=k`` tells Dynamo the width is not below ``k``, so a slice
+      back to ``k`` has a static size (two such encodings multiply without
+      an assumption that their captured widths are equal).  ``max`` is
+      never below its arguments, so this adds no fact that may be false.
     * Those checks wait for the graph's end as [Trap]'s deferred guards
       do, under the same conditions (:func:`graphmend.rules.trap.check_placement`):
       no in-place update, helper that updates, index computed from ``x``
@@ -63,7 +69,8 @@ import libcst as cst
 import libcst.matchers as m
 
 from graphmend.analysis.tensorness import Tensorness
-from graphmend.rules.base import Context, Declined, declining, runtime_call
+from graphmend.analysis.bindings import code
+from graphmend.rules.base import Context, Declined, declining, keyword, runtime_call
 from graphmend.rules.trap import check_placement
 
 #: What names one-hot.
@@ -98,7 +105,31 @@ def convert_one_hot(ctx: Context, original: cst.Call, updated: cst.Call) -> cst.
     with declining(words={"the guard": "the one_hot() call", "guard inside": "one_hot() inside"}):
         untouched = check_placement(ctx, original, [*ctx.ancestors], tested_value=indexes)
     ctx.record(original, "trap", "one_hot of a width read from data -> encoded in the graph, checked after it")
-    return runtime_call("one_hot_encoding", [*updated.args, *([untouched] if untouched is not None else [])])
+    bound = _lower_bound(ctx, width)
+    return runtime_call("one_hot_encoding", [*updated.args, *([untouched] if untouched is not None else []),
+                                             *([keyword("at_least", bound)] if bound is not None else [])])
+
+
+def _lower_bound(ctx: Context, width: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``k`` where the width is ``max(e, k)`` (or ``max(k, e)``), or a local
+    every binding of which is, with ``k`` an int literal or a parameter the
+    function never rebinds: the width is never below either argument of
+    ``max`` (the runtime takes ``k`` only if it is a Python int >= 0).
+    None otherwise."""
+    facts = ctx.facts
+    if isinstance(width, cst.Name) and width.value not in facts.parameters:
+        bounds = [_lower_bound(ctx, value) for value in facts.sole_bindings.get(width.value, ())]
+        same = bounds and None not in bounds and len({code(bound) for bound in bounds}) == 1
+        return bounds[0] if same else None
+    if not (isinstance(width, cst.Call) and facts.qualified_name(width.func) == "builtins.max" and len(width.args) == 2
+            and all(arg.keyword is None and not arg.star for arg in width.args)):
+        return None
+    for arg in width.args:
+        value = arg.value
+        if isinstance(value, cst.Integer) or (isinstance(value, cst.Name) and value.value in facts.parameters
+                                               and value.value not in facts.uses.stores):
+            return value
+    return None
 
 
 def _argument(call: cst.Call, position: int, name: str) -> cst.BaseExpression | None:

@@ -17,7 +17,7 @@ TOO_LARGE = "Class values must be smaller than num_classes."
 _WIDTH_DTYPES = frozenset({torch.int64, torch.int32})
 
 
-def one_hot_encoding(indexes, num_classes, untouched=None):
+def one_hot_encoding(indexes, num_classes, untouched=None, at_least=None):
     """``torch.nn.functional.one_hot(indexes, num_classes)``.
 
     Under torch.compile, where ``num_classes`` is read from data (a 0-dim
@@ -30,7 +30,9 @@ def one_hot_encoding(indexes, num_classes, untouched=None):
     width, a negative value, a value not below the width) are made after
     the graph, in its order and with its messages (``untouched``: see
     :func:`deferred_check`).  A width of -1 is inferred from the values as
-    one-hot infers it.  Dynamo shows a symbolic int as an int, so a Python
+    one-hot infers it.  ``at_least`` (a Python int >= 0 the width is known
+    not to be below: it is ``max(..., at_least)``) is told to Dynamo, so a
+    slice of the encoding back to it has a static size.  Dynamo shows a symbolic int as an int, so a Python
     int width takes this way too (the rule rewrites only widths read from
     data), its value read back as a captured size.
 
@@ -41,7 +43,7 @@ def one_hot_encoding(indexes, num_classes, untouched=None):
     Dynamo runs the call as written.
     """
     if compiling() and _in_graph(indexes, num_classes):
-        return _one_hot_in_graph(indexes, num_classes, untouched)
+        return _one_hot_in_graph(indexes, num_classes, untouched, at_least)
     return torch.nn.functional.one_hot(indexes, num_classes)
 
 
@@ -54,7 +56,7 @@ def _in_graph(indexes, num_classes) -> bool:
             and num_classes.device.type == "cpu")
 
 
-def _one_hot_in_graph(indexes, num_classes, untouched):
+def _one_hot_in_graph(indexes, num_classes, untouched, at_least):
     flat = indexes.reshape(-1)
     # The width as a 0-dim tensor (an int times a tensor stays in the graph, a symbolic one too).
     width = num_classes.to(torch.int64) if isinstance(num_classes, torch.Tensor) else flat.new_ones(()) * num_classes
@@ -63,6 +65,8 @@ def _one_hot_in_graph(indexes, num_classes, untouched):
     largest = torch.cat([flat, flat.new_full((1,), torch.iinfo(torch.int64).min)]).max()
     inferred = width == -1
     columns = torch.where(inferred, largest + 1, width).clamp(min=0).item()
+    if isinstance(at_least, int) and not isinstance(at_least, bool) and at_least >= 0:
+        columns = torch.sym_max(columns, at_least)  # the same value, and Dynamo knows the bound
     # Contiguous as one-hot's own result, also where a size is 0 (a broadcast would leave a 0 stride).
     encoding = (indexes.unsqueeze(-1) == torch.arange(columns, device=indexes.device)).to(
         torch.int64, memory_format=torch.contiguous_format)

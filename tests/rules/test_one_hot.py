@@ -17,6 +17,7 @@ from hypothesis import example, given, settings
 import graphmend
 from graphmend import runtime
 from graphmend.compat import capture
+from graphmend.mending import live
 from harness import GraphCounter, assert_same_outcome, load_module, mend_source, outcome_of
 
 #: mixture-of-experts routing (st-moe-pytorch, mixture-of-experts), and a width read with ``int()``.
@@ -39,6 +40,11 @@ def route(logits, capacity):
 def counts(labels):
     onehot = F.one_hot(labels, int(labels.max()) + 1)
     return onehot.sum(0)
+
+
+def combine(logits, capacity):
+    # two widths from data, sliced back to one static width, then multiplied
+    return safe_one_hot(logits.argmax(-1), capacity) * safe_one_hot(logits.argmin(-1), capacity)
 '''
 
 INDEXES = [
@@ -88,6 +94,20 @@ def test_the_libraries_routing_compiles_to_one_graph(tmp_path):
         assert before.graphs > 1  # the break the rewrite removes
 
 
+def test_a_width_known_not_below_the_slice_keeps_its_slice_static(tmp_path):
+    """``max(e, k)[..., :k]`` is as wide as ``k``: told so (``at_least``),
+    Dynamo multiplies two such encodings without assuming their captured
+    widths equal, an assumption [Capture] would give the frame up for."""
+    module = load_module(ROUTING, tmp_path, "combine")
+    logits = torch.randn(2, 5, 4)
+    expected = outcome_of(module.combine, logits, 3)
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    _same_tensor(expected, outcome_of(graphmend.compile(module.combine, backend=counter), logits, 3))
+    assert counter.graphs == 1
+    assert "at_least=max_length" in live.mended_source(module.safe_one_hot)
+
+
 def test_without_capture_the_call_runs_as_written(tmp_path):
     """Plain torch.compile of the rewritten code: reading the width breaks
     the graph as the original's call did, and the call runs eagerly."""
@@ -107,13 +127,13 @@ WIDTH_KINDS = ("tensor64", "tensor32", "symint", "int")
 
 @settings(max_examples=15, deadline=None)
 @given(shape=st.lists(st.integers(0, 3), min_size=1, max_size=3), values=st.lists(st.integers(-2, 7), min_size=27),
-       kind=st.sampled_from(WIDTH_KINDS), width=st.integers(-2, 9))
-@example(shape=[0], values=[0] * 27, kind="tensor64", width=1)  # an empty encoding: contiguous strides
-@example(shape=[0, 2], values=[0] * 27, kind="symint", width=0)  # empty, no width: one-hot's error
-@example(shape=[3], values=[0] * 27, kind="tensor64", width=-1)  # the width read from the values
-@example(shape=[2], values=[4, -1] + [0] * 25, kind="tensor32", width=3)  # negative before too large
-@example(shape=[2, 3], values=list(range(27)), kind="int", width=6)  # too large
-def test_one_hot_encoding_matches_one_hot_for_every_input(shape, values, kind, width):
+       kind=st.sampled_from(WIDTH_KINDS), width=st.integers(-2, 9), bound=st.sampled_from([None, 0, 2]))
+@example(shape=[0], values=[0] * 27, kind="tensor64", width=1, bound=2)  # an empty encoding: contiguous strides
+@example(shape=[0, 2], values=[0] * 27, kind="symint", width=0, bound=None)  # empty, no width: one-hot's error
+@example(shape=[3], values=[0] * 27, kind="tensor64", width=-1, bound=None)  # the width read from the values
+@example(shape=[2], values=[4, -1] + [0] * 25, kind="tensor32", width=3, bound=2)  # negative before too large
+@example(shape=[2, 3], values=list(range(27)), kind="int", width=6, bound=2)  # too large
+def test_one_hot_encoding_matches_one_hot_for_every_input(shape, values, kind, width, bound):
     numel = 1
     for size in shape:
         numel *= size
@@ -124,7 +144,9 @@ def test_one_hot_encoding_matches_one_hot_for_every_input(shape, values, kind, w
         return F.one_hot(indexes, int(width_arg) if kind == "symint" else width_arg)
 
     def rewritten(indexes, width_arg):
-        return runtime.one_hot_encoding(indexes, int(width_arg) if kind == "symint" else width_arg)
+        # ``at_least`` as the rule passes it: a bound the width is never below
+        at_least = bound if bound is not None and width >= bound else None
+        return runtime.one_hot_encoding(indexes, int(width_arg) if kind == "symint" else width_arg, at_least=at_least)
 
     expected = outcome_of(original, indexes, width_arg)
     assert_same_outcome(expected, outcome_of(rewritten, indexes, width_arg), "eager")
