@@ -68,8 +68,8 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from graphmend.analysis.tensorness import Tensorness
 from graphmend.analysis.bindings import code
+from graphmend.analysis.tensorness import Tensorness
 from graphmend.rules.base import Context, Declined, declining, keyword, runtime_call
 from graphmend.rules.trap import check_placement
 
@@ -84,8 +84,8 @@ _READS = frozenset({"builtins.int", "builtins.max", "builtins.min"})
 def calls_one_hot(ctx: Context, original: cst.Call) -> bool:
     """The cheap test (every call of the file comes here): a call of a name or attribute ``one_hot``."""
     function = original.func
-    name = function.value if isinstance(function, cst.Name) else getattr(function, "attr", None)
-    return (name if isinstance(name, str) else getattr(name, "value", None)) == "one_hot"
+    return (isinstance(function, cst.Name) and function.value == "one_hot"
+            or isinstance(function, cst.Attribute) and function.attr.value == "one_hot")
 
 
 def convert_one_hot(ctx: Context, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
@@ -169,7 +169,7 @@ def _stands_alone(ctx: Context) -> None:
     child = path[-1]
     for parent in reversed(path[:-1]):
         if isinstance(parent, cst.Subscript) and parent.value is child and all(
-                _constant_slice(ctx, element.slice) for element in parent.slice):
+                _clamping(ctx, element.slice) for element in parent.slice):
             child = parent
         elif isinstance(parent, cst.Attribute) and parent.value is child and parent.attr.value in _CONVERSIONS:
             child = parent
@@ -185,7 +185,7 @@ def _stands_alone(ctx: Context) -> None:
                    "checks")
 
 
-def _constant_slice(ctx: Context, part: cst.BaseSlice) -> bool:
+def _clamping(ctx: Context, part: cst.BaseSlice) -> bool:
     """``...``, ``None`` or a slice (whose bounds clamp) by anything but a
     tensor: an integer index would need the width while tracing."""
     if isinstance(part, cst.Index):
