@@ -70,7 +70,8 @@ import libcst.matchers as m
 
 from graphmend.analysis.bindings import code
 from graphmend.analysis.tensorness import Tensorness
-from graphmend.rules.base import Context, Declined, declining, keyword, runtime_call
+from graphmend.rules.base import Context, Declined, declining, keyword, runtime_function
+from graphmend.rules.defer import append_args
 from graphmend.rules.trap import check_placement
 
 #: What names one-hot.
@@ -106,8 +107,9 @@ def convert_one_hot(ctx: Context, original: cst.Call, updated: cst.Call) -> cst.
         untouched = check_placement(ctx, original, [*ctx.ancestors], tested_value=indexes)
     ctx.record(original, "trap", "one_hot of a width read from data -> encoded in the graph, checked after it")
     bound = _lower_bound(ctx, width)
-    return runtime_call("one_hot_encoding", [*updated.args, *([untouched] if untouched is not None else []),
-                                             *([keyword("at_least", bound)] if bound is not None else [])])
+    extra = [*([untouched] if untouched is not None else []), *([keyword("at_least", bound)] if bound is not None else [])]
+    # The call as written, its layout kept: only the callee and the arguments appended change.
+    return (append_args(updated, extra) if extra else updated).with_changes(func=runtime_function("one_hot_encoding"))
 
 
 def _lower_bound(ctx: Context, width: cst.BaseExpression) -> cst.BaseExpression | None:

@@ -32,9 +32,10 @@ def one_hot_encoding(indexes, num_classes, untouched=None, at_least=None):
     :func:`deferred_check`).  A width of -1 is inferred from the values as
     one-hot infers it.  ``at_least`` (a Python int >= 0 the width is known
     not to be below: it is ``max(..., at_least)``) is told to Dynamo, so a
-    slice of the encoding back to it has a static size.  Dynamo shows a symbolic int as an int, so a Python
-    int width takes this way too (the rule rewrites only widths read from
-    data), its value read back as a captured size.
+    slice of the encoding back to it has a static size.  Dynamo shows a
+    symbolic int as an int, so a Python int width takes this way too (the
+    rule rewrites only widths read from data), its value read back as a
+    captured size.
 
     Everything else calls one-hot as written: eagerly, an input that is not
     a plain int64 CPU tensor (on CUDA one-hot fails by a device-side
