@@ -266,7 +266,8 @@ class _FirstCall:
         # the watched call needs them (mending_first), not only rewritten code.
         compat.install(importlib.import_module(RUNTIME_MODULE))
         # [Capture]: DS/SCALAR sites held in the graph while this callable traces only.
-        self.compiled = capture.wrap(torch.compile(self.obj, **self.compile_kwargs), self.capture)
+        self.compiled = capture.wrap(torch.compile(self.obj, **self.compile_kwargs), self.capture,
+                                     self.compile_kwargs.get("backend", "inductor"))
 
     def _mend_sites(self, sites: Iterable[tuple[str, int]]) -> list[Any]:
         if self._pool is None:  # what the call reaches stays what it was: one walk serves every round

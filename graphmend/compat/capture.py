@@ -58,6 +58,19 @@ Safety
     ``torch.compile`` that *traces* in another thread while a graphmend
     call traces sees the switches too.  Already-compiled code is unaffected.
 
+    Exact on every backend: Dynamo decomposes ``addcmul_``/``addcdiv_``
+    with ``value=``, ``add_`` with a tensor ``alpha`` and ``_foreach_pow``
+    into inductor's ``fma`` prim (:data:`DECOMPOSITIONS`).  Inductor
+    compiles the prim with one rounding; any other backend runs it as
+    ``a * b + c``, which rounds twice where ATen's kernels do not (torch
+    2.13 on a CPU, ``backend="eager"``: ``addcmul_`` differs from eager in
+    a fifth of the elements).  A frame torch.compile runs eagerly, which
+    [Capture] makes compile (an optimizer step whose tensor learning rate
+    is read back in its loop), would then change bits.  So for a backend
+    other than inductor the callable traces with those decompositions off:
+    the graph holds ATen's own ops, and an ``add_`` whose ``alpha`` is a
+    tensor reads it back as eager does (captured, or a break).
+
 The probe (:func:`probe`) checks that the switches exist and that the
 fallback's two wrappers fit Dynamo's frame conversion; the self-test
 (:func:`self_test`) compiles a mask-indexed sum and an ``.item()`` used as
@@ -89,6 +102,9 @@ logger = logging.getLogger("graphmend")
 
 #: Dynamo's switches [Capture] turns on while graphmend's callable traces.
 SWITCHES = ("capture_scalar_outputs", "capture_dynamic_output_shape_ops")
+#: Dynamo's config of its inexact decompositions (into inductor's ``fma``),
+#: off while graphmend's callable traces for a backend other than inductor.
+DECOMPOSITIONS = "enable_dynamo_decompositions"
 
 _LOCK = threading.RLock()
 _state: dict[str, Any] = {"checked": False, "off": None, "patched": False}
@@ -185,35 +201,69 @@ def probe() -> str | None:
     return None
 
 
-_depth = 0
-_saved: dict[str, Any] = {}
+class _Held:
+    """Dynamo config values held while any scope that asks for them is
+    open, in any thread, and put back as they were when the last one
+    closes.  Set directly rather than with ``config.patch``, which costs
+    about 0.2 ms per call."""
+
+    def __init__(self, values: dict[str, bool]) -> None:
+        self.values = values
+        self.depth = 0
+        self.saved: dict[str, Any] = {}
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        config = torch._dynamo.config
+        with _LOCK:
+            if self.depth == 0:
+                self.saved = {name: getattr(config, name) for name in self.values}
+                for name, value in self.values.items():
+                    setattr(config, name, value)
+            self.depth += 1
+        try:
+            yield
+        finally:
+            with _LOCK:
+                self.depth -= 1
+                if self.depth == 0:
+                    for name, value in self.saved.items():
+                        setattr(config, name, value)
+
+
+_SWITCHES_ON = _Held(dict.fromkeys(SWITCHES, True))
+_DECOMPOSITIONS_OFF = _Held({DECOMPOSITIONS: False})
 
 
 @contextlib.contextmanager
 def scope() -> Iterator[None]:
     """The two switches on (and this thread marked as capturing) for the
     duration; put back as they were when the last overlapping scope of
-    any thread exits, even on an exception.  Set directly rather than with
-    ``config.patch``, which costs about 0.2 ms per call."""
-    global _depth
+    any thread exits, even on an exception."""
     outer = _ACTIVE.on
     _ACTIVE.on = True
-    config = torch._dynamo.config
-    with _LOCK:
-        if _depth == 0:
-            _saved.update((name, getattr(config, name)) for name in SWITCHES)
-            for name in SWITCHES:
-                setattr(config, name, True)
-        _depth += 1
     try:
-        yield
+        with _SWITCHES_ON.held():
+            yield
     finally:
         _ACTIVE.on = outer
-        with _LOCK:
-            _depth -= 1
-            if _depth == 0:
-                for name, value in _saved.items():
-                    setattr(config, name, value)
+
+
+#: Inductor as a callable: (module, name) of ``compile_fx`` and of the function ``lookup_backend("inductor")`` gives.
+_INDUCTOR = {("torch._inductor.compile_fx", "compile_fx"), ("torch._dynamo.backends.inductor", "inductor")}
+
+
+def rounds_fma_once(backend: Any) -> bool:
+    """Whether ``backend`` (``torch.compile``'s argument) is inductor,
+    which compiles Dynamo's ``fma`` decompositions with one rounding.  A
+    backend object with a ``backend`` attribute (graphmend's
+    ``GraphCounter``) is judged by the backend it hands graphs to."""
+    if isinstance(backend, str):
+        return backend == "inductor"
+    inner = getattr(backend, "backend", None)
+    if inner is not None and inner is not backend:
+        return rounds_fma_once(inner)
+    return (getattr(backend, "__module__", None), getattr(backend, "__name__", None)) in _INDUCTOR
 
 
 _SELF_TEST_SOURCE = """
@@ -788,22 +838,30 @@ def uncaptured_codes() -> CodeTable:
 
 class Captured:
     """``compiled(*args, **kwargs)`` inside :func:`scope`, unless [Capture]
-    is off on this torch or was turned off for this callable."""
+    is off on this torch or was turned off for this callable; and, for a
+    backend other than inductor, with Dynamo's :data:`DECOMPOSITIONS` off."""
 
-    def __init__(self, compiled: Callable[..., Any], enabled: bool = True) -> None:
+    def __init__(self, compiled: Callable[..., Any], enabled: bool = True, backend: Any = "inductor") -> None:
         self.compiled = compiled
         self.enabled = enabled and disabled() is None
+        self.exact = not rounds_fma_once(backend) and isinstance(
+            getattr(torch._dynamo.config, DECOMPOSITIONS, None), bool)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not self.enabled or torch.compiler.is_compiling():
+        if not (self.enabled or self.exact) or torch.compiler.is_compiling():
             return self.compiled(*args, **kwargs)
-        with scope():
+        with contextlib.ExitStack() as stack:
+            if self.exact:
+                stack.enter_context(_DECOMPOSITIONS_OFF.held())
+            if self.enabled:
+                stack.enter_context(scope())
             return self.compiled(*args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.compiled, name)
 
 
-def wrap(compiled: Callable[..., Any], enabled: bool = True) -> Callable[..., Any]:
-    """What ``graphmend.compile`` calls: ``compiled``, run inside the scope."""
-    return Captured(compiled, enabled)
+def wrap(compiled: Callable[..., Any], enabled: bool = True, backend: Any = "inductor") -> Callable[..., Any]:
+    """What ``graphmend.compile`` calls: ``compiled``, run inside the scope
+    (``backend``: the one ``compiled`` was compiled for)."""
+    return Captured(compiled, enabled, backend)

@@ -515,3 +515,48 @@ def test_a_fallback_is_of_one_code_object(forms, tmp_path):
     graphmend.compile(forms.range_loop, backend="eager")(INPUTS[0].clone())
     assert forms.range_loop.__code__ in capture.uncaptured_codes()
     assert twin.range_loop.__code__ not in capture.uncaptured_codes()
+
+
+def _optimizer_update(x, a, b, lr):
+    x.addcmul_(a, b, value=0.37)
+    x.add_(a, alpha=lr)
+    x.addcdiv_(a, b.abs() + 0.5, value=0.3)
+    return x
+
+
+class _FmaRecorder(GraphCounter):
+    """Counts graphs, and whether one holds inductor's ``fma`` prim."""
+
+    fma = False
+
+    def __call__(self, gm, example_inputs):
+        self.fma |= any("fma" in str(node.target) for node in gm.graph.nodes if node.op == "call_function")
+        return super().__call__(gm, example_inputs)
+
+
+def test_a_backend_other_than_inductor_gets_aten_ops_not_the_inexact_fma():
+    torch.manual_seed(0)
+    inputs = (torch.randn(1000), torch.randn(1000), torch.randn(1000), torch.tensor(0.0137))
+    expected = _optimizer_update(inputs[0].clone(), *inputs[1:])
+    torch._dynamo.reset()
+    plain = _FmaRecorder()
+    torch.compile(_optimizer_update, backend=plain)(inputs[0].clone(), *inputs[1:])
+    assert plain.fma, "Dynamo decomposes these updates into the fma prim"
+    for capture_on in (True, False):
+        torch._dynamo.reset()
+        ours = _FmaRecorder()
+        got = graphmend.compile(_optimizer_update, backend=ours, capture=capture_on)(inputs[0].clone(), *inputs[1:])
+        assert not ours.fma
+        assert torch.equal(got, expected)
+        assert torch._dynamo.config.enable_dynamo_decompositions
+        # add_'s tensor alpha is read back as eager reads it: captured, or a break without capture
+        assert ours.graphs == (1 if capture_on else 2)
+
+
+def test_inductor_keeps_dynamo_decompositions():
+    assert capture.rounds_fma_once("inductor")
+    assert capture.rounds_fma_once(GraphCounter("inductor"))
+    assert capture.rounds_fma_once(torch._dynamo.lookup_backend("inductor"))
+    assert not capture.rounds_fma_once("eager")
+    assert not capture.rounds_fma_once(GraphCounter())
+    assert not capture.rounds_fma_once(lambda gm, example_inputs: gm.forward)
