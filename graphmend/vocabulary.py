@@ -48,6 +48,8 @@ IMPURE_FUNCTIONS = _names(
     poisson rand rand_like randint randint_like randn randn_like randperm save load seed
     set_printoptions"""
 )
+#: In-place tensor methods that draw random numbers.
+RANDOM_METHODS = _names("uniform_ normal_ bernoulli_ random_ exponential_ geometric_ cauchy_ log_normal_")
 #: Those of :data:`IMPURE_FUNCTIONS` whose effect is not a random draw.
 NOT_RANDOM = _names("save load set_printoptions")
 #: torch functions whose first argument is not a tensor (sizes, data, dtypes).
@@ -202,6 +204,23 @@ CONTAINER_MUTATORS = _names(
     """append extend insert pop remove clear update setdefault popitem add discard sort
     reverse __setitem__ __delitem__"""
 )
+
+
+#: ``nn.Module``'s public methods (torch 2.13): called on a module, they
+#: change the module (its attributes, hooks, devices), not tensors in place.
+MODULE_METHODS = _names(
+    """add_module apply bfloat16 buffers children compile cpu cuda double eval extra_repr float forward
+    get_buffer get_extra_state get_parameter get_submodule half ipu load_state_dict modules mtia named_buffers
+    named_children named_modules named_parameters parameters register_backward_hook register_buffer
+    register_forward_hook register_forward_pre_hook register_full_backward_hook register_full_backward_pre_hook
+    register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module register_parameter
+    register_state_dict_post_hook register_state_dict_pre_hook requires_grad_ set_extra_state set_submodule
+    share_memory state_dict to to_empty train type xpu zero_grad"""
+)
+#: In-place tensor methods whose update is elementwise and keeps the
+#: target's shape: a predicated update applies one to a copy of its target
+#: and selects the copy back (``rules/where/state_update.py``).
+PREDICATED_METHODS = _names("copy_ fill_ zero_ add_ sub_ mul_ div_ lerp_")
 
 
 def in_place_method(name: str) -> bool:

@@ -65,13 +65,14 @@ from graphmend.compat.patches import is_rewritten, mending_first, mends_first
 from graphmend.compat.probing import PROBES, Probe, _state, disabled_rules, probes  # noqa: F401
 from graphmend.compat.registry import graph_break_entry, graph_break_id, graph_break_registry
 from graphmend.compat.selftest import SELF_TEST_RULES, self_test
-from graphmend.compat.tracing import (attribute_stores_pending, constant_result, effects_pending, find_logger,
+from graphmend.compat.tracing import (attribute_stores_pending, constant_result, effects_mark, effects_pending,
+                                      effects_since, find_logger,
                                       graph_break, is_logger, logger_key, register_replay, skip_frames, stores_pending)
 
 __all__ = [
     "PROBES", "Probe", "SELF_TEST_RULES", "attribute_stores_pending", "compiled_codes", "compiled_entry_count",
     "constant_result", "disabled_rules",
-    "effects_pending", "find_logger", "graph_break", "graph_break_entry", "graph_break_id", "graph_break_reasons",
+    "effects_mark", "effects_pending", "effects_since", "find_logger", "graph_break", "graph_break_entry", "graph_break_id", "graph_break_reasons",
     "graph_break_registry", "graphs_compiled", "guard_failures", "has_compiled_entries", "install", "installed",
     "is_logger", "is_rewritten", "isolated_code_state", "logger_key", "mending_first", "mends_first",
     "private_compile_options", "probes",

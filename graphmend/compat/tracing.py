@@ -9,12 +9,17 @@ import inspect
 import logging
 import operator
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 
 from graphmend.compat.probing import _probe_exec_strategy, _probe_reorderable
-from graphmend.vocabulary import in_place_method
+from graphmend.vocabulary import (IMPURE_FUNCTIONS, INDEXING_CALLS, NOT_RANDOM, RAISING_FUNCTIONS, RAISING_METHODS,
+                                  RANDOM_METHODS, in_place_method)
+
+#: Random draws, indexing and raising calls, by the callee's last name (graph operations, see :func:`effects_since`).
+RANDOM_CALLS = IMPURE_FUNCTIONS - NOT_RANDOM
+RAISING_CALLS = RAISING_METHODS | {name.rpartition(".")[2] for name in RAISING_FUNCTIONS}
 
 
 
@@ -152,6 +157,140 @@ def stores_pending() -> bool:
         return _stores_into_older_objects(InstructionTranslator.current_tx().output.side_effects)
     except Exception:  # noqa: BLE001 - another torch's internals: be safe
         return True
+
+
+@torch._dynamo.assume_constant_result
+def effects_mark() -> int:
+    """A mark of what the frame Dynamo is tracing has done so far (a
+    constant of the trace, taken while tracing), for :func:`effects_since`;
+    -1 on a torch whose internals differ."""
+    try:
+        from torch._dynamo.symbolic_convert import InstructionTranslator
+
+        tx = InstructionTranslator.current_tx()
+        marks = vars(tx.output).setdefault("_graphmend_effect_marks", [])
+        marks.append(_done_so_far(tx))
+        return len(marks) - 1
+    except Exception:  # noqa: BLE001 - another torch's internals: be safe
+        return -1
+
+
+@torch._dynamo.assume_constant_result
+def effects_since(mark: int) -> str | None:
+    """What the frame Dynamo is tracing has done since ``mark`` besides
+    reading values and updating in place the copies a predicated call
+    makes (:func:`graphmend.runtime.state.predicated_call`), as the end of
+    "the call ..."; or None.  A constant of the trace, taken while tracing.
+
+    Counted: a store Dynamo makes after the graph (into an object, list,
+    dict, global or closure cell that existed before the frame), a
+    replayed call (a deferred message or check), a tensor hook, a draw of
+    Python's random numbers; and among the graph's new operations, an
+    update in place other than of a fresh ``clone`` or by a ``copy_`` from
+    a ``torch.where`` (the predicated form), a random draw, and an index
+    taken from a tensor, which may be out of range when the call is not
+    taken (a gather, an embedding, a subscript by an integer tensor).  On a
+    torch whose internals differ, everything counts."""
+    unknown = "may have effects this torch does not show graphmend"
+    if mark < 0:
+        return unknown
+    try:
+        from torch._dynamo.symbolic_convert import InstructionTranslator
+
+        tx = InstructionTranslator.current_tx()
+        before = vars(tx.output).get("_graphmend_effect_marks", [])[mark]
+        now = _done_so_far(tx)
+    except Exception:  # noqa: BLE001 - another torch's internals: be safe
+        return unknown
+    if now.stores != before.stores:
+        return "stores into an object that existed before it (a store made after the graph, taken or not)"
+    if now.replayed != before.replayed:
+        return "makes a call replayed after the graph (a deferred message or check)"
+    if now.hooks != before.hooks or now.random != before.random:
+        return "registers a tensor hook or draws Python's random numbers"
+    nodes = list(tx.output.graph.nodes)[before.nodes:]
+    for node in nodes:
+        why = _unpredicated(node)
+        if why is not None:
+            return why
+    return None
+
+
+class _Done(NamedTuple):
+    stores: dict
+    replayed: int
+    hooks: int
+    random: int
+    nodes: int
+
+
+def _done_so_far(tx) -> _Done:
+    """What :func:`effects_since` compares: the stores into older objects
+    (by what each holds), the counts of replayed calls, hooks and Python
+    random draws, and the graph's length."""
+    from torch._dynamo.variables.base import AttributeMutationNew, ValueMutationNew
+    from torch._dynamo.variables.torch_function import TorchFunctionModeStackVariable
+
+    side_effects = tx.output.side_effects
+    stores = {}
+    for variable in side_effects.id_to_variable.values():
+        # Entering a torch function mode modifies Dynamo's own stack of modes, not the user's objects.
+        if isinstance(variable.mutation_type, (AttributeMutationNew, ValueMutationNew)) or isinstance(
+                variable, TorchFunctionModeStackVariable) or not side_effects.is_modified(variable):
+            continue
+        items = getattr(variable, "items", None)
+        held = tuple(items.items()) if isinstance(items, dict) else tuple(items) if isinstance(items, list) else ()
+        attributes = tuple(side_effects.store_attr_mutations.get(variable, {}).items())
+        # An object whose content cannot be read counts as stored into again.
+        stores[id(variable)] = (held, attributes) if held or attributes else object()
+    return _Done(stores, len(tx.debug_locals), len(side_effects.tensor_hooks) + len(side_effects.save_for_backward),
+                 len(tx.output.random_calls), len(tx.output.graph.nodes))
+
+
+def _unpredicated(node) -> str | None:
+    """Why a graph operation made inside a predicated call may be
+    observable where the call is not taken, or None."""
+    if node.op not in ("call_function", "call_method"):
+        return None
+    target = node.target
+    name = target if isinstance(target, str) else getattr(target, "__name__", "")
+    base = name[:-1] if in_place_method(name) else name
+    if base in RANDOM_CALLS or name in RANDOM_METHODS:
+        return f"draws random numbers ({name})"
+    if base in INDEXING_CALLS or base in RAISING_CALLS:
+        return f"calls {name}(), which may reject values the call does not see when not taken"
+    if target in (operator.getitem, operator.setitem) and len(node.args) > 1 and _indexes_with_a_tensor(node.args[1]):
+        return "indexes with a tensor, which may be out of range when the call is not taken"
+    if _updates_in_place(node):
+        if _is_clone(node.args[0] if node.args else None) or _selects_back(node, name):
+            return None  # the predicated form: an update of a fresh copy, selected back
+        return f"updates a tensor in place with {name or target}(), which graphmend does not predicate"
+    return None
+
+
+def _is_clone(value) -> bool:
+    target = getattr(value, "target", None)
+    return target == "clone" or target is torch.clone
+
+
+def _selects_back(node, name: str) -> bool:
+    """``target.copy_(torch.where(cond, updated, target))`` with ``updated``
+    a fresh copy: how a predicated update writes its target."""
+    if name != "copy_" or len(node.args) != 2:
+        return False
+    selection = node.args[1]
+    arguments = getattr(selection, "args", ())
+    return getattr(selection, "target", None) is torch.where and len(arguments) == 3 and \
+        _is_clone(arguments[1]) and arguments[2] is node.args[0]
+
+
+def _indexes_with_a_tensor(index) -> bool:
+    parts = index if isinstance(index, (tuple, list)) else (index,)
+    for part in parts:
+        value = getattr(part, "meta", {}).get("example_value") if hasattr(part, "meta") else part
+        if isinstance(value, torch.Tensor) and value.dtype != torch.bool:
+            return True
+    return False
 
 
 def _stores_into_older_objects(side_effects) -> bool:

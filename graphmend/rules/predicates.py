@@ -17,7 +17,9 @@ a test into one with the same truth value that stays a tensor under
   Python's short-circuit decides.  A left operand
   that is never a tensor (``x is not None and ...``) keeps Python's
   short-circuit: it calls no ``bool()`` on a tensor;
-* ``bool(t)`` -> ``t``;
+* ``bool(t)`` -> ``t``; ``t.item()`` -> ``_graphmend.truth_item(t)``, ``t``
+  itself where it has one element (the item's truth: nonzero, a NaN
+  true), else ``t.item()``, which raises as it did;
 * ``a < b <= c`` (a chain whose middle operands are names) -> as
   ``a < b and b <= c``, which is how Python evaluates it;
 * ``t.item() > 3``, ``float(t) < 0.5``, ``int(t) == 2`` -> compared as 0-dim
@@ -42,6 +44,8 @@ from graphmend.rules import library_predicates
 from graphmend.rules.base import Declined, runtime_call, thunk
 from graphmend.rules.library_predicates import exact_literal
 
+#: ``t.item()``.
+_ITEM = m.Call(func=m.Attribute(attr=m.Name("item")), args=[])
 #: Expressions that need parentheses as an operand of ``&``, ``|`` or ``~``.
 _LOOSE = (cst.Comparison, cst.BooleanOperation, cst.IfExp, cst.Lambda, cst.NamedExpr)
 
@@ -95,6 +99,8 @@ def lower_test(facts: FunctionFacts, original: cst.BaseExpression, updated: cst.
         return lowered.with_changes(lpar=updated.lpar, rpar=updated.rpar)
     if _is_bool_call(facts, original):  # ``if bool(x):`` is ``if x:``
         return lower_test(facts, original.args[0].value, updated.args[0].value, statement)
+    if m.matches(original, _ITEM) and m.matches(updated, _ITEM):  # ``if t.item():`` has ``t``'s truth
+        return runtime_call("truth_item", [updated.func.value]).with_changes(lpar=updated.lpar, rpar=updated.rpar)
     if isinstance(original, cst.Comparison) and len(original.comparisons) > 1 and not facts.is_static(original):
         if not _is_name_chain(original):
             raise Declined(f"`{code(original)}`: Python calls bool() between the comparisons of a chain, "

@@ -29,6 +29,15 @@ def exact_item(tensor, like):
     return tensor.item()
 
 
+def truth_item(tensor):
+    """``tensor.item()`` in a test: a one-element tensor itself, as a 0-dim
+    tensor, whose truth is the item's (nonzero; a NaN is true); otherwise
+    ``tensor.item()``, which raises as it did for more elements."""
+    if isinstance(tensor, torch.Tensor) and tensor.numel() == 1:
+        return tensor.reshape(())
+    return tensor.item()
+
+
 def exact_float(tensor):
     """``float(tensor)`` as a 0-dim float64 tensor (the same rounding of an
     integer to a double), else ``float(tensor)``."""

@@ -7,8 +7,10 @@ import operator
 
 import torch
 from torch.nn.modules import module as _module
+from torch.overrides import TorchFunctionMode
 
 from graphmend import compat
+from graphmend.vocabulary import PREDICATED_METHODS
 
 compiling = torch.compiler.is_compiling
 
@@ -19,14 +21,23 @@ AUGMENTED = {"+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/="
 _PLAIN = (torch.Tensor, torch.nn.Parameter)
 
 
-def _why_not(cond, target) -> str | None:
-    if not (isinstance(cond, torch.Tensor) and type(target) in _PLAIN):
-        return "the test or the target is not a plain tensor"
+def _why_not_test(cond) -> str | None:
+    if not isinstance(cond, torch.Tensor):
+        return "the test is not a tensor"
     if cond.numel() != 1 or cond.is_complex():
         return "the test is not one real element"
     if torch.is_grad_enabled():
         return ("gradients are enabled: an unconditional write bumps the target's version counter, which a "
                 "tensor saved for backward would see where eager's untaken arm does not")
+    return None
+
+
+def _why_not(cond, target) -> str | None:
+    if not (isinstance(cond, torch.Tensor) and type(target) in _PLAIN):
+        return "the test or the target is not a plain tensor"
+    problem = _why_not_test(cond)
+    if problem is not None:
+        return problem
     if target.layout != torch.strided or not target.is_contiguous():
         return "the target is not a contiguous strided tensor (an expanded view refuses writes)"
     return None
@@ -117,3 +128,67 @@ def predicated_augment(cond, symbol, owner, name, operand):
     if cond:
         target_owner = owner()
         setattr(target_owner, name, apply(getattr(target_owner, name), operand()))
+
+
+#: The in-place methods a predicated call's updates are made with.
+_PREDICATED = frozenset(getattr(torch.Tensor, name) for name in PREDICATED_METHODS)
+
+
+class _Predicating(TorchFunctionMode):
+    """While a predicated call traces: each in-place update by a method of
+    :data:`PREDICATED_METHODS` becomes :func:`predicated_update`'s form (the
+    same method on a copy of the target, selected back where ``cond``
+    holds); everything else runs as it is (:func:`compat.effects_since`
+    then judges it)."""
+
+    def __init__(self, cond) -> None:
+        super().__init__()
+        self.cond = cond
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func in _PREDICATED:
+            target = args[0]
+            problem = _why_not(self.cond, target)
+            if problem is not None:
+                compat.graph_break(f"graphmend: predicated call: {problem}")
+            updated = target.clone()
+            func(updated, *args[1:], **kwargs)
+            _select(self.cond, target, updated)
+            return target
+        return func(*args, **kwargs)
+
+
+def predicated_call(cond, call) -> None:
+    """``if cond: call()``, for a call statement of an arm whose effects are
+    updates of tensors in place (``self.copy_params_to_ema()``: a loop of
+    ``.data.copy_``).  Under torch.compile, where :func:`_why_not_test`
+    finds nothing, the call runs whether or not ``cond`` holds, with each
+    update it makes predicated (:class:`_Predicating`); afterwards
+    :func:`compat.effects_since` says whether it did anything else a
+    predicated form cannot take back -- a store into an older object, a
+    replayed call, another in-place update, a random draw, an index taken
+    from a tensor -- and an error it raised falls back the same way: a
+    graph break with the reason, which Dynamo takes at this call (its trace
+    so far is dropped), and the original runs."""
+    if compiling():
+        problem = _why_not_test(cond)
+        if problem is None:
+            mark = compat.effects_mark()
+            try:
+                with _Predicating(cond):
+                    call()
+            except Exception as error:  # noqa: BLE001 -- the call not taken must not raise: the original runs
+                problem = f"the call fails when not taken ({type(error).__name__})"
+            else:
+                done = compat.effects_since(mark)
+                if done is None:
+                    return
+                problem = f"the call {done}"
+        compat.graph_break(f"graphmend: predicated call: {problem}")
+    if cond:
+        call()
+
+
+# Never a frame of its own (see graphmend.runtime): only ever entered while a caller traces.
+compat.skip_frames([_Predicating.__torch_function__])

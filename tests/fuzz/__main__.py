@@ -112,7 +112,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"--- mismatch {number} ({kinds[kind]} of this kind: {kind}): {reduced.report()}", flush=True)
         if args.save:
             Path(args.save).mkdir(parents=True, exist_ok=True)
-            header = f"# {reduced.arm} arm: {reduced.detail[:300]!r}\nGRAD = {reduced.program.grad}\n\n\n"
+            header = (f"# {reduced.arm} arm: {reduced.detail[:300]!r}\nGRAD = {reduced.program.grad}\n"
+                      f"INFERENCE = {reduced.program.inference}\n\n\n")
             (Path(args.save) / f"mismatch_{number}.py").write_text(header + reduced.program.source())
 
     return 1 if total.mismatches or total.runner_errors else 0

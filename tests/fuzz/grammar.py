@@ -8,7 +8,8 @@ from everything the rules touch -- data-dependent ``if``/``elif``/``else``
 (nested), conditional expressions, early returns, ``print``/logger/
 ``warnings.warn`` with tensor arguments and f-strings, guards that raise,
 ``.item()`` and ``float()`` predicates, calls of helpers (pure and impure,
-of this module and of :mod:`fuzz.helpers`) in arms, loop bodies and
+of this module and of :mod:`fuzz.helpers`; state helpers that update
+``ns.buf``, a fresh zero tensor each call, in place) in arms, loop bodies and
 messages, messages that read tensors
 (``.item()``, ``.tolist()``, ``int``, ``repr``), a library's message helper given
 tensors, shapes, a class or an object, reduction axes from
@@ -85,6 +86,28 @@ def _random_same(a):
     return a + torch.rand_like(a) * 0
 
 
+# State helpers, called for their effects under a tensor test: ns.buf (a
+# fresh zero (4,) tensor each call) updated in place -- predicated by
+# [Where] -- and, in the last two, something a predicated call must not do
+# whether or not its test holds (a Python store, an index from a tensor).
+def _state_copy(ns, a):
+    ns.buf.copy_(a)
+
+
+def _state_lerp(ns, a):
+    ns.buf.lerp_(a * 2, 0.25)
+    ns.buf.add_(1.0)
+
+
+def _state_count(ns, a):
+    ns.buf.copy_(a)
+    ns.count += 1
+
+
+def _state_index(ns, a):
+    ns.buf.copy_(a[(a > 100).long()])
+
+
 # An object a message shows (Dynamo cannot replay it), with a fixed text.
 class Tag:
     def __repr__(self):
@@ -130,11 +153,12 @@ def _block(body: tuple[Stmt, ...], indent: str) -> list[str]:
 @dataclass(frozen=True)
 class Program:
     """A function ``f`` (renamed when rendered) and whether to run it with
-    inputs requiring grad."""
+    inputs requiring grad, or (``inference``) under ``torch.no_grad()``."""
 
     body: tuple[Stmt, ...]
     grad: bool = False
     name: str = "f"
+    inference: bool = False
 
     def source(self, name: str | None = None) -> str:
         lines = [f"def {name or self.name}(x, y, acc, ns):"]
@@ -145,7 +169,7 @@ class Program:
         return HEADER + self.source()
 
     def __repr__(self) -> str:  # Hypothesis prints the falsifying program as code
-        return f"Program(grad={self.grad}):\n{self.source()}"
+        return f"Program(grad={self.grad}, inference={self.inference}):\n{self.source()}"
 
     def with_body(self, body: tuple[Stmt, ...]) -> Program:
         return replace(self, body=body)
@@ -157,6 +181,7 @@ class SourceProgram:
 
     text: str
     grad: bool = False
+    inference: bool = False
 
     def source(self, name: str | None = None) -> str:
         return self.text.replace("def f(", f"def {name or 'f'}(", 1)
@@ -164,9 +189,9 @@ class SourceProgram:
     @classmethod
     def from_file(cls, text: str) -> SourceProgram:
         """A regression file: a comment saying what it caught, ``GRAD = ...``
+        (and ``INFERENCE = True`` where it ran under ``torch.no_grad()``)
         and ``def f(x, y, acc, ns):``."""
-        grad = "GRAD = True" in text
-        return cls(text[text.index("def f(") :], grad)
+        return cls(text[text.index("def f(") :], "GRAD = True" in text, "INFERENCE = True" in text)
 
 
 # -- expressions ------------------------------------------------------------------
@@ -684,6 +709,19 @@ class _Scope:
         return f"mask{self.masks - 1}"
 
 
+@st.composite
+def state_helper(draw, scope: _Scope) -> tuple[Stmt, ...]:
+    """``if <tensor test>:`` whose arm calls state helpers (issue #45
+    pattern 2): [Where] predicates the updates they make, or the call falls
+    back to the ``if`` where a helper does more."""
+    names = scope.names()
+    calls = draw(st.lists(st.sampled_from(("_state_copy", "_state_copy", "_state_lerp", "_state_count",
+                                            "_state_index")), min_size=1, max_size=2))
+    body = tuple(Stmt(f"{call}(ns, {draw(st.sampled_from(names))})") for call in calls)
+    return (Stmt(f"if {draw(predicate(names))}:", body=body),
+            Stmt(f"{scope.new()} = {draw(st.sampled_from(names))} + ns.buf"))
+
+
 #: Multi-statement forms drawn at the top of a function: (1 in odds, form),
 #: tried in this order.
 _TOP_LEVEL_FORMS = (
@@ -695,6 +733,7 @@ _TOP_LEVEL_FORMS = (
     (12, unique_check),
     (12, scalar_index),
     (12, domain_guard),
+    (12, state_helper),
     (3, data_dependent),
 )
 
@@ -783,5 +822,6 @@ def programs(draw) -> Program:
     body = draw(statements(scope, 0, 6))
     if not body[-1].text.startswith("return"):
         body += (Stmt(f"return {draw(return_value(scope.names()))}"),)
-    return Program(body=body, grad=draw(st.booleans()))
+    grad = draw(st.booleans())
+    return Program(body=body, grad=grad, inference=not grad and draw(st.booleans()))
 

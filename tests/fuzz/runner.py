@@ -12,7 +12,9 @@ data-dependent value (a DS / SCALAR site captured).  Each arm runs every
 program on a battery of inputs chosen so the
 predicates of the grammar (signs of sums, means, extremes, first and last
 elements) go both ways, plus inputs Hypothesis draws; for a program with
-``grad=True`` the inputs require grad and the gradients are compared too.
+``grad=True`` the inputs require grad and the gradients are compared too;
+one with ``inference=True`` runs under ``torch.no_grad()``, as inference
+does (where predicated state updates apply).
 
 What is compared, bit for bit (:func:`graphmend.compare.first_difference`):
 the return value, the inputs, ``acc`` and ``ns`` after the call, stdout,
@@ -101,13 +103,18 @@ def _inputs(row: tuple[list[float], list[float]], grad: bool) -> tuple[list[torc
     return leaves, [leaf * 1 if grad else leaf for leaf in leaves]
 
 
-def run(fn: Callable[..., Any], row: tuple[list[float], list[float]], grad: bool) -> Outcome:
-    """Call ``fn(x, y, acc, ns)`` (and take gradients) and record everything observable."""
+def run(fn: Callable[..., Any], row: tuple[list[float], list[float]], grad: bool, inference: bool = False) -> Outcome:
+    """Call ``fn(x, y, acc, ns)`` (and take gradients; or, for
+    ``inference``, under ``torch.no_grad()``) and record everything observable."""
     leaves, (x, y) = _inputs(row, grad)
     acc: list = []
     ns = Namespace()
+    ns.buf = torch.zeros(4)  # the state helpers' buffer
 
     def call():
+        if inference:
+            with torch.no_grad():
+                return fn(x, y, acc, ns), None
         value = fn(x, y, acc, ns)
         return value, _gradients(value, leaves) if grad else None
 
@@ -378,7 +385,8 @@ def _count_graphs(report, program: Program, tally: Tally) -> None:
         examples = tally.stay_examples.setdefault(what, [])
         if len(examples) < STAY_EXAMPLES:
             statements = sorted({b.statement for b in report.breaks})
-            examples.append(f"# breaks at: {statements}\n# grad={program.grad}\n{program.source()}")
+            examples.append(f"# breaks at: {statements}\n# grad={program.grad}, inference={program.inference}\n"
+                            f"{program.source()}")
 
 
 def _check_program(program, original, mended, rows, counter, tally, capture=True) -> Mismatch | None:
@@ -388,13 +396,13 @@ def _check_program(program, original, mended, rows, counter, tally, capture=True
                        if counter is not None else None)
     compiled_original = None
     for row_index, row in enumerate(rows):
-        expected = run(original, row, program.grad)
-        found = difference(expected, run(mended, row, program.grad))
+        expected = run(original, row, program.grad, program.inference)
+        found = difference(expected, run(mended, row, program.grad, program.inference))
         if found is not None:
             return Mismatch(program, "eager", row_index, found)
         if compiled_mended is None:
             continue
-        actual = run(compiled_mended, row, program.grad)
+        actual = run(compiled_mended, row, program.grad, program.inference)
         found = difference(expected, actual)
         if found is None:
             continue
@@ -405,8 +413,9 @@ def _check_program(program, original, mended, rows, counter, tally, capture=True
             # (a float that changed between calls is traced as a symbol, and
             # 2.13 then formats ``f"{v.item():.3f}"`` into a float, a TypeError).
             for earlier in rows[:row_index]:
-                run(compiled_original, earlier, program.grad)
-        if difference(run(compiled_original, row, program.grad), actual, dynamo_messages=False) is None:
+                run(compiled_original, earlier, program.grad, program.inference)
+        again = run(compiled_original, row, program.grad, program.inference)
+        if difference(again, actual, dynamo_messages=False) is None:
             tally.dynamo_divergences += 1
             continue
         return Mismatch(program, "compiled", row_index, found)

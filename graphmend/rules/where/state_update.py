@@ -12,10 +12,19 @@ What it does
     and selected back, ``buf.copy_(torch.where(cond, updated_copy, buf))``;
     eagerly the original statement, only when ``cond`` holds.
 
+    A statement that calls a helper for its effects -- ``self.copy_params()``,
+    a loop of ``ma.data.copy_(p.data)`` -- becomes
+    ``_graphmend.predicated_call(cond, lambda self=self: self.copy_params())``:
+    under torch.compile the helper runs whether or not ``cond`` holds, each
+    update it makes by one of those methods predicated the same way (a
+    torch function mode), and anything else it does is judged while it
+    traces (below).
+
 Why is this bad?
     An arm with an in-place update is an effect [Where] cannot select
     between, so the ``if`` on a tensor keeps its break (the EMA / codebook
-    initialisation pattern ``if not self.initted: self.embed.copy_(...)``).
+    initialisation pattern ``if not self.initted: self.embed.copy_(...)``,
+    or ``if not self.initted.item(): self.copy_params_from_model_to_ema()``).
 
 Example
     ``if not self.initted:`` / ``self.buf.copy_(x)`` / ``self.initted.fill_(True)``
@@ -48,6 +57,19 @@ Fix safety
     -- and for a target that is not a plain contiguous strided tensor (an
     expanded view refuses writes) or a test that is not one element.
 
+    A helper call is exact in the same way where the trace shows it did
+    nothing else: :func:`graphmend.compat.effects_since` compares what
+    Dynamo recorded before and after it, and a store into an object that
+    existed before (``self.count += 1``, ``self.log.append``), a replayed
+    call, a random draw, an index taken from a tensor (out of range where
+    the arm is not taken), an in-place update by another method, or an
+    error raised while it traces makes a graph break with the reason,
+    taken at the call, so the original ``if`` runs.  The rule declines a
+    call whose arguments have effects or whose summary says it prints or
+    draws random numbers, and leaves alone calls of builtins, torch
+    functions, ``nn.Module``'s own methods (``register_buffer``, ``to``),
+    in-place methods and containers' mutators.
+
     Declined with the reason: an in-place method that draws random
     numbers (``.normal_()``) or changes the target's shape
     (``.unsqueeze_()``, ``.resize_()``), a keyword argument other than
@@ -63,13 +85,15 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from graphmend import vocabulary
 from graphmend.analysis.bindings import code
 from graphmend.rules.base import Context, Declined, declining, generated, replacing, runtime_call, string, thunk
 from graphmend.rules.predicates import lower_test
 from graphmend.rules.where.if_statement import is_site
+from graphmend.vocabulary import PREDICATED_METHODS
 
 #: In-place methods whose update is elementwise and keeps the target's shape.
-METHODS = frozenset({"copy_", "fill_", "zero_", "add_", "sub_", "mul_", "div_", "lerp_"})
+METHODS = PREDICATED_METHODS
 
 #: The keyword arguments each method takes here (they change what the update computes, not where it writes).
 KEYWORDS = {"add_": {"alpha"}, "sub_": {"alpha"}, "div_": {"rounding_mode"}, "lerp_": {"weight"},
@@ -80,9 +104,8 @@ AUGMENTED = {cst.AddAssign: "+=", cst.SubtractAssign: "-=", cst.MultiplyAssign: 
 
 #: In-place methods declined with a reason (the arm is still an update).
 DECLINED_METHODS = {
-    **dict.fromkeys(("uniform_", "normal_", "bernoulli_", "random_", "exponential_", "geometric_", "cauchy_",
-                     "log_normal_"), "draws random numbers, which evaluating it whether or not the arm is taken "
-                                     "would draw once more"),
+    **dict.fromkeys(vocabulary.RANDOM_METHODS, "draws random numbers, which evaluating it whether or not the arm "
+                                               "is taken would draw once more"),
     **dict.fromkeys(("resize_", "resize_as_", "set_", "unsqueeze_", "squeeze_", "t_", "transpose_", "swapdims_",
                      "swapaxes_", "as_strided_"), "changes the target's shape or strides, which `torch.where` "
                                                   "cannot select between"),
@@ -120,6 +143,31 @@ def _update(statement: cst.CSTNode) -> cst.Call | cst.AugAssign | None:
         return None
     if any(arg.star for arg in call.args):
         return None
+    return call
+
+
+def _helper_call(facts, statement: cst.CSTNode) -> cst.Call | None:
+    """The call a statement consists of when its value is dropped and it
+    is not an update of its own (``self.copy_params_to_ema()``,
+    ``reset(self.stats)``): a name or an attribute chain called, not an
+    in-place method, a container's mutator, a method ``nn.Module`` defines,
+    a builtin, a torch function or a message (print, logging, warnings:
+    [Defer]'s); or None."""
+    small = _small(statement)
+    if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)) or _update(statement) is not None:
+        return None
+    call = small.value
+    if not _target(call.func) or facts.effect_call(call) is not None:
+        return None
+    qualified = facts.qualified_name(call.func) or ""
+    if qualified.startswith(("builtins.", "torch.")):
+        return None  # a builtin's effects (setattr) are Python's, a torch function's its own
+    if isinstance(call.func, cst.Attribute):
+        method = call.func.attr.value
+        # nn.Module's own methods (register_buffer, to, train) change the module, not tensors
+        if vocabulary.in_place_method(method) or method in vocabulary.CONTAINER_MUTATORS or \
+                method in vocabulary.MODULE_METHODS:
+            return None
     return call
 
 
@@ -205,6 +253,25 @@ def _check(ctx: Context, update: cst.Call | cst.AugAssign, bound: frozenset[str]
         raise Declined(f"`{unbound[0]}` may be unbound here, and `{code(update)}` reads it")
 
 
+def _check_call(ctx: Context, call: cst.Call, bound: frozenset[str]) -> None:
+    """Raises :class:`Declined` where a helper call cannot be predicated:
+    what it calls is known to print or draw random numbers, the callee or
+    an argument has effects of its own, or a local it reads may be unbound."""
+    facts = ctx.facts
+    summary = facts.callee(call)
+    if summary is not None and summary.kind in ("message", "random"):
+        raise Declined(f"`{code(call)}` {summary.effect}, which would happen whether or not the arm is taken")
+    operands = [call.func.value] if isinstance(call.func, cst.Attribute) else []
+    operands += [arg.value for arg in call.args]
+    for operand in operands:
+        reason = facts.impurity(operand)
+        if reason:
+            raise Declined(f"`{code(operand)}` is evaluated whether or not the arm is taken: {reason}")
+    unbound = sorted(name for name in facts.own_reads(call) if name not in bound)
+    if unbound:
+        raise Declined(f"`{unbound[0]}` may be unbound here, and `{code(call)}` reads it")
+
+
 def _predicated(ctx: Context, cond: cst.Name, original: cst.Call | cst.AugAssign,
                 new: cst.Call | cst.AugAssign) -> cst.Call:
     """The runtime call that performs ``new`` where ``cond`` holds (each
@@ -230,17 +297,20 @@ def convert_state_update(ctx: Context, original: cst.If, updated: cst.If):
     """Leave an ``if``: per-statement predicated updates, or ``updated``."""
     if original.orelse is not None or id(original) in ctx.elifs or not isinstance(original.body, cst.IndentedBlock):
         return updated
+    facts = ctx.facts
     body, new_body = original.body.body, updated.body.body
     updates = [_update(statement) for statement in body]
+    calls = [_helper_call(facts, statement) for statement in body]
     flags = [_python_flag(statement) for statement in body]
-    if not any(updates) or not all(u or f for u, f in zip(updates, flags)) or len(new_body) != len(body):
+    if not any(updates + calls) or not all(u or c or f for u, c, f in zip(updates, calls, flags)) \
+            or len(new_body) != len(body):
         return updated
     new_updates = [_update(statement) for statement in new_body]
-    if any((a is None) != (b is None) for a, b in zip(updates, new_updates)):
+    new_calls = [_helper_call(facts, statement) for statement in new_body]
+    if any((a is None) != (b is None) for a, b in zip(updates + calls, new_updates + new_calls)):
         return updated  # an inner rewrite changed a statement: not ours to predicate
     if not is_site(ctx, original, updated):
         return updated
-    facts = ctx.facts
     # Ours, declined: [Where]'s generic reason would hide this one.
     with declining(prefix="state update: ", final=True):
         flag = next((flag for flag in flags if flag is not None), None)
@@ -250,11 +320,20 @@ def convert_state_update(ctx: Context, original: cst.If, updated: cst.If):
         test = lower_test(facts, original.test, updated.test, original)
         cond = generated("cond", ctx.line(original))
         bound = facts.bound_before(original)
-        for update in updates:
-            _check(ctx, update, bound)
-        frozen = runtime_call("frozen_test", [test]) if len(updates) > 1 else test
+        for update, call in zip(updates, calls):
+            if update is not None:
+                _check(ctx, update, bound)
+            else:
+                _check_call(ctx, call, bound)
+        # A helper may update what the test reads, before its own later updates.
+        frozen = runtime_call("frozen_test", [test]) if len(body) > 1 or any(calls) else test
         statements: list[cst.BaseStatement] = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cond)], frozen)])]
-        for update, new in zip(updates, new_updates):
-            statements.append(cst.SimpleStatementLine([cst.Expr(_predicated(ctx, cond, update, new))]))
-    ctx.record(original, "where", "if: in-place update -> predicated update")
+        for update, call, new_update, new_call in zip(updates, calls, new_updates, new_calls):
+            if update is not None:
+                predicated = _predicated(ctx, cond, update, new_update)
+            else:
+                predicated = runtime_call("predicated_call", [cond, thunk(new_call, sorted(facts.own_reads(call)))])
+            statements.append(cst.SimpleStatementLine([cst.Expr(predicated)]))
+    what = "predicated update" + (" and call" if any(calls) else "")
+    ctx.record(original, "where", f"if: in-place update -> {what}")
     return replacing(updated, statements)

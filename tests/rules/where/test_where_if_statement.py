@@ -143,6 +143,29 @@ def test_scalar_comparison_is_exact_in_double(tmp_path: Path) -> None:
                      rules=["where"])
 
 
+TRUTH_ITEM_SOURCE = """
+import torch
+
+
+def by_truth(x, flag):
+    if not flag.item():
+        x = x * 2
+    return x
+"""
+
+
+def test_the_truth_of_an_item_is_its_tensor_s(tmp_path: Path) -> None:
+    # nan and -0.0 are the cases where a number's truth and a comparison's part; two
+    # elements raise .item()'s own error (not bool()'s "ambiguous").
+    flags = [torch.tensor([0.0]), torch.tensor(-0.0), torch.tensor(float("nan")), torch.tensor(3),
+             torch.tensor([True]), torch.tensor(False), torch.tensor([1.0, 2.0])]
+    arg_sets = [(torch.tensor([1.0, -2.0]), flag) for flag in flags]
+    result = check_equivalent(TRUTH_ITEM_SOURCE, "by_truth", arg_sets[:-1], tmp_path, rules=["where"], lines=frozenset({6}))
+    assert "_graphmend.truth_item(flag)" in result.code
+    check_equivalent(TRUTH_ITEM_SOURCE, "by_truth", arg_sets[-1:], tmp_path, rules=["where"], lines=frozenset({6}),
+                     graphs=None)
+
+
 def test_int_of_float_keeps_python_truncation(tmp_path: Path) -> None:
     # int(nan) raises and int(3.9) truncates: a float tensor keeps int().
     arg_sets = [(t(1, 2), torch.tensor([3.9])), (t(1, 2), torch.tensor([4.0])), (t(1, 2), torch.tensor([float("nan")]))]

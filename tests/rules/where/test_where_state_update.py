@@ -342,3 +342,173 @@ def test_augmented_custom_setattr_keeps_the_break_with_the_reason(tmp_path):
             assert torch.equal(mended.buf, original.buf) and mended.stores == original.stores
     reasons = [r.reason for r in compat.graph_break_reasons()[start:]]
     assert any("assigning the attribute back may have effects" in r for r in reasons)
+
+
+# -- helper calls (issue #45 pattern 2) -----------------------------------------------------
+
+#: Helper bodies: each module's ``update`` is ``if not self.initted.item(): self.helper()`` (a
+#: statement the rule predicates) then the flag's own predicated update.  Key -> (body, the
+#: fallback's reason, or None where the call stays in the graph).
+HELPERS = {
+    "copies": ("""
+        for ma, current in zip(self.ema.parameters(), self.online.parameters()):
+            ma.data.copy_(current.data)
+    """, None),
+    "copies_then_lerps": ("""
+        for ma, current in zip(self.ema.parameters(), self.online.parameters()):
+            ma.data.copy_(current.data)
+            ma.data.lerp_(current.data * 2, 0.25)
+    """, None),
+    "stores_a_python_value": ("""
+        self.ema.weight.data.copy_(self.online.weight.data)
+        self.count = self.count + 1
+    """, "stores into an object that existed before it"),
+    "appends_to_a_list": ("""
+        self.ema.weight.data.copy_(self.online.weight.data)
+        self.log.append(1)
+    """, "stores into an object that existed before it"),
+    "draws_random_numbers": ("""
+        self.ema.weight.data.copy_(torch.randn(3, 3))
+    """, "draws random numbers"),
+    "indexes_with_a_tensor": ("""
+        self.ema.bias.data.copy_(self.online.bias[self.index])
+    """, "indexes with a tensor"),
+    "updates_in_place_otherwise": ("""
+        self.ema.bias.data.masked_fill_(self.online.bias > 0, 0.0)
+    """, "updates a tensor in place with masked_fill_"),
+    "draws_into_a_copy": ("""
+        noise = self.ema.weight.data.clone()
+        noise.uniform_()
+        self.ema.weight.data.copy_(noise)
+    """, "draws random numbers"),
+    "indexes_into_a_copy": ("""
+        added = self.ema.bias.data.clone()
+        added.index_add_(0, self.index, self.online.bias.data)
+        self.ema.bias.data.copy_(added)
+    """, "calls index_add_()"),
+    "raises_when_not_taken": ("""
+        self.ema.weight.data.copy_(self.online.weight.data)
+        assert not self.count, "count"
+    """, "the call fails when not taken"),
+}
+
+
+def _helper_source(name: str, body: str) -> str:
+    body = textwrap.indent(textwrap.dedent(body).strip(), " " * 8)
+    return textwrap.dedent("""
+        import torch
+        from torch import nn
+
+
+        class EMA(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.online = nn.Linear(3, 3)
+                self.ema = nn.Linear(3, 3)
+                self.register_buffer("initted", torch.tensor(False))
+                self.register_buffer("index", torch.tensor([2, 0, 1]))
+                self.count = 0
+                self.log = []
+
+            def helper(self):
+        {body}
+
+            def forward(self, x):
+                if not self.initted.item():
+                    self.helper()
+                    self.initted.data.copy_(torch.tensor(True))
+                return self.ema(x)
+    """).replace("{body}", body)
+
+
+def _state(module) -> list:
+    return [*module.state_dict().values(), module.count, list(module.log)]
+
+
+def _same_state(a, b) -> bool:
+    return all(torch.equal(x, y) if isinstance(x, torch.Tensor) else x == y for x, y in zip(_state(a), _state(b)))
+
+
+def _run(module, x):
+    try:
+        return module(x), None
+    except Exception as error:  # noqa: BLE001 -- the same exception type on both sides
+        return None, type(error)
+
+
+@pytest.mark.parametrize("name", sorted(HELPERS))
+def test_a_helper_call_is_predicated_or_falls_back_exactly(tmp_path, name):
+    body, fallback = HELPERS[name]
+    source = _helper_source(name, body)
+    line = next(i for i, text in enumerate(source.splitlines(), 1) if "if not self.initted.item()" in text)
+    result = transform_source(source, rules=["where"], lines=frozenset({line}))
+    assert "_graphmend.predicated_call(" in result.code
+    original = load_module(source, tmp_path, f"helper_orig_{name}").EMA()
+    mended = load_module(result.code, tmp_path, f"helper_mended_{name}").EMA()
+    mended.load_state_dict(original.state_dict())
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    run = torch.compile(mended, backend=counter)
+    start = len(compat.graph_break_reasons())
+    x = torch.tensor([[1.0, -2.0, 0.5]])
+    with torch.no_grad():
+        for call in range(4):
+            if call == 1:  # after the first (taken) call: an index out of range and a failing assert, not taken
+                for module in (original, mended):
+                    module.index.fill_(7)
+                    module.count = 1
+            torch.manual_seed(call)
+            expected, expected_error = _run(original, x)
+            torch.manual_seed(call)
+            got, error = _run(run, x)
+            assert error == expected_error
+            if expected_error is None:
+                assert torch.equal(got, expected)
+            assert _same_state(original, mended), call
+    reasons = [r.reason for r in compat.graph_break_reasons()[start:]]
+    if fallback is None:
+        assert counter.graphs == 1 and reasons == []
+    else:
+        assert any(f"graphmend: predicated call: the call {fallback}" in reason or
+                   f"graphmend: predicated call: {fallback}" in reason for reason in reasons), reasons
+
+
+def test_a_helper_call_with_gradients_enabled_keeps_the_break(tmp_path):
+    source = _helper_source("copies", HELPERS["copies"][0])
+    line = next(i for i, text in enumerate(source.splitlines(), 1) if "if not self.initted.item()" in text)
+    result = transform_source(source, rules=["where"], lines=frozenset({line}))
+    original = load_module(source, tmp_path, "grad_orig").EMA()
+    mended = load_module(result.code, tmp_path, "grad_mended").EMA()
+    mended.load_state_dict(original.state_dict())
+    torch._dynamo.reset()
+    start = len(compat.graph_break_reasons())
+    run = torch.compile(mended, backend="eager")
+    x = torch.tensor([[1.0, -2.0, 0.5]])
+    for _ in range(2):
+        assert torch.equal(run(x), original(x))
+        assert _same_state(original, mended)
+    reasons = [r.reason for r in compat.graph_break_reasons()[start:]]
+    assert any("predicated call: gradients are enabled" in reason for reason in reasons)
+
+
+HELPER_NOOPS = {
+    "a method nn.Module defines": "self.register_buffer(\"freq\", x * 2)",
+    "a container's mutator": "self.log.append(x)",
+    "a builtin": "setattr(self, \"freq\", x)",
+    "a torch function": "torch.nn.init.zeros_(self.buf)",
+    "a message": "print(x)",
+}
+
+
+@pytest.mark.parametrize("case", sorted(HELPER_NOOPS))
+def test_calls_the_rule_leaves_to_others(case):
+    source = textwrap.dedent(f"""
+        import torch
+
+        def f(self, x):
+            if x.sum() > 0:
+                {HELPER_NOOPS[case]}
+            return x
+    """)
+    result = transform_source(source, rules=["where"], lines=frozenset({5}))
+    assert "predicated_call" not in result.code
