@@ -334,6 +334,6 @@ def convert_state_update(ctx: Context, original: cst.If, updated: cst.If):
             else:
                 predicated = runtime_call("predicated_call", [cond, thunk(new_call, sorted(facts.own_reads(call)))])
             statements.append(cst.SimpleStatementLine([cst.Expr(predicated)]))
-    what = "predicated update" + (" and call" if any(calls) else "")
-    ctx.record(original, "where", f"if: in-place update -> {what}")
+    kinds = " and ".join(kind for kind, found in (("in-place update", any(updates)), ("helper call", any(calls))) if found)
+    ctx.record(original, "where", f"if: {kinds} -> predicated")
     return replacing(updated, statements)
