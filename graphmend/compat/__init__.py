@@ -66,18 +66,17 @@ from graphmend.compat.probing import PROBES, Probe, _state, disabled_rules, prob
 from graphmend.compat.registry import graph_break_entry, graph_break_id, graph_break_registry
 from graphmend.compat.selftest import SELF_TEST_RULES, self_test
 from graphmend.compat.tracing import (attribute_stores_pending, constant_result, effects_mark, effects_pending,
-                                      effects_since, find_logger,
+                                      effects_since, find_logger, nested_graph_breaks,
                                       graph_break, is_logger, logger_key, register_replay, skip_frames, stores_pending)
 
 __all__ = [
-    "PROBES", "Probe", "SELF_TEST_RULES", "attribute_stores_pending", "compiled_codes", "compiled_entry_count",
-    "constant_result", "disabled_rules",
-    "effects_mark", "effects_pending", "effects_since", "find_logger", "graph_break", "graph_break_entry", "graph_break_id", "graph_break_reasons",
-    "graph_break_registry", "graphs_compiled", "guard_failures", "has_compiled_entries", "install", "installed",
-    "is_logger", "is_rewritten", "isolated_code_state", "logger_key", "mending_first", "mends_first",
-    "private_compile_options", "probes",
-    "profiling_backend",
-    "register_replay", "reset_code", "rules_off", "self_test", "skip_frames", "stores_pending", "what_dynamo_calls",
+    "Probe", "PROBES", "SELF_TEST_RULES", "attribute_stores_pending", "compiled_codes", "compiled_entry_count",
+    "constant_result", "disabled_rules", "effects_mark", "effects_pending", "effects_since", "find_logger",
+    "graph_break", "graph_break_entry", "graph_break_id", "graph_break_reasons", "graph_break_registry",
+    "graphs_compiled", "guard_failures", "has_compiled_entries", "install", "installed", "is_logger",
+    "is_rewritten", "isolated_code_state", "logger_key", "mending_first", "mends_first", "nested_graph_breaks",
+    "private_compile_options", "probes", "profiling_backend", "register_replay", "reset_code", "rules_off",
+    "self_test", "skip_frames", "stores_pending", "what_dynamo_calls",
 ]
 
 #: What :func:`install` found on this torch, read where it was set

@@ -160,6 +160,16 @@ def stores_pending() -> bool:
 
 
 @torch._dynamo.assume_constant_result
+def nested_graph_breaks() -> bool:
+    """Whether Dynamo resumes tracing inside a nested frame at a graph
+    break (``config.nested_graph_breaks``, off by default in 2.13 and
+    2.14): a break inside an inlined call then runs what was traced before
+    it, rather than the whole call again eagerly.  A constant of the trace;
+    True where this torch does not say."""
+    return getattr(torch._dynamo.config, "nested_graph_breaks", True) is not False
+
+
+@torch._dynamo.assume_constant_result
 def effects_mark() -> int:
     """A mark of what the frame Dynamo is tracing has done so far (a
     constant of the trace, taken while tracing), for :func:`effects_since`;

@@ -173,6 +173,9 @@ def predicated_call(cond, call) -> None:
     so far is dropped), and the original runs."""
     if compiling():
         problem = _why_not_test(cond)
+        if problem is None and compat.nested_graph_breaks():
+            # A break after the call traced would run its effects, then the original again.
+            problem = "Dynamo resumes inside a call at a graph break (nested_graph_breaks)"
         if problem is None:
             mark = compat.effects_mark()
             try:

@@ -64,7 +64,9 @@ Fix safety
     call, a random draw, an index taken from a tensor (out of range where
     the arm is not taken), an in-place update by another method, or an
     error raised while it traces makes a graph break with the reason,
-    taken at the call, so the original ``if`` runs.  The rule declines a
+    taken at the call, so the original ``if`` runs (with Dynamo's
+    ``nested_graph_breaks`` on, a break would resume inside the call after
+    its traced effects, so the call keeps its break).  The rule declines a
     call whose arguments have effects or whose summary says it prints or
     draws random numbers, and leaves alone calls of builtins, torch
     functions, ``nn.Module``'s own methods (``register_buffer``, ``to``),

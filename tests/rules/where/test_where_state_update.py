@@ -512,3 +512,24 @@ def test_calls_the_rule_leaves_to_others(case):
     """)
     result = transform_source(source, rules=["where"], lines=frozenset({5}))
     assert "predicated_call" not in result.code
+
+
+@pytest.mark.parametrize("name", ["copies", "stores_a_python_value"])
+def test_with_nested_graph_breaks_a_helper_call_keeps_the_break(tmp_path, name):
+    # Dynamo would resume inside the call at a break after it traced: its effects, then the original's again.
+    source = _helper_source(name, HELPERS[name][0])
+    line = next(i for i, text in enumerate(source.splitlines(), 1) if "if not self.initted.item()" in text)
+    result = transform_source(source, rules=["where"], lines=frozenset({line}))
+    original = load_module(source, tmp_path, f"nested_orig_{name}").EMA()
+    mended = load_module(result.code, tmp_path, f"nested_mended_{name}").EMA()
+    mended.load_state_dict(original.state_dict())
+    torch._dynamo.reset()
+    start = len(compat.graph_break_reasons())
+    x = torch.tensor([[1.0, -2.0, 0.5]])
+    with torch._dynamo.config.patch(nested_graph_breaks=True), torch.no_grad():
+        run = torch.compile(mended, backend="eager")
+        for _ in range(3):
+            assert torch.equal(run(x), original(x))
+            assert _same_state(original, mended)
+    reasons = [r.reason for r in compat.graph_break_reasons()[start:]]
+    assert any("predicated call: Dynamo resumes inside a call" in reason for reason in reasons), reasons
