@@ -848,13 +848,17 @@ class Captured:
             getattr(torch._dynamo.config, DECOMPOSITIONS, None), bool)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not (self.enabled or self.exact) or torch.compiler.is_compiling():
+        if torch.compiler.is_compiling():
             return self.compiled(*args, **kwargs)
-        with contextlib.ExitStack() as stack:
-            if self.exact:
-                stack.enter_context(_DECOMPOSITIONS_OFF.held())
-            if self.enabled:
-                stack.enter_context(scope())
+        if self.exact:
+            with _DECOMPOSITIONS_OFF.held():
+                return self._captured(args, kwargs)
+        return self._captured(args, kwargs)
+
+    def _captured(self, args: tuple, kwargs: dict) -> Any:
+        if not self.enabled:
+            return self.compiled(*args, **kwargs)
+        with scope():
             return self.compiled(*args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:

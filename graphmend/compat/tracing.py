@@ -238,15 +238,13 @@ def _done_so_far(tx) -> _Done:
     """What :func:`effects_since` compares: the stores into older objects
     (by what each holds), the counts of replayed calls, hooks and Python
     random draws, and the graph's length."""
-    from torch._dynamo.variables.base import AttributeMutationNew, ValueMutationNew
     from torch._dynamo.variables.torch_function import TorchFunctionModeStackVariable
 
     side_effects = tx.output.side_effects
     stores = {}
-    for variable in side_effects.id_to_variable.values():
+    for variable in _modified_older_objects(side_effects):
         # Entering a torch function mode modifies Dynamo's own stack of modes, not the user's objects.
-        if isinstance(variable.mutation_type, (AttributeMutationNew, ValueMutationNew)) or isinstance(
-                variable, TorchFunctionModeStackVariable) or not side_effects.is_modified(variable):
+        if isinstance(variable, TorchFunctionModeStackVariable):
             continue
         items = getattr(variable, "items", None)
         held = tuple(items.items()) if isinstance(items, dict) else tuple(items) if isinstance(items, list) else ()
@@ -304,13 +302,17 @@ def _indexes_with_a_tensor(index) -> bool:
 
 
 def _stores_into_older_objects(side_effects) -> bool:
+    return any(True for _ in _modified_older_objects(side_effects))
+
+
+def _modified_older_objects(side_effects):
+    """The tracked objects that existed before the frame and that the frame
+    has stored into so far (what Dynamo will write after the graph)."""
     from torch._dynamo.variables.base import AttributeMutationNew, ValueMutationNew
 
-    return any(
-        side_effects.is_modified(variable)
-        and not isinstance(variable.mutation_type, (AttributeMutationNew, ValueMutationNew))
-        for variable in side_effects.id_to_variable.values()
-    )
+    return (variable for variable in side_effects.id_to_variable.values()
+            if side_effects.is_modified(variable)
+            and not isinstance(variable.mutation_type, (AttributeMutationNew, ValueMutationNew)))
 
 
 def _updates_in_place(node) -> bool:

@@ -52,7 +52,8 @@ from graphmend.analysis.facts import FunctionFacts
 from graphmend.rules.base import keyword, runtime_call
 
 _NO_STARS = m.Call(args=[m.ZeroOrMore(m.Arg(star=""))])
-_ITEM = m.Call(func=m.Attribute(attr=m.Name("item")), args=[])
+#: ``t.item()`` (one matcher for the rules that read it).
+ITEM = m.Call(func=m.Attribute(attr=m.Name("item")), args=[])
 
 #: Largest integer a float64 holds exactly (a literal compared in float64).
 _EXACT_FLOAT64_INT = 2**53
@@ -76,7 +77,7 @@ def exact_literal(expr: cst.BaseExpression) -> float | int | None:
 
 def _isclose_operand(expr: cst.BaseExpression) -> bool:
     """``t.item()``, or a numeric literal float64 holds exactly."""
-    return m.matches(expr, _ITEM) or exact_literal(expr) is not None
+    return m.matches(expr, ITEM) or exact_literal(expr) is not None
 
 
 def _is_isclose_of_items(facts: FunctionFacts, test: cst.Call) -> bool:
@@ -91,10 +92,10 @@ def _is_isclose_of_items(facts: FunctionFacts, test: cst.Call) -> bool:
         return False
     if any(arg.keyword is None for arg in test.args[2:]):
         return False
-    if not all(_isclose_operand(value) for value in positional) or not any(m.matches(v, _ITEM) for v in positional):
+    if not all(_isclose_operand(value) for value in positional) or not any(m.matches(v, ITEM) for v in positional):
         return False
     second = positional[1]
-    return not facts.impurity(second.func.value if m.matches(second, _ITEM) else second)
+    return not facts.impurity(second.func.value if m.matches(second, ITEM) else second)
 
 
 def matches(facts: FunctionFacts, test: cst.BaseExpression) -> bool:
@@ -105,7 +106,7 @@ def matches(facts: FunctionFacts, test: cst.BaseExpression) -> bool:
     if name == "torch.allclose":
         return len(test.args) >= 2
     if name == "math.isfinite":
-        return len(test.args) == 1 and test.args[0].keyword is None and m.matches(test.args[0].value, _ITEM)
+        return len(test.args) == 1 and test.args[0].keyword is None and m.matches(test.args[0].value, ITEM)
     if name == "math.isclose":
         return _is_isclose_of_items(facts, test)
     return False
@@ -117,7 +118,7 @@ def lower(facts: FunctionFacts, original: cst.BaseExpression, updated: cst.Call)
     if name == "torch.allclose":
         lowered = runtime_call("allclose", list(updated.args))
     elif name == "math.isclose":
-        items = [m.matches(arg.value, _ITEM) for arg in updated.args[:2]]
+        items = [m.matches(arg.value, ITEM) for arg in updated.args[:2]]
         args = [arg.with_changes(value=arg.value.func.value) if item else arg for arg, item in zip(updated.args, items)]
         args += [arg.with_changes(comma=cst.MaybeSentinel.DEFAULT) for arg in updated.args[2:]]
         if not all(items):

@@ -42,10 +42,8 @@ from graphmend.analysis.facts import FunctionFacts
 from graphmend.analysis.tensorness import COMPARISON_OPERATORS, Tensorness
 from graphmend.rules import library_predicates
 from graphmend.rules.base import Declined, runtime_call, thunk
-from graphmend.rules.library_predicates import exact_literal
+from graphmend.rules.library_predicates import ITEM, exact_literal
 
-#: ``t.item()``.
-_ITEM = m.Call(func=m.Attribute(attr=m.Name("item")), args=[])
 #: Expressions that need parentheses as an operand of ``&``, ``|`` or ``~``.
 _LOOSE = (cst.Comparison, cst.BooleanOperation, cst.IfExp, cst.Lambda, cst.NamedExpr)
 
@@ -99,7 +97,7 @@ def lower_test(facts: FunctionFacts, original: cst.BaseExpression, updated: cst.
         return lowered.with_changes(lpar=updated.lpar, rpar=updated.rpar)
     if _is_bool_call(facts, original):  # ``if bool(x):`` is ``if x:``
         return lower_test(facts, original.args[0].value, updated.args[0].value, statement)
-    if m.matches(original, _ITEM) and m.matches(updated, _ITEM):  # ``if t.item():`` has ``t``'s truth
+    if m.matches(original, ITEM) and m.matches(updated, ITEM):  # ``if t.item():`` has ``t``'s truth
         return runtime_call("truth_item", [updated.func.value]).with_changes(lpar=updated.lpar, rpar=updated.rpar)
     if isinstance(original, cst.Comparison) and len(original.comparisons) > 1 and not facts.is_static(original):
         if not _is_name_chain(original):
@@ -208,7 +206,7 @@ def scalar_comparison(facts: FunctionFacts, expr: cst.BaseExpression) -> str | N
     for scalar, other in ((left, right), (right, left)):
         if exact_literal(other) is None:
             continue
-        if m.matches(scalar, m.Call(func=m.Attribute(attr=m.Name("item")), args=[])):
+        if m.matches(scalar, ITEM):
             return "item"
         if m.matches(scalar, m.Call(args=[m.Arg(keyword=None)])):
             name = facts.qualified_name(scalar.func)

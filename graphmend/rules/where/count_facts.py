@@ -44,10 +44,9 @@ import libcst.matchers as m
 from graphmend.analysis.bindings import walk_own
 from graphmend.analysis.tensorness import COMPARISON_OPERATORS
 from graphmend.rules.base import Context, is_runtime_call, runtime_call
-from graphmend.rules.library_predicates import exact_literal
+from graphmend.rules.library_predicates import ITEM, exact_literal
 
 _SUM = m.Call(func=m.Attribute(attr=m.Name("sum")), args=[])
-_ITEM = m.Call(func=m.Attribute(attr=m.Name("item")), args=[])
 
 
 def _counted(facts, value: cst.BaseExpression) -> cst.Name | None:
@@ -55,7 +54,7 @@ def _counted(facts, value: cst.BaseExpression) -> cst.Name | None:
     if m.matches(value, m.Call(args=[m.Arg(keyword=None, star="")])) and \
             facts.qualified_name(value.func) == "builtins.int":
         value = value.args[0].value
-    if m.matches(value, _ITEM):
+    if m.matches(value, ITEM):
         value = value.func.value
     if not m.matches(value, _SUM):
         return None
