@@ -711,14 +711,20 @@ class _Scope:
 
 @st.composite
 def state_helper(draw, scope: _Scope) -> tuple[Stmt, ...]:
-    """``if <tensor test>:`` whose arm calls state helpers (issue #45
-    pattern 2): [Where] predicates the updates they make, or the call falls
-    back to the ``if`` where a helper does more."""
+    """``if <tensor test>:`` whose arm (and sometimes ``else`` arm) calls
+    state helpers (issue #45 pattern 2): [Where] predicates the updates
+    they make, or the call falls back to the ``if`` where a helper does
+    more."""
     names = scope.names()
-    calls = draw(st.lists(st.sampled_from(("_state_copy", "_state_copy", "_state_lerp", "_state_count",
-                                            "_state_index")), min_size=1, max_size=2))
-    body = tuple(Stmt(f"{call}(ns, {draw(st.sampled_from(names))})") for call in calls)
-    return (Stmt(f"if {draw(predicate(names))}:", body=body),
+
+    def arm() -> tuple[Stmt, ...]:
+        calls = draw(st.lists(st.sampled_from(("_state_copy", "_state_copy", "_state_lerp", "_state_count",
+                                                "_state_index")), min_size=1, max_size=2))
+        return tuple(Stmt(f"{call}(ns, {draw(st.sampled_from(names))})") for call in calls)
+
+    # An else arm, one time in three: predicated on the test's `not`.
+    body, orelse = arm(), arm() if draw(st.integers(0, 2)) == 0 else ()
+    return (Stmt(f"if {draw(predicate(names))}:", body=body, orelse=orelse),
             Stmt(f"{scope.new()} = {draw(st.sampled_from(names))} + ns.buf"))
 
 

@@ -1,7 +1,7 @@
 """[Where]: predicated state updates.
 
 What it does
-    ``if T:`` (no ``else``) whose arm only updates tensors in place --
+    ``if T:`` whose arm only updates tensors in place --
     ``buf.copy_(new)``, ``.fill_(v)``, ``.zero_()``, ``.add_(d)``,
     ``.sub_(d)``, ``.mul_(d)``, ``.div_(d)``, ``.lerp_(end, w)`` on a name
     or an attribute (``self.buf``), or ``self.buf += d`` (``-=``, ``*=``,
@@ -20,6 +20,13 @@ What it does
     torch function mode), and anything else it does is judged while it
     traces (below).
 
+    An ``else`` arm of the same kind is predicated on ``_graphmend.not_(cond)``,
+    taken before the first arm runs.  An arm may end with a bare ``return``
+    where control falls from the ``if`` off the end of the function: an
+    early return (``if total == 0: return``, then the updates), which
+    :mod:`.returns` has turned into an ``else`` arm holding the rest of
+    the function.
+
 Why is this bad?
     An arm with an in-place update is an effect [Where] cannot select
     between, so the ``if`` on a tensor keeps its break (the EMA / codebook
@@ -34,8 +41,11 @@ Use instead
     ``_graphmend.predicated_update(_gm_cond_12, ...)`` per statement.
 
 Fix safety
-    Exact where it applies: the test is evaluated once, and copied when
-    the arm has more than one update (``if self.flag:`` /
+    Exact where it applies: the test is evaluated once (an ``else`` arm's
+    ``not`` of it taken before the first arm's updates: a tensor's
+    ``logical_not`` under torch.compile, of the same truth as Python's
+    ``not``, a NaN true and ``-0.0`` false), and copied when the first
+    arm has more than one update (``if self.flag:`` /
     ``self.flag.fill_(False)`` must not change what the next update
     reads); the update runs as the very same in-place method or operator
     on a copy of the target (same dtype casts, same broadcasting, same
@@ -78,18 +88,22 @@ Fix safety
     those of :data:`KEYWORDS` (``alpha=``, ``rounding_mode=``, ...), and a Python
     value stored under the test (``self.initted = True``: ``torch.where``
     cannot select a Python bool; a bool buffer and ``.fill_(True)`` can
-    be).  ``x += d`` on a local (a Python value rebinds) and an arm with any
-    other statement leave the ``if`` to [Where] as before.
+    be).  ``x += d`` on a local (a Python value rebinds), an arm with any
+    other statement, an ``elif``, a ``return`` with a value and a
+    ``return`` after which the function goes on (inside a loop) leave the
+    ``if`` to [Where] as before.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import libcst as cst
 import libcst.matchers as m
 
 from graphmend import vocabulary
-from graphmend.analysis.bindings import code
-from graphmend.rules.base import Context, Declined, declining, generated, replacing, runtime_call, string, thunk
+from graphmend.analysis.bindings import code, statements
+from graphmend.rules.base import Context, Declined, assign, declining, generated, replacing, runtime_call, string, thunk
 from graphmend.rules.predicates import lower_test
 from graphmend.rules.where.if_statement import is_site
 from graphmend.vocabulary import PREDICATED_METHODS
@@ -295,17 +309,65 @@ def _predicated(ctx: Context, cond: cst.Name, original: cst.Call | cst.AugAssign
     return runtime_call("predicated_update", arguments)
 
 
+_BARE_RETURN = m.Return(value=None) | m.Return(value=m.Name("None"))
+
+
+def _arm(body: Sequence[cst.BaseStatement]) -> tuple[list[cst.BaseStatement], bool]:
+    """An arm's statements without a last ``return`` (bare or ``return
+    None``), and whether it had one."""
+    if body and m.matches(_small(body[-1]), _BARE_RETURN):
+        return list(body[:-1]), True
+    return list(body), False
+
+
+def _in_tail_position(function: cst.FunctionDef, node: cst.If) -> bool:
+    """Whether control falls from ``node`` off the end of ``function``:
+    ``node`` is the last statement of the body, or of an arm of an ``if``
+    that is (as :func:`.returns.lower_returns` leaves the ``if`` an early
+    return belongs to).  There, a ``return`` ending an arm does what
+    falling off the end does."""
+    pending = [function.body]
+    while pending:
+        block = pending.pop()
+        last = statements(block)[-1] if statements(block) else None
+        if last is node:
+            return True
+        if isinstance(last, cst.If):
+            pending.append(last.body)
+            if isinstance(last.orelse, cst.Else):
+                pending.append(last.orelse.body)
+            elif isinstance(last.orelse, cst.If):
+                pending.append(cst.IndentedBlock([last.orelse]))
+    return False
+
+
+def _arms(node: cst.If) -> list[Sequence[cst.BaseStatement]] | None:
+    """The statements of ``node``'s arm and of its ``else`` arm, if any
+    (None for an ``elif`` or a one-line arm)."""
+    if isinstance(node.orelse, cst.If) or not isinstance(node.body, cst.IndentedBlock):
+        return None
+    if node.orelse is None:
+        return [node.body.body]
+    if not isinstance(node.orelse.body, cst.IndentedBlock):
+        return None
+    return [node.body.body, node.orelse.body.body]
+
+
 def convert_state_update(ctx: Context, original: cst.If, updated: cst.If):
     """Leave an ``if``: per-statement predicated updates, or ``updated``."""
-    if original.orelse is not None or id(original) in ctx.elifs or not isinstance(original.body, cst.IndentedBlock):
+    arms, new_arms = _arms(original), _arms(updated)
+    if arms is None or new_arms is None or id(original) in ctx.elifs:
         return updated
     facts = ctx.facts
-    body, new_body = original.body.body, updated.body.body
+    (arms, returns), (new_arms, _) = zip(*map(_arm, arms)), zip(*map(_arm, new_arms))
+    if any(returns) and not _in_tail_position(facts.function, original):
+        return updated
+    body, new_body = [s for arm in arms for s in arm], [s for arm in new_arms for s in arm]
     updates = [_update(statement) for statement in body]
     calls = [_helper_call(facts, statement) for statement in body]
     flags = [_python_flag(statement) for statement in body]
     if not any(updates + calls) or not all(u or c or f for u, c, f in zip(updates, calls, flags)) \
-            or len(new_body) != len(body):
+            or [len(arm) for arm in arms] != [len(arm) for arm in new_arms]:
         return updated
     new_updates = [_update(statement) for statement in new_body]
     new_calls = [_helper_call(facts, statement) for statement in new_body]
@@ -328,14 +390,23 @@ def convert_state_update(ctx: Context, original: cst.If, updated: cst.If):
             else:
                 _check_call(ctx, call, bound)
         # A helper may update what the test reads, before its own later updates.
-        frozen = runtime_call("frozen_test", [test]) if len(body) > 1 or any(calls) else test
-        statements: list[cst.BaseStatement] = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cond)], frozen)])]
-        for update, call, new_update, new_call in zip(updates, calls, new_updates, new_calls):
-            if update is not None:
-                predicated = _predicated(ctx, cond, update, new_update)
-            else:
-                predicated = runtime_call("predicated_call", [cond, thunk(new_call, sorted(facts.own_reads(call)))])
-            statements.append(cst.SimpleStatementLine([cst.Expr(predicated)]))
+        frozen = runtime_call("frozen_test", [test]) if len(arms[0]) > 1 or any(calls) else test
+        statements_out: list[cst.BaseStatement] = [assign(cond, frozen)]
+        conds = [cond]
+        if len(arms) == 2 and arms[1]:
+            # The else arm's test, taken before the first arm updates what the test reads.
+            otherwise = generated("else", ctx.line(original))
+            statements_out.append(assign(otherwise, runtime_call("not_", [cond])))
+            conds.append(otherwise)
+        parts = iter(zip(updates, calls, new_updates, new_calls))
+        for arm_cond, arm in zip(conds, arms):
+            for update, call, new_update, new_call in (next(parts) for _ in arm):
+                if update is not None:
+                    predicated = _predicated(ctx, arm_cond, update, new_update)
+                else:
+                    predicated = runtime_call("predicated_call", [arm_cond, thunk(new_call,
+                                                                                  sorted(facts.own_reads(call)))])
+                statements_out.append(cst.SimpleStatementLine([cst.Expr(predicated)]))
     kinds = " and ".join(kind for kind, found in (("in-place update", any(updates)), ("helper call", any(calls))) if found)
-    ctx.record(original, "where", f"if: {kinds} -> predicated")
-    return replacing(updated, statements)
+    ctx.record(original, "where", f"{'if/return' if any(returns) else 'if'}: {kinds} -> predicated")
+    return replacing(updated, statements_out)

@@ -105,15 +105,25 @@ NOOPS = {
                 self.buf.copy_(torch.rand(3))
             return x
     """, "state update: `torch.rand(3)` is evaluated whether or not the arm is taken"),
-    "an else arm": ("""
+    "an arm that returns a value": ("""
         import torch
 
         def f(self, x):
             if x.sum() > 0:
                 self.buf.zero_()
-            else:
-                self.buf.fill_(1.0)
+                return x
+            self.buf.fill_(1.0)
             return x
+    """, None),
+    "a return inside a loop": ("""
+        import torch
+
+        def f(self, xs):
+            for x in xs:
+                if x.sum() > 0:
+                    self.buf.zero_()
+                    return
+            self.buf.fill_(1.0)
     """, None),
     "a random in-place method": ("""
         import torch
@@ -172,7 +182,8 @@ NOOPS = {
 def test_named_noops(case):
     source, reason = NOOPS[case]
     source = textwrap.dedent(source)
-    result = transform_source(source, rules=["where"], lines=frozenset({5}))
+    line = next(i for i, text in enumerate(source.splitlines(), 1) if text.strip().startswith("if "))
+    result = transform_source(source, rules=["where"], lines=frozenset({line}))
     assert "predicated_update" not in result.code
     if reason:
         assert any(skip.reason.startswith(reason) for skip in result.skips), result.skips
@@ -209,6 +220,116 @@ def test_an_arm_updating_its_own_test_reads_the_test_as_it_was(tmp_path):
             assert torch.equal(run(x.clone()), original(x.clone()))
             assert torch.equal(mended.buf, original.buf) and torch.equal(mended.pending, original.pending)
     assert counter.graphs == 1
+
+
+ARMS_SOURCE = textwrap.dedent("""
+    import torch
+    from torch import nn
+
+
+    class Step(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("param", torch.ones(3))
+            self.register_buffer("momentum", torch.zeros(3))
+
+        def forward(self, grad):
+            total = grad.abs().sum()
+            if total == 0:
+                return
+            self.momentum.mul_(0.9)
+            self.momentum.add_(grad / total)
+            self.param.sub_(self.momentum, alpha=0.1)
+
+
+    class Flip(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("flag", torch.tensor(False))
+            self.register_buffer("buf", torch.zeros(3))
+
+        def forward(self, x):
+            if self.flag:
+                self.flag.fill_(False)
+                self.buf.add_(x)
+            else:
+                self.flag.fill_(True)
+                self.buf.sub_(x)
+            return x + self.buf
+
+
+    class Ema(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.online = nn.Linear(3, 3)
+            self.ema = nn.Linear(3, 3)
+            self.register_buffer("initted", torch.tensor(False))
+
+        def copy_params(self):
+            for ma, current in zip(self.ema.parameters(), self.online.parameters()):
+                ma.data.copy_(current.data)
+
+        def lerp_params(self):
+            for ma, current in zip(self.ema.parameters(), self.online.parameters()):
+                ma.data.lerp_(current.data, 0.25)
+
+        def forward(self, x):
+            self.online.weight.add_(x.sum())
+            if not self.initted.item():
+                self.copy_params()
+                self.initted.data.copy_(torch.tensor(True))
+                return
+            self.lerp_params()
+""")
+ARMS_LINES = frozenset({14, 28, 54})
+#: Sums of 0 (the early return), -0.0 and NaN among them.
+ARMS_INPUTS = [torch.tensor([1.0, -2.0, 0.5]), torch.zeros(3), torch.tensor([-0.0, 0.0, -0.0]),
+               torch.tensor([3.0, float("nan"), -9.0]), torch.tensor([-1.0, 0.25, 4.0])]
+
+
+@pytest.fixture
+def arms(tmp_path):
+    result = transform_source(ARMS_SOURCE, rules=["where"], lines=ARMS_LINES)
+    return load_module(ARMS_SOURCE, tmp_path, "arms_orig"), load_module(result.code, tmp_path, "arms_mended"), result
+
+
+def test_else_arms_and_early_returns_rewritten(arms):
+    *_, result = arms
+    assert sorted(site.lineno for site in result.sites) == sorted(ARMS_LINES)
+    assert result.code.count("_graphmend.not_(_gm_cond_") == 3
+    assert "return" not in result.code.split("def forward(self, grad):")[1].split("class Flip")[0]
+
+
+@pytest.mark.parametrize("name", ["Step", "Flip", "Ema"])
+@pytest.mark.parametrize("compiled", [False, True])
+def test_else_arms_and_early_returns_bit_identical(arms, name, compiled):
+    original_module, mended_module, _ = arms
+    original, mended = getattr(original_module, name)(), getattr(mended_module, name)()
+    mended.load_state_dict(original.state_dict())
+    counter = GraphCounter()
+    torch._dynamo.reset()
+    run = torch.compile(mended, backend=counter) if compiled else mended
+    with torch.no_grad():
+        for x in ARMS_INPUTS:
+            expected, got = original(x.clone()), run(x.clone())
+            assert (got is None and expected is None) or _same_bits(got, expected)
+            for (key, a), (_, b) in zip(original.state_dict().items(), mended.state_dict().items()):
+                assert _same_bits(a, b), key
+    if compiled:
+        assert counter.graphs == 1
+
+
+def test_an_else_arm_on_a_test_of_many_elements_raises_as_the_original(arms):
+    original_module, mended_module, _ = arms
+    torch._dynamo.reset()
+    original, mended = original_module.Flip(), mended_module.Flip()
+    original.flag, mended.flag = torch.tensor([True, False]), torch.tensor([True, False])
+    run = torch.compile(mended, backend="eager")
+    with torch.no_grad():
+        for call in (original, run):
+            with pytest.raises(RuntimeError, match="more than one value is ambiguous"):
+                call(torch.ones(3))
+    assert torch.equal(original.buf, mended.buf) and torch.equal(original.flag, mended.flag)
 
 
 AUGMENTED_SOURCE = textwrap.dedent("""
