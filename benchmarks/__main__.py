@@ -58,7 +58,7 @@ def _bench_cold(args: argparse.Namespace, rows: list[str], out) -> int:
     from benchmarks import bench, timing
 
     console = Console(stderr=True)
-    arms = ["torch", "graphmend", "control", "graphmend_second", *(timing.SWITCHES if args.switches else ())]
+    arms = [*args.arms, *(timing.SWITCHES if args.switches else ())]
     control_row = args.control or rows[0]
     results = timing.run(
         rows, arms, repetitions=args.repetitions, backend=args.backend, device=args.device, warm=args.repeats,
@@ -107,6 +107,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--threads", type=int, default=1, help="with --cold: torch threads per process (default 1)")
     bench.add_argument("--control", metavar="ROW", help="with --cold: the row that also runs the control and "
                        "second-process arms (default: the first row)")
+    bench.add_argument("--arms", nargs="+", default=["torch", "graphmend", "control", "graphmend_second"],
+                       choices=("torch", "graphmend", "control", "graphmend_second"), metavar="ARM",
+                       help="with --cold: the arms to run (default: torch graphmend control graphmend_second; "
+                            "control and graphmend_second run on the control row only)")
     bench.add_argument("--switches", action="store_true", help="with --cold: also Dynamo's own switches on the "
                        "original code (nested_graph_breaks, capture_scalar_outputs, the logging switches)")
     bench.add_argument("--out", default="bench-results", help="output folder (default bench-results)")

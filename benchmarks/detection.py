@@ -14,7 +14,7 @@ torchvision is not a dependency of graphmend.  The registry's wheel ships a
 C++ extension that does not load beside the CPU build of torch 2.13
 (``operator torchvision::nms does not exist``); its Python code imports
 once ``torchvision::nms`` and ``::qnms`` are defined
-(:func:`install_torchvision_ops`: a CPU kernel in Python, marked
+(:func:`install_torchvision_ops`: a CPU and CUDA kernel in Python, marked
 ``torch.compiler.disable`` so that Dynamo never traces into it where it
 runs eagerly) and ``torchvision.ops.boxes._assert_has_ops`` is a no-op;
 ``roi_align`` then takes its own Python path.  Where torchvision's own
@@ -87,8 +87,9 @@ def install_torchvision_ops() -> None:
     # A kernel, not user code: where it runs eagerly inside a compiled
     # call, Dynamo must not compile its frame.
     kernel = torch.compiler.disable(_nms)
-    library.impl("nms", kernel, "CPU")
-    library.impl("qnms", kernel, "CPU")
+    for device in ("CPU", "CUDA"):
+        library.impl("nms", kernel, device)
+        library.impl("qnms", kernel, device)
     _LIBRARIES.append(library)
     import torchvision.ops.boxes
 
@@ -108,14 +109,14 @@ def _extension_loads(folder: Path) -> bool:
 
 
 def _nms(dets: Any, scores: Any, iou_threshold: float) -> Any:
-    """torchvision's CPU ``nms``: greedy, in descending score order, keeping
+    """torchvision's ``nms``: greedy, in descending score order, keeping
     a box unless a kept one overlaps it by more than the threshold."""
     import torch
 
     order = scores.argsort(descending=True, stable=True)
     x1, y1, x2, y2 = dets.unbind(1)
     areas = (x2 - x1) * (y2 - y1)
-    suppressed = torch.zeros(dets.shape[0], dtype=torch.bool)
+    suppressed = torch.zeros(dets.shape[0], dtype=torch.bool, device=dets.device)
     keep = []
     for index in order.tolist():
         if suppressed[index]:
@@ -125,7 +126,7 @@ def _nms(dets: Any, scores: Any, iou_threshold: float) -> Any:
         height = (torch.minimum(y2[index], y2) - torch.maximum(y1[index], y1)).clamp(min=0)
         inter = width * height
         suppressed |= inter / (areas[index] + areas - inter) > iou_threshold
-    return torch.tensor(keep, dtype=torch.long)
+    return torch.tensor(keep, dtype=torch.long, device=dets.device)
 
 
 @dataclass(frozen=True)

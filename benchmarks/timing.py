@@ -393,9 +393,12 @@ def _same_output(a: str, b: str) -> bool:
 
 def measure_row(row: str, arms: Sequence[str], *, repetitions: int, backend: str, device: str, warm: int,
                 threads: int, scratch: Path, warm_processes: int = 0, large_batch: int = 0,
-                progress: Callable[[str], None] = lambda _: None) -> RowTiming:
+                progress: Callable[[str], None] = lambda _: None,
+                checkpoint: Callable[[RowTiming], None] = lambda _: None) -> RowTiming:
     """Every arm of one row, ``repetitions`` times, interleaved; then
-    ``warm_processes`` more processes per arm, interleaved, for warm latency."""
+    ``warm_processes`` more processes per arm, interleaved, for warm
+    latency.  ``checkpoint`` sees the row after each process (on a lent
+    machine, a run cut short keeps every process it finished)."""
     from benchmarks import corpus
 
     timing = RowTiming(row, corpus.find(row).title, {arm: ArmResult(arm) for arm in arms})
@@ -428,6 +431,7 @@ def measure_row(row: str, arms: Sequence[str], *, repetitions: int, backend: str
         for arm in list(arms) if repetition % 2 == 0 else list(reversed(arms)):
             progress(f"{row}: {arm} ({repetition + 1}/{repetitions})")
             timing.arms[arm].samples.append(run(arm, graphmend_cache(arm), inductor_caches[arm] if kept else None))
+            checkpoint(timing)
     # Warm latency differs more from one process to the next than from one
     # call to the next, and most in processes that have just compiled from
     # an empty cache, so it takes more processes, loading the kernels.
@@ -435,6 +439,7 @@ def measure_row(row: str, arms: Sequence[str], *, repetitions: int, backend: str
         for arm in list(arms) if repetition % 2 == 0 else list(reversed(arms)):
             progress(f"{row}: {arm} warm ({repetition + 1}/{warm_processes})")
             timing.arms[arm].warm_only.append(run(arm, graphmend_cache(arm), inductor_caches[arm]))
+            checkpoint(timing)
     reference = timing.arms.get("torch")
     for arm, result in timing.arms.items():
         every = result.samples + result.warm_only
@@ -619,6 +624,16 @@ def run(rows: Sequence[str], arms: Sequence[str], *, repetitions: int, backend: 
     are written after each row, so a run stopped early keeps what it measured."""
     out.mkdir(parents=True, exist_ok=True)
     results: list[RowTiming] = []
+
+    def write(rows_so_far: list[RowTiming]) -> None:
+        data = {"environment": environment, "repetitions": repetitions, "warm": warm,
+                "warm_processes": warm_processes, "large_batch": large_batch,
+                "noisy": noisy(rows_so_far), "rows": to_json(rows_so_far)}
+        (out / "timing.json").write_text(json.dumps(data, indent=2))
+        (out / "timing.md").write_text(markdown(rows_so_far, environment, repetitions, warm, warm_processes,
+                                                large_batch))
+        (out / "timing.csv").write_text(to_csv(rows_so_far))
+
     with tempfile.TemporaryDirectory(prefix="graphmend-timing-") as scratch:
         for row in rows:
             row_arms = [a for a in arms if not ARMS[a].control_row_only or row == control_row]
@@ -626,18 +641,12 @@ def run(rows: Sequence[str], arms: Sequence[str], *, repetitions: int, backend: 
                 results.append(measure_row(row, row_arms, repetitions=repetitions, backend=backend, device=device,
                                            warm=warm, threads=threads, scratch=Path(scratch),
                                            warm_processes=warm_processes, large_batch=large_batch,
-                                           progress=progress))
+                                           progress=progress, checkpoint=lambda partial: write([*results, partial])))
             except Exception as error:  # one failing row must not hide the others
                 from benchmarks import corpus
 
                 results.append(RowTiming(row, corpus.find(row).title, {}, error=f"{type(error).__name__}: {error}"))
-            data = {"environment": environment, "repetitions": repetitions, "warm": warm,
-                    "warm_processes": warm_processes, "large_batch": large_batch,
-                    "noisy": noisy(results), "rows": to_json(results)}
-            (out / "timing.json").write_text(json.dumps(data, indent=2))
-            (out / "timing.md").write_text(markdown(results, environment, repetitions, warm, warm_processes,
-                                                    large_batch))
-            (out / "timing.csv").write_text(to_csv(results))
+            write(results)
     return results
 
 

@@ -79,6 +79,36 @@ def test_timing_csv_has_one_line_per_row_and_arm_with_the_markdown_figures():
     assert (line["first_two_calls_ratio_min"], line["first_two_calls_ratio_max"]) == ("0.97", "1.20")
 
 
+def test_a_timing_run_cut_short_keeps_every_process_it_finished(tmp_path, monkeypatch):
+    """On a lent machine a run may be stopped mid-row: the files say what
+    each finished process measured, not only each finished row."""
+    import json
+
+    import torch
+
+    from benchmarks import timing
+
+    out = tmp_path / "cold"
+    written = []
+
+    def worker(row, arm, **_):
+        if (out / "timing.json").exists():
+            rows = json.loads((out / "timing.json").read_text())["rows"]
+            written.append({name: len(a["samples"]) for name, a in rows[0]["arms"].items()} if rows else {})
+            assert (out / "timing.md").read_text() and (out / "timing.csv").read_text()
+        output = tmp_path / f"{arm}-{len(written)}.pt"
+        torch.save(torch.ones(1), output)
+        return timing.Sample(cold_s=1.0, warm_ms=2.0, graphs=1, break_events=0, messages=[], output=str(output))
+
+    monkeypatch.setattr(timing, "_run_worker", worker)
+    timing.run(["biogpt"], ["torch", "graphmend"], repetitions=2, backend="eager", device="cpu", warm=1,
+               threads=1, out=out, environment={}, control_row=None)
+    # The eager reference, then torch, graphmend, graphmend, torch (interleaved).
+    assert written == [{"torch": 1, "graphmend": 0}, {"torch": 1, "graphmend": 1}, {"torch": 1, "graphmend": 2}]
+    assert json.loads((out / "timing.json").read_text())["rows"][0]["same_output"] == {"torch": True,
+                                                                                       "graphmend": True}
+
+
 def test_ecosystem_worker_names_compiled_gradients_as_the_eager_ones():
     """A row that calls a module with parameters, or a bound method: the
     compiled arm names its gradients through the callable it compiled
