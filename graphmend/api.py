@@ -218,6 +218,9 @@ class _FirstCall:
         self.verify = verify
         self.diagnose = diagnose
         self.compile_kwargs = compile_kwargs
+        #: The backend whose numerics [Capture] keeps: the user's, also where
+        #: a diagnosis's copy compiles for its own counter (:meth:`_like`).
+        self.numerics_backend = compile_kwargs.get("backend", "inductor")
         self.compiled: Callable[..., Any] | None = None
         self._lock = threading.Lock()
         self._rounds_left = _WATCHED_ROUNDS
@@ -267,7 +270,7 @@ class _FirstCall:
         compat.install(importlib.import_module(RUNTIME_MODULE))
         # [Capture]: DS/SCALAR sites held in the graph while this callable traces only.
         self.compiled = capture.wrap(torch.compile(self.obj, **self.compile_kwargs), self.capture,
-                                     self.compile_kwargs.get("backend", "inductor"))
+                                     self.numerics_backend)
 
     def _mend_sites(self, sites: Iterable[tuple[str, int]]) -> list[Any]:
         if self._pool is None:  # what the call reaches stays what it was: one walk serves every round
@@ -384,6 +387,7 @@ class _FirstCall:
         like = _FirstCall(self.obj, self.modules, self.rules, False, self.diagnose, {**kept, **compile_kwargs},
                           self.capture)
         like._tried = tried
+        like.numerics_backend = self.numerics_backend
         return like
 
     def diagnosis(self, calls: list[Call], *, statistics: bool = True, before: Report | None = None) -> Report:

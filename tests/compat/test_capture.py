@@ -553,6 +553,19 @@ def test_a_backend_other_than_inductor_gets_aten_ops_not_the_inexact_fma():
         assert ours.graphs == (1 if capture_on else 2)
 
 
+@pytest.mark.parametrize("backend", ["eager", "inductor"])
+def test_the_diagnosis_traces_with_the_numerics_of_the_object_s_backend(backend):
+    """Without capture, add_'s tensor alpha breaks the graph where
+    Dynamo's decompositions are off (a backend other than inductor) and
+    becomes the fma prim where they are on: the diagnosis of the compiled
+    object counts what that object runs, not what its counter would."""
+    inputs = (torch.randn(8), torch.randn(8), torch.randn(8), torch.tensor(0.5))
+    compiled = graphmend.compile(_optimizer_update, backend=backend, capture=False)
+    torch._dynamo.reset()
+    report = graphmend.diagnose(compiled, inputs[0].clone(), *inputs[1:])
+    assert report.graph_count == (2 if backend == "eager" else 1)
+
+
 def test_inductor_keeps_dynamo_decompositions():
     assert capture.rounds_fma_once("inductor")
     assert capture.rounds_fma_once(GraphCounter("inductor"))
