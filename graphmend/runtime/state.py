@@ -66,9 +66,12 @@ def frozen_test(value):
     return value.clone() if isinstance(value, torch.Tensor) else value
 
 
-def _select(cond, target, updated) -> None:
-    """``target`` takes ``updated``'s bits where ``cond`` holds (bits, not
+def _update_selected(cond, target, update) -> None:
+    """``update`` (an in-place update) applied to a copy of ``target``,
+    whose bits ``target`` takes where ``cond`` holds (bits, not
     arithmetic: a ``-0.0`` or a NaN payload is kept either way)."""
+    updated = target.clone()
+    update(updated)
     target.copy_(torch.where(cond.reshape(()).bool(), updated, target))
 
 
@@ -93,9 +96,7 @@ def predicated_update(cond, method, operands, keywords=()):
         target, args, kwargs = _call_parts(operands(), keywords)
         problem = _why_not(cond, target)
         if problem is None:
-            updated = target.clone()
-            getattr(updated, method)(*args, **kwargs)
-            _select(cond, target, updated)
+            _update_selected(cond, target, lambda updated: getattr(updated, method)(*args, **kwargs))
             return
         compat.graph_break(f"graphmend: predicated state update: {problem}")
     if cond:
@@ -120,9 +121,8 @@ def predicated_augment(cond, symbol, owner, name, operand):
         value = operand()
         problem = _why_not(cond, target) or _why_not_rebind(target_owner, value)
         if problem is None:
-            updated = target.clone()
-            apply(updated, value)  # a plain tensor's in-place method: ``updated`` itself
-            _select(cond, target, updated)
+            # a plain tensor's in-place method: the copy itself, updated
+            _update_selected(cond, target, lambda updated: apply(updated, value))
             return
         compat.graph_break(f"graphmend: predicated state update: {problem}")
     if cond:
@@ -152,9 +152,7 @@ class _Predicating(TorchFunctionMode):
             problem = _why_not(self.cond, target)
             if problem is not None:
                 compat.graph_break(f"graphmend: predicated call: {problem}")
-            updated = target.clone()
-            func(updated, *args[1:], **kwargs)
-            _select(self.cond, target, updated)
+            _update_selected(self.cond, target, lambda updated: func(updated, *args[1:], **kwargs))
             return target
         return func(*args, **kwargs)
 
