@@ -102,7 +102,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from graphmend import vocabulary
-from graphmend.analysis.bindings import code, statements
+from graphmend.analysis.bindings import code, else_statements, statements
 from graphmend.rules.base import Context, Declined, assign, declining, generated, replacing, runtime_call, string, thunk
 from graphmend.rules.predicates import lower_test
 from graphmend.rules.where.if_statement import is_site
@@ -255,18 +255,12 @@ def _check(ctx: Context, update: cst.Call | cst.AugAssign, bound: frozenset[str]
         if keyword is not None:
             raise Declined(f"`{code(update)}`: the keyword argument `{keyword}`")
     target, *values = _operands(update)
-    for operand in (target, *values):
-        reason = facts.impurity(operand)
-        if reason:
-            raise Declined(f"`{code(operand)}` is evaluated whether or not the arm is taken: {reason}")
+    _check_evaluated(facts, [target, *values])
     for value in values:
         if _reads_a_view(value, code(target)):
             raise Declined(f"`{code(value)}` may read `{code(target)}` through a view (an aliasing view: the "
                            "in-place original raises on overlapping memory, an update of a copy would not)")
-    read_locals = sorted(set().union(*(facts.own_reads(operand) for operand in (target, *values))))
-    unbound = [name for name in read_locals if name not in bound]
-    if unbound:
-        raise Declined(f"`{unbound[0]}` may be unbound here, and `{code(update)}` reads it")
+    _check_bound(facts, update, bound)
 
 
 def _check_call(ctx: Context, call: cst.Call, bound: frozenset[str]) -> None:
@@ -278,14 +272,24 @@ def _check_call(ctx: Context, call: cst.Call, bound: frozenset[str]) -> None:
     if summary is not None and summary.kind in ("message", "random"):
         raise Declined(f"`{code(call)}` {summary.effect}, which would happen whether or not the arm is taken")
     operands = [call.func.value] if isinstance(call.func, cst.Attribute) else []
-    operands += [arg.value for arg in call.args]
+    _check_evaluated(facts, [*operands, *(arg.value for arg in call.args)])
+    _check_bound(facts, call, bound)
+
+
+def _check_evaluated(facts, operands: Sequence[cst.BaseExpression]) -> None:
+    """Raises :class:`Declined` where an operand, evaluated whether or not
+    the arm is taken, has effects."""
     for operand in operands:
         reason = facts.impurity(operand)
         if reason:
             raise Declined(f"`{code(operand)}` is evaluated whether or not the arm is taken: {reason}")
-    unbound = sorted(name for name in facts.own_reads(call) if name not in bound)
+
+
+def _check_bound(facts, statement: cst.Call | cst.AugAssign, bound: frozenset[str]) -> None:
+    """Raises :class:`Declined` where a local ``statement`` reads may be unbound."""
+    unbound = sorted(name for name in facts.own_reads(statement) if name not in bound)
     if unbound:
-        raise Declined(f"`{unbound[0]}` may be unbound here, and `{code(call)}` reads it")
+        raise Declined(f"`{unbound[0]}` may be unbound here, and `{code(statement)}` reads it")
 
 
 def _predicated(ctx: Context, cond: cst.Name, original: cst.Call | cst.AugAssign,
@@ -326,18 +330,14 @@ def _in_tail_position(function: cst.FunctionDef, node: cst.If) -> bool:
     that is (as :func:`.returns.lower_returns` leaves the ``if`` an early
     return belongs to).  There, a ``return`` ending an arm does what
     falling off the end does."""
-    pending = [function.body]
+    pending = [statements(function.body)]
     while pending:
         block = pending.pop()
-        last = statements(block)[-1] if statements(block) else None
+        last = block[-1] if block else None
         if last is node:
             return True
         if isinstance(last, cst.If):
-            pending.append(last.body)
-            if isinstance(last.orelse, cst.Else):
-                pending.append(last.orelse.body)
-            elif isinstance(last.orelse, cst.If):
-                pending.append(cst.IndentedBlock([last.orelse]))
+            pending += [statements(last.body), else_statements(last)]
     return False
 
 
@@ -398,15 +398,14 @@ def convert_state_update(ctx: Context, original: cst.If, updated: cst.If):
             otherwise = generated("else", ctx.line(original))
             statements_out.append(assign(otherwise, runtime_call("not_", [cond])))
             conds.append(otherwise)
-        parts = iter(zip(updates, calls, new_updates, new_calls))
-        for arm_cond, arm in zip(conds, arms):
-            for update, call, new_update, new_call in (next(parts) for _ in arm):
-                if update is not None:
-                    predicated = _predicated(ctx, arm_cond, update, new_update)
-                else:
-                    predicated = runtime_call("predicated_call", [arm_cond, thunk(new_call,
-                                                                                  sorted(facts.own_reads(call)))])
-                statements_out.append(cst.SimpleStatementLine([cst.Expr(predicated)]))
-    kinds = " and ".join(kind for kind, found in (("in-place update", any(updates)), ("helper call", any(calls))) if found)
+        arm_conds = [arm_cond for arm_cond, arm in zip(conds, arms) for _ in arm]  # one per statement
+        for arm_cond, update, call, new_update, new_call in zip(arm_conds, updates, calls, new_updates, new_calls):
+            if update is not None:
+                predicated = _predicated(ctx, arm_cond, update, new_update)
+            else:
+                predicated = runtime_call("predicated_call", [arm_cond, thunk(new_call, sorted(facts.own_reads(call)))])
+            statements_out.append(cst.SimpleStatementLine([cst.Expr(predicated)]))
+    kinds = " and ".join(kind for kind, found in (("in-place update", any(updates)), ("helper call", any(calls)))
+                         if found)
     ctx.record(original, "where", f"{'if/return' if any(returns) else 'if'}: {kinds} -> predicated")
     return replacing(updated, statements_out)
