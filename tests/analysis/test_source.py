@@ -1,5 +1,6 @@
 """analysis.source: the defs of a file and the blocks holding them, found
-from the statements alone, agree with a walk of every node."""
+from the statements alone, and the innermost node at a line, found by a
+walk of the subtrees that may hold it, agree with a walk of every node."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import graphmend
-from graphmend.analysis.source import DEFS, ParsedFile, first_line
+from graphmend.analysis.source import DEFS, ParsedFile, first_line, innermost
 
 EVERY_BLOCK = textwrap.dedent('''
     import functools
@@ -51,6 +52,11 @@ EVERY_BLOCK = textwrap.dedent('''
     match 1:
         case 1:
             def in_case(): ...
+
+    @functools.lru_cache(
+        maxsize=1 if True else 2,
+    )
+    def decorated(): return [y for y in () if (y if y else 0)]
 ''')
 
 
@@ -79,4 +85,30 @@ def test_defs_and_their_blocks_match_a_walk_of_every_node(parsed):
 def test_every_block_holds_its_def():
     names = {name for name, _ in ParsedFile("<every block>", EVERY_BLOCK).defs}
     assert names == {"method", "local", "in_if", "in_else", "in_try", "in_handler", "in_try_else", "in_finally",
-                     "in_for", "in_for_else", "in_while", "in_with", "in_case"}
+                     "in_for", "in_for_else", "in_while", "in_with", "in_case", "decorated"}
+
+
+def _innermost_of_every_node(tree: ast.AST, lineno: int, kinds: tuple[type, ...]) -> ast.AST | None:
+    found = None
+    for node in ast.walk(tree):
+        if isinstance(node, kinds) and node.lineno <= lineno <= node.end_lineno:
+            if found is None or (node.lineno, -node.end_lineno) >= (found.lineno, -found.end_lineno):
+                found = node
+    return found
+
+
+@pytest.mark.parametrize("parsed", [ParsedFile("<every block>", EVERY_BLOCK)] + [
+    ParsedFile(str(path), path.read_text()) for path in _files()[::7]], ids=lambda p: Path(p.filename).name)
+def test_the_innermost_node_at_each_line_matches_a_walk_of_every_node(parsed):
+    # A decorator's lines come before its def's first line, and a case
+    # (``match_case``) has no lines of its own: the walk must still enter both.
+    kinds_asked = [(ast.stmt,), (ast.If, ast.While, ast.IfExp), DEFS]
+    for lineno in range(1, len(parsed.text.splitlines()) + 2):
+        for kinds in kinds_asked:
+            assert innermost(parsed.tree, lineno, kinds) is _innermost_of_every_node(parsed.tree, lineno, kinds)
+
+
+def test_of_two_nodes_with_equal_lines_the_one_a_walk_of_every_node_finds_wins():
+    parsed = ParsedFile("<one line>", "f((p if (q if r else s) else t), u if v else w); a = 1; b = 2\n")
+    for kinds in [(ast.stmt,), (ast.IfExp,)]:
+        assert innermost(parsed.tree, 1, kinds) is _innermost_of_every_node(parsed.tree, 1, kinds)
