@@ -52,7 +52,8 @@ Safety
     and the decision is made before the user's backend sees a graph
     (:func:`declined_graph`), so a frame given up on costs a second trace,
     never a graph compiled for nothing.  The attempt's break records are
-    not counted.
+    not counted, and what torch logged about its failure
+    (:data:`HELD_LOGGERS`) is not shown.
 
     Not thread-local: Dynamo's config is one per process, so a
     ``torch.compile`` that *traces* in another thread while a graphmend
@@ -374,25 +375,28 @@ def _compile_failing_frames_without_capture() -> None:
         _ACTIVE.error = None
         _ACTIVE.shapes = collections.Counter()
         _ACTIVE.first_captured, _ACTIVE.same_break = None, {}
-        try:
-            result = original(self, frame, cache_entry, hooks, frame_state, skip=skip + 1)
-            raised = None
-        except Exception as error:  # noqa: BLE001 -- a hard compile error with the switches on is retried without
-            # e.g. InternalTorchDynamoError(PendingUnbackedSymbolNotFound) where a
-            # captured size flows into an output (transformers 5's Encodec pads by
-            # a tensor amount): Dynamo raises instead of running the frame eagerly.
-            raised = error
-        finally:
-            _ACTIVE.shapes = _ACTIVE.shape_env = _ACTIVE.first_captured = None
+        with _records_held() as held:
+            try:
+                result = original(self, frame, cache_entry, hooks, frame_state, skip=skip + 1)
+                raised = None
+            except Exception as error:  # noqa: BLE001 -- a hard compile error with the switches on is retried without
+                # e.g. InternalTorchDynamoError(PendingUnbackedSymbolNotFound) where a
+                # captured size flows into an output (transformers 5's Encodec pads by
+                # a tensor amount): Dynamo raises instead of running the frame eagerly.
+                raised = error
+            finally:
+                _ACTIVE.shapes = _ACTIVE.shape_env = _ACTIVE.first_captured = None
         if caused_by(raised or _ACTIVE.error, MendFirst):  # to run eagerly this once: graphmend mends it first
+            _release(held)
             if raised is not None:
                 raise raised  # for compat's wrapper outside this one, which runs it eagerly
             return result
         breaks = output_graph.graph_break_reasons[reasons:]
         guards = [b for b in breaks if _moved_break(b.reason)]
         if raised is None and counters["frames"]["ok"] != ok and not guards:
+            _release(held)
             return result
-        # Thrown away: the attempt's break records and graphs are not counted.
+        # Thrown away: the attempt's break records, graphs and held log records are not counted.
         del output_graph.graph_break_reasons[reasons:]
         counters["stats"]["unique_graphs"] = graphs
         declined = caused_by(raised or _ACTIVE.error, Declined)
@@ -445,6 +449,51 @@ def _compile_failing_frames_without_capture() -> None:
     output_graph.OutputGraph.call_user_compiler = call_user_compiler
     _decline_while_tracing()
     _weaken_the_deprecated_size_default()
+
+
+#: Loggers whose records an attempt with the switches on holds until it is
+#: kept: torch logs a meta kernel that fails on a captured value at ERROR,
+#: with its traceback ("failed while attempting to run meta for
+#: aten.sub.Tensor": ``sub_`` with a tensor ``alpha`` read back, which meets
+#: ``if alpha != 1``), and Dynamo turns that failure into a frame that
+#: graphmend compiles again without capture.  Such a record is about a
+#: graph nobody compiles; torch.compile of the same code does not log it.
+HELD_LOGGERS = ("torch._subclasses.fake_tensor",)
+
+
+class _HeldRecords(logging.Filter):
+    """Takes the records of the thread that made it (other threads log as usual)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.thread = threading.get_ident()
+        self.records: list[logging.LogRecord] = []
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.thread != self.thread:
+            return True
+        self.records.append(record)
+        return False
+
+
+@contextlib.contextmanager
+def _records_held() -> Iterator[list[logging.LogRecord]]:
+    """The records :data:`HELD_LOGGERS` get inside, held back in a list."""
+    held = _HeldRecords()
+    loggers = [logging.getLogger(name) for name in HELD_LOGGERS]
+    for held_logger in loggers:
+        held_logger.addFilter(held)
+    try:
+        yield held.records
+    finally:
+        for held_logger in loggers:
+            held_logger.removeFilter(held)
+
+
+def _release(records: list[logging.LogRecord]) -> None:
+    """Log the records of an attempt that is kept, in their order."""
+    for record in records:
+        logging.getLogger(record.name).handle(record)
 
 
 #: How many data-dependent shapes one source line may make in one graph.

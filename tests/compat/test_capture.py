@@ -3,6 +3,7 @@ by graphmend.compile's callable only, exact, with a fallback to the break."""
 
 from __future__ import annotations
 
+import logging
 import textwrap
 import threading
 import warnings
@@ -134,6 +135,14 @@ def pad_by_amount(x, amount):
     # Dynamo raises PendingUnbackedSymbolNotFound rather than running eagerly.
     extra = amount - x.shape[-1] + 1
     return torch.nn.functional.pad(x, (0, extra))
+
+
+def sub_by_tensor(z, g, lr):
+    # Dynamo reads a tensor alpha back; captured, it fails sub's meta kernel
+    # at ``if alpha != 1`` in AOTAutograd (schedulefree's z step under inductor).
+    y = z * 2
+    z.sub_(g, alpha=lr)
+    return y + z
 """
 
 #: Each breaks once under torch.compile and makes one graph under [Capture].
@@ -254,6 +263,54 @@ def test_a_compile_error_with_the_switches_on_falls_back_to_the_break(forms):
     assert torch.equal(ours(x, amount), forms.pad_by_amount(x, amount))
     why = capture.uncaptured_codes()[forms.pad_by_amount.__code__]
     assert why.startswith("Dynamo cannot compile the frame with the switches on: ") and "Pending" in why
+
+
+class _Kept(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@pytest.fixture
+def fake_tensor_log():
+    """The records torch's fake-tensor logger lets through (a handler on the
+    logger itself: torch's loggers may not propagate to pytest's)."""
+    handler, fake_tensor_logger = _Kept(), logging.getLogger("torch._subclasses.fake_tensor")
+    fake_tensor_logger.addHandler(handler)
+    try:
+        yield handler.records
+    finally:
+        fake_tensor_logger.removeHandler(handler)
+
+
+def test_an_attempt_thrown_away_leaves_no_error_in_the_log(forms, fake_tensor_log):
+    """With capture on, sub's meta kernel fails on the captured alpha when
+    AOTAutograd traces the graph (aot_eager, inductor), and torch logs it at
+    ERROR with a traceback; graphmend compiles the frame
+    again without capture, and that attempt's record is about a graph nobody
+    compiles: torch.compile of the same code logs nothing."""
+    torch._dynamo.reset()
+    z, g, lr = torch.ones(3), torch.full((3,), 0.25), torch.tensor(0.5)
+    ours = graphmend.compile(forms.sub_by_tensor, backend="aot_eager")
+    assert torch.equal(ours(z.clone(), g, lr), forms.sub_by_tensor(z.clone(), g, lr))
+    assert forms.sub_by_tensor.__code__ in capture.uncaptured_codes()  # the attempt was thrown away
+    assert fake_tensor_log == []
+
+
+def test_records_held_for_an_attempt_are_logged_in_order_when_it_is_kept(fake_tensor_log):
+    fake_tensor_logger = logging.getLogger(capture.HELD_LOGGERS[0])
+    with capture._records_held() as held:
+        fake_tensor_logger.error("first")
+        other = threading.Thread(target=fake_tensor_logger.error, args=("another thread's",))
+        other.start()
+        other.join()
+        fake_tensor_logger.warning("second")
+    assert [r.getMessage() for r in fake_tensor_log] == ["another thread's"]
+    capture._release(held)
+    assert [r.getMessage() for r in fake_tensor_log] == ["another thread's", "first", "second"]
 
 
 def test_a_graph_that_assumes_a_captured_size_falls_back_to_the_break(forms):
