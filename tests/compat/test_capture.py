@@ -112,6 +112,28 @@ def per_group(scores, groups):
     return torch.where(keep)[0]
 
 
+def per_level(levels):
+    # RetinaNet's postprocess_detections: a selection per feature level.
+    out = []
+    for level in levels:
+        out.append(level[level > 0].sum() * 2)
+    return torch.stack(out)
+
+
+def per_level_range(levels):
+    out = []
+    for i in range(len(levels)):
+        out.append(levels[i][levels[i] > 0].sum() * 2)
+    return torch.stack(out)
+
+
+def per_level_zip(levels, weights):
+    out = []
+    for level, weight in zip(levels, weights):
+        out.append(level[level > 0].sum() * weight)
+    return torch.stack(out)
+
+
 def two_shapes_then_break(x):
     out = x.sum()
     for i in range(2):
@@ -434,6 +456,46 @@ def test_a_loop_over_data_dependent_shapes_is_not_unrolled(forms):
     assert not any(capture.UNROLLED in reason for reason in breaks_since(start))  # fell back: torch.compile's breaks
     assert any(why.startswith("Dynamo cannot compile the frame with the switches on: " + capture.UNROLLED)
                for code, why in capture.uncaptured_codes().items() if code.co_name.startswith("torch_dynamo_resume_in_per_group"))
+
+
+LEVELS = [torch.tensor([0.5, -1.0, 2.0]), torch.tensor([-0.5, 1.0, 0.0]), torch.tensor([3.0, 1.0, -2.0]),
+          torch.tensor([-1.0, -1.0, 4.0])]
+#: A loop of each kind whose iterator tells how many items are left, and the line making its shape.
+LOOPS = {"per_level": ((LEVELS,), "out.append(level[level > 0].sum() * 2)"),
+         "per_level_range": ((LEVELS,), "out.append(levels[i][levels[i] > 0].sum() * 2)"),
+         "per_level_zip": ((LEVELS, [1.0, 2.0, 3.0, 4.0]), "out.append(level[level > 0].sum() * weight)")}
+
+
+@pytest.mark.parametrize("name", sorted(LOOPS))
+def test_a_loop_over_a_sized_iterable_is_given_up_on_at_its_first_shape(forms, name):
+    """A list's, a range's or a zip's iterator says how many iterations are
+    left: a body that would make more than MOST_SHAPES_PER_LINE shapes on
+    one line is given up on at its first, not after two whole iterations
+    traced for nothing (RetinaNet's postprocess_detections: 2.6 s of a
+    first call).  The same graphs and runs as torch.compile's."""
+    function, (args, line) = getattr(forms, name), LOOPS[name]
+    torch._dynamo.reset()
+    plain = GraphCounter()
+    compiled = torch.compile(function, backend=plain)
+    plain_runs = plain.runs_of(lambda: compiled(*args))
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    ours = graphmend.compile(function, backend=counter)
+    assert torch.equal(ours(*args), function(*args))
+    assert counter.graphs == plain.graphs and counter.runs_of(lambda: ours(*args)) == plain_runs
+    why = capture.uncaptured_codes()[function.__code__]
+    assert (f"{capture.UNROLLED}: 1 data-dependent shape made at {forms.__file__}:{_line_of(forms, line)}, "
+            "a loop around it 3 more times to go") in why
+
+
+def test_a_loop_of_two_iterations_keeps_capture(tmp_path):
+    fresh = load_module(textwrap.dedent(FORMS), tmp_path, "capture_two")  # code objects no test gave up on
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    ours = graphmend.compile(fresh.per_level, backend=counter)
+    assert torch.equal(ours(LEVELS[:2]), fresh.per_level(LEVELS[:2]))
+    assert fresh.per_level.__code__ not in capture.uncaptured_codes()
+    assert counter.graphs == 1
 
 
 def test_a_size_a_foreign_fake_kernel_claims_is_not_captured(forms):
