@@ -4,6 +4,7 @@ by graphmend.compile's callable only, exact, with a fallback to the break."""
 from __future__ import annotations
 
 import logging
+import logging.handlers
 import textwrap
 import threading
 import warnings
@@ -287,23 +288,15 @@ def test_a_compile_error_with_the_switches_on_falls_back_to_the_break(forms):
     assert why.startswith("Dynamo cannot compile the frame with the switches on: ") and "Pending" in why
 
 
-class _Kept(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.records: list[logging.LogRecord] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
-
-
 @pytest.fixture
 def fake_tensor_log():
     """The records torch's fake-tensor logger lets through (a handler on the
     logger itself: torch's loggers may not propagate to pytest's)."""
-    handler, fake_tensor_logger = _Kept(), logging.getLogger("torch._subclasses.fake_tensor")
+    handler = logging.handlers.BufferingHandler(capacity=10_000)  # keeps every record it is given
+    fake_tensor_logger = logging.getLogger("torch._subclasses.fake_tensor")
     fake_tensor_logger.addHandler(handler)
     try:
-        yield handler.records
+        yield handler.buffer
     finally:
         fake_tensor_logger.removeHandler(handler)
 
