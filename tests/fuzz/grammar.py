@@ -644,10 +644,14 @@ def data_dependent(draw, scope: "_Scope") -> tuple[Stmt, ...]:
     if kind == "range":  # range() of a captured count needs a Python int: falls back
         return (*head, Stmt(f"{out} = {b} * 1"),
                 Stmt(f"for {item} in range({count}):", body=(Stmt(f"{out} = {out} + {a}[{item}]"),)))
-    # A loop Dynamo unrolls, a site in its body.
+    # A loop Dynamo unrolls, a site in its body: two trips keep capture; from
+    # three on, [Capture] gives the loop up at its first shape (its iterator
+    # says how many trips are left), over a range or a list.
     value = draw(st.sampled_from(_DS_VALUES)).format(a=a, b=b, m=f"({a} > {item})")
+    trips = draw(st.sampled_from((2, 2, 3, 4)))
+    loop = f"range({trips})" if draw(st.booleans()) else f"[{', '.join(str(i) for i in range(trips))}]"
     return (*head, Stmt(f"{out} = {b} * 1"),
-            Stmt(f"for {item} in range(2):", body=(Stmt(f"{out} = {out} + {value}"),)))
+            Stmt(f"for {item} in {loop}:", body=(Stmt(f"{out} = {out} + {value}"),)))
 
 
 @st.composite
