@@ -599,7 +599,10 @@ def iterations_ahead() -> int:
     shapes themselves, as before."""
     from torch._dynamo import symbolic_convert
 
-    run = getattr(symbolic_convert.InstructionTranslatorBase.run, "__code__", None)
+    translator = getattr(symbolic_convert, "InstructionTranslatorBase", None)
+    run = getattr(getattr(translator, "run", None), "__code__", None)
+    if run is None:
+        return 0
     most = 0
     frame = sys._getframe(1)
     while frame is not None:
@@ -612,9 +615,11 @@ def iterations_ahead() -> int:
 
 def _items_left(iterator: Any) -> int | None:
     """How many items a Dynamo iterator variable has left (None: unknown)."""
-    from torch._dynamo.variables import iter as iterators
-    from torch._dynamo.variables import lists
-
+    try:
+        from torch._dynamo.variables import iter as iterators
+        from torch._dynamo.variables import lists
+    except ImportError:
+        return None
     if isinstance(iterator, getattr(lists, "ListIteratorVariable", ())):  # tuples' too
         items, index = getattr(iterator, "items", None), getattr(iterator, "index", None)
         return len(items) - index if isinstance(items, list) and isinstance(index, int) else None
