@@ -294,11 +294,20 @@ def fake_tensor_log():
     logger itself: torch's loggers may not propagate to pytest's)."""
     handler = logging.handlers.BufferingHandler(capacity=10_000)  # keeps every record it is given
     fake_tensor_logger = logging.getLogger("torch._subclasses.fake_tensor")
+    # Code run earlier in the process may have disabled it, raised its level,
+    # or left logging.disable() on: the test must see what torch logs.
+    saved = fake_tensor_logger.disabled, fake_tensor_logger.level, logging.root.manager.disable
+    fake_tensor_logger.disabled = False
+    fake_tensor_logger.setLevel(logging.WARNING)
+    logging.disable(logging.NOTSET)
     fake_tensor_logger.addHandler(handler)
     try:
         yield handler.buffer
     finally:
         fake_tensor_logger.removeHandler(handler)
+        fake_tensor_logger.disabled = saved[0]
+        fake_tensor_logger.setLevel(saved[1])
+        logging.disable(saved[2])
 
 
 def test_an_attempt_thrown_away_leaves_no_error_in_the_log(forms, fake_tensor_log):
