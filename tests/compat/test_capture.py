@@ -473,7 +473,7 @@ def test_a_loop_over_a_sized_iterable_is_given_up_on_at_its_first_shape(forms, n
     """A list's, a range's or a zip's iterator says how many iterations are
     left: a body that would make more than MOST_SHAPES_PER_LINE shapes on
     one line is given up on at its first, not after two whole iterations
-    traced for nothing (RetinaNet's postprocess_detections: 2.6 s of a
+    traced for nothing (RetinaNet's postprocess_detections: 0.5 s of a
     first call).  The same graphs and runs as torch.compile's."""
     function, (args, line) = getattr(forms, name), LOOPS[name]
     torch._dynamo.reset()
