@@ -56,7 +56,8 @@ from graphmend.runtime.loops import while_loop
 from graphmend.runtime.one_hot import one_hot_encoding
 from graphmend.runtime.predicates import allclose, isclose_items, isfinite_item
 from graphmend.runtime.scalars import arange_list, exact_float, exact_int, exact_item, static_read, truth_item
-from graphmend.runtime.state import frozen_test, predicated_augment, predicated_call, predicated_update
+from graphmend.runtime.state import (frozen_test, predicated_augment, predicated_call, predicated_update,
+                                     predicated_value)
 from graphmend.runtime.stores import masked_store, store_buffer
 from graphmend.runtime.trap import deferred_assert, deferred_check, deferred_raise, unique_tested
 from graphmend.runtime.where import (and_, arm, both_arms, checked_in_python, empty_arm, equal, is_tensor, not_, or_,
@@ -69,7 +70,7 @@ __all__ = [
     "empty_arm", "encode", "equal", "exact_float", "exact_int", "exact_item", "frozen_test", "fstring", "is_tensor",
     "isclose_items", "isfinite_item", "lazy_format", "masked_store", "message_read", "nonnegative_row", "not_",
     "one_hot_encoding", "or_",
-    "predicated_augment", "predicated_call", "predicated_update", "scalar_index",
+    "predicated_augment", "predicated_call", "predicated_update", "predicated_value", "scalar_index",
     "select", "snapshot", "static_read", "store_buffer", "truth_item", "unique_tested", "where", "while_loop",
 ]
 

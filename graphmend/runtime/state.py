@@ -22,8 +22,8 @@ _PLAIN = (torch.Tensor, torch.nn.Parameter)
 
 
 def _why_not_test(cond) -> str | None:
-    if not isinstance(cond, torch.Tensor):
-        return "the test is not a tensor"
+    """Why a tensor test cannot select an update (a test that is not a
+    tensor is Python's to decide, as in the original ``if``)."""
     if cond.numel() != 1 or cond.is_complex():
         return "the test is not one real element"
     if torch.is_grad_enabled():
@@ -33,8 +33,8 @@ def _why_not_test(cond) -> str | None:
 
 
 def _why_not(cond, target) -> str | None:
-    if not (isinstance(cond, torch.Tensor) and type(target) in _PLAIN):
-        return "the test or the target is not a plain tensor"
+    if type(target) not in _PLAIN:
+        return "the target is not a plain tensor"
     problem = _why_not_test(cond)
     if problem is not None:
         return problem
@@ -92,7 +92,7 @@ def predicated_update(cond, method, operands, keywords=()):
     ``updated`` a copy of ``target`` given the same in-place method (same
     casts, broadcasting and errors); otherwise a graph break with the
     reason, and the original."""
-    if compiling():
+    if compiling() and isinstance(cond, torch.Tensor):
         target, args, kwargs = _call_parts(operands(), keywords)
         problem = _why_not(cond, target)
         if problem is None:
@@ -115,7 +115,7 @@ def predicated_augment(cond, symbol, owner, name, operand):
     sure is a no-op.  Otherwise a graph break with the reason, and the
     original."""
     apply = AUGMENTED[symbol]
-    if compiling():
+    if compiling() and isinstance(cond, torch.Tensor):
         target_owner = owner()
         target = getattr(target_owner, name)
         value = operand()
@@ -169,7 +169,7 @@ def predicated_call(cond, call) -> None:
     from a tensor -- and an error it raised falls back the same way: a
     graph break with the reason, which Dynamo takes at this call (its trace
     so far is dropped), and the original runs."""
-    if compiling():
+    if compiling() and isinstance(cond, torch.Tensor):
         problem = _why_not_test(cond)
         if problem is None and compat.nested_graph_breaks():
             # A break after the call traced would run its effects, then the original again.
@@ -189,6 +189,27 @@ def predicated_call(cond, call) -> None:
         compat.graph_break(f"graphmend: predicated call: {problem}")
     if cond:
         call()
+
+
+def predicated_value(cond, value):
+    """``name = value()`` bound in an arm taken where ``cond`` holds, read
+    only by the arm's later statements.  Under torch.compile, where
+    :func:`_why_not_test` finds nothing, ``value()`` is evaluated whether
+    or not ``cond`` holds (the predicated statements that read it select
+    their effects by ``cond``); an error it raises while traced, or a test
+    that cannot select, is a graph break with the reason, and the original
+    runs.  Eagerly: ``value()`` where ``cond`` holds, else ``None`` (the
+    name bound, so that the arm's later thunks can take it as a default
+    argument; none of them runs)."""
+    if compiling() and isinstance(cond, torch.Tensor):
+        problem = _why_not_test(cond)
+        if problem is None:
+            try:
+                return value()
+            except Exception as error:  # noqa: BLE001 -- the value not taken must not raise: the original runs
+                problem = f"the value fails when not taken ({type(error).__name__})"
+        compat.graph_break(f"graphmend: predicated local: {problem}")
+    return value() if cond else None
 
 
 # Never a frame of its own (see graphmend.runtime): only ever entered while a caller traces.

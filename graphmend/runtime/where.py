@@ -120,6 +120,8 @@ def _combine(left, right, operation):
         value = right()
     except Exception:  # raised again by Python's order, only if the left side does not decide
         return None
+    if type(value) is bool and value is (operation is torch.logical_or):
+        return value  # a static right side that decides: no tensor, so a test on it stays static
     sides = []
     for side in (left, value):
         predicate = _scalar_predicate(side) if isinstance(side, torch.Tensor) else None

@@ -27,6 +27,14 @@ What it does
     :mod:`.returns` has turned into an ``else`` arm holding the rest of
     the function.
 
+    An arm may bind locals its later statements read (``scale = lr /
+    total``): ``scale = _graphmend.predicated_value(cond, lambda: lr /
+    total)``.  And it may hold ``if``s this rule predicated in turn (an
+    EMA's ``if warm: copy; return`` after its first-call ``if``): their
+    tests become ``_graphmend.and_(cond, lambda: test)`` and, for an
+    ``else``, ``_graphmend.and_(cond, lambda: not_(test))``, so each of
+    their updates is taken where both hold.
+
 Why is this bad?
     An arm with an in-place update is an effect [Where] cannot select
     between, so the ``if`` on a tensor keeps its break (the EMA / codebook
@@ -67,6 +75,15 @@ Fix safety
     -- and for a target that is not a plain contiguous strided tensor (an
     expanded view refuses writes) or a test that is not one element.
 
+    A local of an arm is evaluated whether or not the arm is taken under
+    torch.compile (eagerly only where it is, ``None`` bound otherwise), so
+    it must be free of effects, read by no code but its own arm's later
+    statements (not after the ``if``, not by the ``else`` arm, not by the
+    next trip of a loop) and not declared ``global``; an error while it
+    traces runs the original.  A nested ``if``'s test is read whether or
+    not the arm is taken in the same way (eagerly only where it is:
+    ``and_`` short-circuits), so it must be free of effects too.
+
     A helper call is exact in the same way where the trace shows it did
     nothing else: :func:`graphmend.compat.effects_since` compares what
     Dynamo recorded before and after it, and a store into an object that
@@ -88,10 +105,12 @@ Fix safety
     those of :data:`KEYWORDS` (``alpha=``, ``rounding_mode=``, ...), and a Python
     value stored under the test (``self.initted = True``: ``torch.where``
     cannot select a Python bool; a bool buffer and ``.fill_(True)`` can
-    be).  ``x += d`` on a local (a Python value rebinds), an arm with any
-    other statement, an ``elif``, a ``return`` with a value and a
-    ``return`` after which the function goes on (inside a loop) leave the
-    ``if`` to [Where] as before.
+    be), a local read outside its own arm, and a nested ``if`` whose test
+    has effects.  ``x += d`` on a local (a Python value rebinds), an arm
+    with any other statement, a nested ``if`` this rule did not predicate,
+    an ``elif``, a ``return`` with a value and a ``return`` after which
+    the function goes on (inside a loop) leave the ``if`` to [Where] as
+    before.
 """
 
 from __future__ import annotations
@@ -102,8 +121,10 @@ import libcst as cst
 import libcst.matchers as m
 
 from graphmend import vocabulary
-from graphmend.analysis.bindings import code, else_statements, statements
-from graphmend.rules.base import Context, Declined, assign, declining, generated, replacing, runtime_call, string, thunk
+from graphmend.analysis.bindings import code, else_statements, read_names, statements
+from graphmend.conventions import GENERATED_PREFIX
+from graphmend.rules.base import (Context, Declined, assign, declining, generated, is_runtime_call, replacing,
+                                  runtime_call, string, thunk)
 from graphmend.rules.predicates import lower_test
 from graphmend.rules.where.if_statement import is_site
 from graphmend.vocabulary import PREDICATED_METHODS
@@ -185,6 +206,14 @@ def _helper_call(facts, statement: cst.CSTNode) -> cst.Call | None:
                 method in vocabulary.MODULE_METHODS:
             return None
     return call
+
+
+def _local(statement: cst.CSTNode) -> cst.Assign | None:
+    """``name = value`` (one plain name bound: a local of the arm), or None."""
+    small = _small(statement)
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+        return small
+    return None
 
 
 _PYTHON_CONSTANT = m.Name("True") | m.Name("False") | m.Name("None")
@@ -285,6 +314,52 @@ def _check_evaluated(facts, operands: Sequence[cst.BaseExpression]) -> None:
             raise Declined(f"`{code(operand)}` is evaluated whether or not the arm is taken: {reason}")
 
 
+def _bound_names(statement: cst.CSTNode) -> set[str]:
+    """The locals ``statement`` binds by ``name = value``, in the ``if``s nested in it too."""
+    local = _local(statement)
+    if local is not None:
+        return {local.targets[0].target.value}
+    if isinstance(statement, cst.If):
+        return {assignment.targets[0].target.value
+                for assignment in m.findall(statement, m.Assign(targets=[m.AssignTarget(m.Name())]))}
+    return set()
+
+
+def _check_locals(facts, original: cst.If, arms: Sequence[Sequence[cst.BaseStatement]]) -> None:
+    """Raises :class:`Declined` where a local an arm binds -- bound
+    whether or not the arm is taken under torch.compile, and to ``None``
+    eagerly where it is not -- could be read by code other than its own
+    arm (after the ``if``, or in the ``else`` arm), or where its value has
+    effects."""
+    arm_locals = [set().union(*(_bound_names(statement) for statement in arm)) for arm in arms]
+    bound_in_arms = set().union(*arm_locals)
+    declared = sorted(bound_in_arms & facts.declared_global)
+    if declared:
+        raise Declined(f"`{declared[0]}` is declared global or nonlocal, and an arm stores into it")
+    seen_after = sorted(facts.live_after(original, bound_in_arms))
+    if seen_after:
+        raise Declined(f"`{seen_after[0]}` is bound in an arm and may be read after the `if`, where the arm may "
+                       "not have been taken")
+    bound_by_earlier_arms: set[str] = set()
+    for arm, bound_here in zip(arms, arm_locals):
+        for statement in arm:
+            crossing = sorted(facts.own_reads(statement) & bound_by_earlier_arms)
+            if crossing:
+                raise Declined(f"`{code(statement).strip()}` reads `{crossing[0]}`, which the first arm binds (the "
+                               "predicated form binds it whether or not that arm is taken)")
+            local = _local(statement)
+            if local is not None:
+                reason = facts.impurity(local.value, traced_errors_fall_back=True)
+                if reason:
+                    raise Declined(f"`{code(local.value)}` is evaluated whether or not the arm is taken: {reason}")
+            if isinstance(statement, cst.If):
+                reason = facts.impurity(statement.test, traced_errors_fall_back=True)
+                if reason:
+                    raise Declined(f"`{code(statement.test)}`, the test of an `if` in the arm, is evaluated whether "
+                                   f"or not the arm is taken: {reason}")
+        bound_by_earlier_arms |= bound_here
+
+
 def _check_bound(facts, statement: cst.Call | cst.AugAssign, bound: frozenset[str]) -> None:
     """Raises :class:`Declined` where a local ``statement`` reads may be unbound."""
     unbound = sorted(name for name in facts.own_reads(statement) if name not in bound)
@@ -353,6 +428,85 @@ def _arms(node: cst.If) -> list[Sequence[cst.BaseStatement]] | None:
     return [node.body.body, node.orelse.body.body]
 
 
+#: The runtime calls the statements of a predicated arm are made of.
+_PREDICATED_CALLS = ("predicated_update", "predicated_call", "predicated_augment")
+
+
+def _condition_of(statement: cst.CSTNode) -> tuple[str, int] | None:
+    """``("cond", 12)`` for ``_gm_cond_12 = ...`` (``"else"`` for
+    ``_gm_else_12``): a test this rule made for the ``if`` on line 12."""
+    local = _local(statement)
+    if local is None:
+        return None
+    kind, _, line = local.targets[0].target.value.removeprefix(GENERATED_PREFIX).rpartition("_")
+    if local.targets[0].target.value.startswith(GENERATED_PREFIX) and kind in ("cond", "else") and line.isdigit():
+        return kind, int(line)
+    return None
+
+
+def _is_predicated(statement: cst.CSTNode) -> bool:
+    """Whether ``statement`` is one of those a predicated ``if`` became: a
+    test, a predicated update or call, or a local bound by ``predicated_value``."""
+    small = _small(statement)
+    if isinstance(small, cst.Expr):
+        return is_runtime_call(small.value, *_PREDICATED_CALLS)
+    local = _local(statement)
+    return local is not None and (is_runtime_call(local.value, "predicated_value") or
+                                  _condition_of(statement) is not None)
+
+
+def _aligned(ctx: Context, arm: Sequence[cst.BaseStatement], new_arm: Sequence[cst.BaseStatement]):
+    """Each statement of an arm with what stands for it in the updated arm:
+    the statement as the inner rules left it, or for an ``if`` nested in
+    the arm, the statements this rule predicated it into (its own tests
+    first, then those of the ``if``s nested in it, named by their lines).
+    None where an ``if`` nested in the arm was not predicated."""
+    pairs: list[tuple[cst.BaseStatement, list[cst.BaseStatement]]] = []
+    position = 0
+    for statement in arm:
+        if not isinstance(statement, cst.If):
+            if position == len(new_arm):
+                return None
+            pairs.append((statement, [new_arm[position]]))
+            position += 1
+            continue
+        first = ctx.line(statement)
+        lines = {first, *(ctx.line(inner) for inner in m.findall(statement, m.If()))}
+        group: list[cst.BaseStatement] = []
+        while position < len(new_arm) and _is_predicated(new_arm[position]):
+            condition = _condition_of(new_arm[position])
+            if condition is not None and condition[1] not in lines:
+                break  # the next nested `if`'s
+            group.append(new_arm[position])
+            position += 1
+        if not group or _condition_of(group[0]) != ("cond", first):
+            return None
+        pairs.append((statement, group))
+    return pairs if position == len(new_arm) else None
+
+
+def _nested_under(ctx: Context, cond: cst.Name, nested: cst.If, group: Sequence[cst.BaseStatement]):
+    """The statements an ``if`` nested in an arm was predicated into, its
+    own tests now taken where the arm's ``cond`` holds as well: its test
+    ``and_(cond, lambda: test)`` (eagerly Python's ``and``: the test read
+    only where the arm is taken, as before), its ``else`` test
+    ``and_(cond, lambda: not_(its test))`` (``cond and not (cond and test)``
+    is ``cond and not test``).  Deeper tests are made of these already."""
+    line = ctx.line(nested)
+    out = []
+    for statement in group:
+        condition = _condition_of(statement)
+        if condition is None or condition[1] != line:
+            out.append(statement)
+            continue
+        local = _local(statement)
+        reads = sorted(name for name in read_names(local.value)
+                       if ctx.facts.is_local(name) or name.startswith(GENERATED_PREFIX))
+        value = runtime_call("and_", [cond, thunk(local.value, reads)])
+        out.append(statement.with_changes(body=[local.with_changes(value=value)]))
+    return out
+
+
 def convert_state_update(ctx: Context, original: cst.If, updated: cst.If):
     """Leave an ``if``: per-statement predicated updates, or ``updated``."""
     arms, new_arms = _arms(original), _arms(updated)
@@ -362,16 +516,24 @@ def convert_state_update(ctx: Context, original: cst.If, updated: cst.If):
     (arms, returns), (new_arms, _) = zip(*map(_arm, arms)), zip(*map(_arm, new_arms))
     if any(returns) and not _in_tail_position(facts.function, original):
         return updated
-    body, new_body = [s for arm in arms for s in arm], [s for arm in new_arms for s in arm]
+    aligned = [_aligned(ctx, arm, new_arm) for arm, new_arm in zip(arms, new_arms)]
+    if any(pairs is None for pairs in aligned):
+        return updated  # an `if` nested in an arm stays an `if`
+    pairs = [pair for arm_pairs in aligned for pair in arm_pairs]
+    body = [statement for statement, _ in pairs]
+    new_body = [None if isinstance(statement, cst.If) else group[0] for statement, group in pairs]
+    nested = [isinstance(statement, cst.If) for statement in body]
     updates = [_update(statement) for statement in body]
     calls = [_helper_call(facts, statement) for statement in body]
     flags = [_python_flag(statement) for statement in body]
-    if not any(updates + calls) or not all(u or c or f for u, c, f in zip(updates, calls, flags)) \
-            or [len(arm) for arm in arms] != [len(arm) for arm in new_arms]:
+    local_values = [_local(statement) for statement in body]
+    if not any(updates + calls + nested) or not all(map(any, zip(updates, calls, flags, local_values, nested))):
         return updated
-    new_updates = [_update(statement) for statement in new_body]
-    new_calls = [_helper_call(facts, statement) for statement in new_body]
-    if any((a is None) != (b is None) for a, b in zip(updates + calls, new_updates + new_calls)):
+    new_updates, new_calls, new_local_values = (
+        [None if statement is None else kind(statement) for statement in new_body]
+        for kind in (_update, lambda statement: _helper_call(facts, statement), _local))
+    if any((a is None) != (b is None) for a, b in zip(updates + calls + local_values,
+                                                      new_updates + new_calls + new_local_values)):
         return updated  # an inner rewrite changed a statement: not ours to predicate
     if not is_site(ctx, original, updated):
         return updated
@@ -383,14 +545,21 @@ def convert_state_update(ctx: Context, original: cst.If, updated: cst.If):
                            "select (a bool buffer updated with `.fill_(True)` can be)")
         test = lower_test(facts, original.test, updated.test, original)
         cond = generated("cond", ctx.line(original))
-        bound = facts.bound_before(original)
-        for update, call in zip(updates, calls):
-            if update is not None:
-                _check(ctx, update, bound)
-            else:
-                _check_call(ctx, call, bound)
-        # A helper may update what the test reads, before its own later updates.
-        frozen = runtime_call("frozen_test", [test]) if len(arms[0]) > 1 or any(calls) else test
+        _check_locals(facts, original, arms)
+        statement_kinds = iter(zip(updates, calls, local_values))
+        for arm in arms:
+            bound = set(facts.bound_before(original))  # and the arm's own locals, once bound
+            for statement in arm:
+                update, call, local = next(statement_kinds)
+                if update is not None:
+                    _check(ctx, update, frozenset(bound))
+                elif call is not None:
+                    _check_call(ctx, call, frozenset(bound))
+                elif local is not None:
+                    _check_bound(facts, local.value, frozenset(bound))
+                    bound.add(local.targets[0].target.value)
+        # A helper, or an `if` in the arm, may update what the test reads, before its own later updates.
+        frozen = runtime_call("frozen_test", [test]) if len(arms[0]) > 1 or any(calls + nested) else test
         statements_out: list[cst.BaseStatement] = [assign(cond, frozen)]
         conds = [cond]
         if len(arms) == 2 and arms[1]:
@@ -399,13 +568,22 @@ def convert_state_update(ctx: Context, original: cst.If, updated: cst.If):
             statements_out.append(assign(otherwise, runtime_call("not_", [cond])))
             conds.append(otherwise)
         arm_conds = [arm_cond for arm_cond, arm in zip(conds, arms) for _ in arm]  # one per statement
-        for arm_cond, update, call, new_update, new_call in zip(arm_conds, updates, calls, new_updates, new_calls):
+        for arm_cond, (statement, group), update, call, local, new_update, new_call, new_local in zip(
+                arm_conds, pairs, updates, calls, local_values, new_updates, new_calls, new_local_values):
+            if isinstance(statement, cst.If):
+                statements_out += _nested_under(ctx, arm_cond, statement, group)
+                continue
             if update is not None:
                 predicated = _predicated(ctx, arm_cond, update, new_update)
-            else:
+            elif call is not None:
                 predicated = runtime_call("predicated_call", [arm_cond, thunk(new_call, sorted(facts.own_reads(call)))])
+            else:
+                value = thunk(new_local.value, sorted(facts.own_reads(local.value)))
+                statements_out.append(assign(new_local.targets[0].target, runtime_call("predicated_value",
+                                                                                       [arm_cond, value])))
+                continue
             statements_out.append(cst.SimpleStatementLine([cst.Expr(predicated)]))
-    kinds = " and ".join(kind for kind, found in (("in-place update", any(updates)), ("helper call", any(calls)))
-                         if found)
+    kinds = ", ".join(kind for kind, found in (("in-place update", any(updates)), ("helper call", any(calls)),
+                                               ("local", any(local_values)), ("nested if", any(nested))) if found)
     ctx.record(original, "where", f"{'if/return' if any(returns) else 'if'}: {kinds} -> predicated")
     return replacing(updated, statements_out)
