@@ -210,7 +210,8 @@ def _lower(ctx: Context, module: cst.Module, returns: bool) -> tuple[dict, list]
             current = _with_facts(ctx, current, unique_reads.lower_unique_reads) or current
         if returns and ctx.enabled("where"):
             lowered = _with_facts(ctx, current, lambda c, facts: where.lower_returns(
-                c, facts, lambda i: c.wanted(i, "where") and where.worth_trying(c, i, i.test)))
+                c, facts, lambda i, inside: (c.wanted(i, "where") or inside and c.enabled("where"))
+                and where.worth_trying(c, i, i.test, inside=inside)))
             if lowered is not None:
                 current = lowered
                 returns_lowered.append(node)

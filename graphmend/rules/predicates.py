@@ -112,7 +112,28 @@ def lower_test(facts: FunctionFacts, original: cst.BaseExpression, updated: cst.
         return library_predicates.lower(facts, original, updated)
     if _is_fresh_equal(facts, original):
         return runtime_call("equal", [arg.with_changes(comma=cst.MaybeSentinel.DEFAULT) for arg in updated.args])
+    if facts.tensorness(original) is Tensorness.UNKNOWN and reads_a_read_back(facts, original):
+        # Held in the graph by [Capture], the number would make Python's `if` guard on it.
+        return runtime_call("captured_truth", [updated.with_changes(lpar=[], rpar=[])])
     return updated
+
+
+_NUMBER_OF = m.Call(func=m.Name("int") | m.Name("float") | m.Name("bool"), args=[m.Arg(keyword=None, star="")])
+
+
+def reads_a_read_back(facts: FunctionFacts, expr: cst.BaseExpression, seen: frozenset[str] = frozenset()) -> bool:
+    """Whether ``expr`` reads a number read back from a tensor --
+    ``t.item()``, ``int(t)``, ``float(t)``, ``bool(t)`` -- itself or
+    through a local some binding of which does (``step = self.step.item()``,
+    then ``should_update = step % n == 0``)."""
+    if m.findall(expr, ITEM):
+        return True
+    for call in m.findall(expr, _NUMBER_OF):
+        if facts.qualified_name(call.func) in ("builtins.int", "builtins.float", "builtins.bool") and \
+                facts.tensorness(call.args[0].value) is Tensorness.TENSOR:
+            return True
+    return any(reads_a_read_back(facts, value, seen | {name})
+               for name in sorted(facts.own_reads(expr) - seen) for value in facts.sole_bindings.get(name, ()))
 
 
 def _is_fresh_equal(facts: FunctionFacts, expr: cst.BaseExpression) -> bool:

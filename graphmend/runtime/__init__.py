@@ -55,7 +55,8 @@ from graphmend.runtime.indexing import nonnegative_row, scalar_index
 from graphmend.runtime.loops import while_loop
 from graphmend.runtime.one_hot import one_hot_encoding
 from graphmend.runtime.predicates import allclose, isclose_items, isfinite_item
-from graphmend.runtime.scalars import arange_list, exact_float, exact_int, exact_item, static_read, truth_item
+from graphmend.runtime.scalars import (arange_list, captured_truth, exact_float, exact_int, exact_item, static_read,
+                                       truth_item)
 from graphmend.runtime.state import (frozen_test, predicated_augment, predicated_call, predicated_update,
                                      predicated_value)
 from graphmend.runtime.stores import masked_store, store_buffer
@@ -64,8 +65,8 @@ from graphmend.runtime.where import (and_, arm, both_arms, checked_in_python, em
                                      select, where)
 
 __all__ = [
-    "allclose", "and_", "arange_list", "arm", "both_arms", "checked_in_python", "compiling", "count_facts", "decode",
-    "deferred_assert",
+    "allclose", "and_", "arange_list", "arm", "both_arms", "captured_truth", "checked_in_python", "compiling",
+    "count_facts", "decode", "deferred_assert",
     "deferred_call", "deferred_check", "deferred_log", "deferred_print", "deferred_raise", "deferred_warn",
     "empty_arm", "encode", "equal", "exact_float", "exact_int", "exact_item", "frozen_test", "fstring", "is_tensor",
     "isclose_items", "isfinite_item", "lazy_format", "masked_store", "message_read", "nonnegative_row", "not_",

@@ -7,8 +7,10 @@ tracing (:func:`static_read`)."""
 from __future__ import annotations
 
 import torch
+from torch.fx.experimental.symbolic_shapes import has_static_value
 
 from graphmend import compat
+from graphmend.runtime.common import compiling
 
 
 
@@ -36,6 +38,21 @@ def truth_item(tensor):
     if isinstance(tensor, torch.Tensor) and tensor.numel() == 1:
         return tensor.reshape(())
     return tensor.item()
+
+
+def captured_truth(value):
+    """A test's value that may be read from a tensor (``step <=
+    self.warmup`` with ``step = self.step.item()``): under torch.compile,
+    a symbolic bool, int or float -- a value [Capture] holds in the graph
+    -- becomes a 0-dim bool tensor of its truth (a number nonzero, a NaN
+    true), which [Where] selects by where Python's ``if`` would guard on
+    it; a number whose value Dynamo knows, its truth as a Python bool;
+    anything else (a tensor) as it is."""
+    if compiling() and type(value) in (bool, int, float):
+        if has_static_value(value):  # a constant, or a symbol whose range holds one value (`u0 % 1 == 0`)
+            return True if value else False  # known while tracing; `bool()` would keep a symbol
+        return torch.scalar_tensor(value if type(value) is bool else value != 0, dtype=torch.bool)
+    return value
 
 
 def exact_float(tensor):

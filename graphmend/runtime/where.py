@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import torch
 import torch.utils._pytree as _pytree
+from torch.fx.experimental.symbolic_shapes import has_static_value
 
 from graphmend import compat
 from graphmend.runtime.common import _fall_back, _plain, compiling
@@ -120,15 +121,19 @@ def _combine(left, right, operation):
         value = right()
     except Exception:  # raised again by Python's order, only if the left side does not decide
         return None
-    if type(value) is bool and value is (operation is torch.logical_or):
-        return value  # a static right side that decides: no tensor, so a test on it stays static
-    sides = []
-    for side in (left, value):
-        predicate = _scalar_predicate(side) if isinstance(side, torch.Tensor) else None
-        if predicate is None and type(side) is not bool:
-            return None
-        sides.append(side if predicate is None else predicate)
-    return operation(torch.as_tensor(sides[0]), torch.as_tensor(sides[1]))
+    predicate = _scalar_predicate(left)
+    if type(value) is bool:
+        if not has_static_value(value):
+            return None  # a symbolic bool, whose truth would guard
+        # Its truth is known while tracing (`True if value else False`: a symbol's too, where `bool()` keeps it).
+        truth = True if value else False
+        if truth is (operation is torch.logical_or):
+            return truth  # it decides: no tensor, so a test on it stays static
+        return predicate
+    value = _scalar_predicate(value)
+    if predicate is None or value is None:
+        return None
+    return operation(predicate, value)
 
 
 def where(condition, if_true, if_false, grad: bool = False, one_sided=(), truth: bool = False):

@@ -54,13 +54,14 @@ from graphmend.rules.where.arms import (
 )
 
 
-def worth_trying(ctx: Context, node: cst.CSTNode, test: cst.BaseExpression) -> bool:
-    """Diagnosed lines (and the ifs inside a diagnosed ``if``) are always
-    tried; otherwise a test that looks like a tensor."""
+def worth_trying(ctx: Context, node: cst.CSTNode, test: cst.BaseExpression, inside: bool = False) -> bool:
+    """Diagnosed lines (and the ifs inside a diagnosed ``if``: ``inside``
+    where the caller walks no tree of ancestors) are always tried;
+    otherwise a test that looks like a tensor."""
     kind = test_kind(ctx.facts, test)
     if kind is Tensorness.STATIC:
         return False
-    return (kind is Tensorness.TENSOR or ctx.diagnosed(node)
+    return (kind is Tensorness.TENSOR or ctx.diagnosed(node) or inside
             or isinstance(node, cst.If) and _inside_a_diagnosed_if(ctx, node))
 
 

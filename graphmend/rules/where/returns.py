@@ -50,14 +50,16 @@ class _Lowering:
     def __init__(self, ctx: Context, facts: FunctionFacts, tensor_if) -> None:
         self.ctx = ctx
         self.facts = facts
-        self.tensor_if = tensor_if  # If -> whether [Where] would try it
+        self.tensor_if = tensor_if  # (If, inside a diagnosed if) -> whether [Where] would try it
         self.copied = 0
 
-    def needs(self, statement: cst.CSTNode) -> bool:
-        """An ``if`` whose continuation must move into its arms."""
+    def needs(self, statement: cst.CSTNode, inside: bool = False) -> bool:
+        """An ``if`` whose continuation must move into its arms; ``inside``:
+        it lies in an arm of an ``if`` on a diagnosed line (as the
+        continuation of one does, once moved)."""
         if not isinstance(statement, cst.If):
             return False
-        if self.tensor_if(statement):
+        if self.tensor_if(statement, inside):
             found, blocked = _returns_inside(statement)
             if found and not blocked:
                 return True
@@ -66,9 +68,11 @@ class _Lowering:
             arms.append([statement.orelse])
         elif statement.orelse is not None:
             arms.append(statements(statement.orelse.body))
-        return any(self.needs(s) for arm in arms for s in arm)
+        inside = inside or self.ctx.diagnosed(statement)
+        return any(self.needs(s, inside) for arm in arms for s in arm)
 
-    def arm(self, body: Sequence[cst.CSTNode], continuation: Sequence[cst.CSTNode]) -> list[cst.CSTNode]:
+    def arm(self, body: Sequence[cst.CSTNode], continuation: Sequence[cst.CSTNode],
+            inside: bool = False) -> list[cst.CSTNode]:
         """``body`` then ``continuation``, with every ``if`` that needs it
         holding the rest in its arms."""
         combined = list(body)
@@ -76,18 +80,19 @@ class _Lowering:
             self.copied += len(continuation)
             combined += [self.ctx.metadata.copy(s) for s in continuation]
         for index, statement in enumerate(combined):
-            if self.needs(statement):
-                return [*combined[:index], self._split(statement, combined[index + 1 :])]
+            if self.needs(statement, inside):
+                return [*combined[:index], self._split(statement, combined[index + 1 :], inside)]
         return combined
 
-    def _split(self, node: cst.If, rest: Sequence[cst.CSTNode]) -> cst.If:
-        then = self.arm(statements(node.body), rest)
+    def _split(self, node: cst.If, rest: Sequence[cst.CSTNode], inside: bool) -> cst.If:
+        inside = inside or self.ctx.diagnosed(node)
+        then = self.arm(statements(node.body), rest, inside)
         if isinstance(node.orelse, cst.If):
-            otherwise = self.arm([node.orelse], rest)
+            otherwise = self.arm([node.orelse], rest, inside)
         elif node.orelse is not None:
-            otherwise = self.arm(statements(node.orelse.body), rest)
+            otherwise = self.arm(statements(node.orelse.body), rest, inside)
         else:
-            otherwise = self.arm([], rest)
+            otherwise = self.arm([], rest, inside)
         body = node.body if isinstance(node.body, cst.IndentedBlock) else cst.IndentedBlock([])
         new_body = self._origin(body.with_changes(body=then), body)
         orelse = None

@@ -378,6 +378,44 @@ def test_ifs_nested_in_arms_bit_identical(tmp_path, compiled, made_on_first_upda
         assert counter.graphs == 1
 
 
+#: ema-pytorch's update: `step = self.step.item()` read before the step moves, then tested in Python.
+READ_BACK = FIXTURES / "where" / "state_update_read_back_step"
+
+
+@pytest.mark.parametrize(("every", "after"), [(1, 1), (2, 3)])
+@pytest.mark.parametrize("compiled", [False, True])
+def test_tests_on_a_read_back_step_bit_identical(tmp_path, compiled, every, after):
+    original_class, mended_class = (load_module(READ_BACK.with_name(f"{READ_BACK.name}.{kind}.py").read_text(),
+                                                tmp_path, f"read_back_{kind}").EMA for kind in ("in", "out"))
+
+    def build(ema_class):
+        torch.manual_seed(0)
+        ema = ema_class()
+        ema.model, ema.ema_model = torch.nn.Linear(3, 2), torch.nn.Linear(3, 2)
+        ema.register_buffer("step", torch.tensor(0))
+        ema.register_buffer("initted", torch.tensor(False))
+        ema.update_every, ema.update_after_step, ema.update_model_with_ema_every = every, after, None
+        return ema
+
+    original, mended = build(original_class), build(mended_class)
+    counter = GraphCounter()
+    torch._dynamo.reset()
+    update = torch.compile(mended.update, backend=counter) if compiled else mended.update
+    # [Capture]'s switches, as graphmend.compile sets them while the update traces
+    with torch._dynamo.config.patch(capture_scalar_outputs=True), torch.no_grad():
+        for x in ARMS_INPUTS * 2:
+            for ema in (original, mended):
+                ema.model.weight.add_(x.sum())
+            original.update()
+            update()
+            for (key, a), (_, b) in zip(original.state_dict().items(), mended.state_dict().items()):
+                assert _same_bits(a, b), key
+            for a, b in zip(original.ema_model.parameters(), mended.ema_model.parameters()):
+                assert _same_bits(a, b)
+    if compiled:
+        assert counter.graphs == 1
+
+
 FAILING_LOCAL_SOURCE = textwrap.dedent("""
     import torch
 
