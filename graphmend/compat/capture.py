@@ -527,12 +527,15 @@ def _decline_while_tracing() -> None:
       without capture: an inlined call breaks where torch.compile breaks
       it, at the call, and what was traced before is kept.  Where the
       loop's iterator tells how many iterations are left
-      (:func:`iterations_ahead`), the count includes them, so the first
-      shape decides: RetinaNet's ``postprocess_detections`` (five feature
-      levels) traced two levels, 0.6 s of a 9 s first call on the eager
-      backend, before its third shape.  A body
+      (:func:`iterations_ahead`), the count includes them from the line's
+      second shape on, so the second shape decides: RetinaNet's
+      ``postprocess_detections`` (five feature levels) traced two levels,
+      0.6 s of a 9 s first call on the eager backend, before its third
+      shape.  Not the first: a loop whose every trip indexes by one mask
+      makes one shape in all (nonzero is memoized; torchmetrics'
+      ``pearson_corrcoef`` stores three values through one mask).  A body
       that would reach the line in fewer iterations than are left (a
-      ``return`` in the first) is given up on too: torch.compile's own
+      ``return`` in the second) is given up on too: torch.compile's own
       breaks, the timid side.
     """
     from torch._dynamo import exc
@@ -574,7 +577,9 @@ def _decline_while_tracing() -> None:
         if stack:
             site = (stack[-1].filename, stack[-1].lineno)
             shapes[site] += 1
-            ahead = iterations_ahead()
+            # The iterations left count from a line's second shape on: a first is no sign that each
+            # iteration makes one (`t[mask]` per tensor of a tuple makes one for all: nonzero is memoized).
+            ahead = iterations_ahead() if shapes[site] > 1 else 0
             if shapes[site] + ahead > MOST_SHAPES_PER_LINE:
                 made = f"{shapes[site]} data-dependent shape{'s' if shapes[site] > 1 else ''} made at {site[0]}:{site[1]}"
                 if ahead:

@@ -74,16 +74,33 @@ def _user_function_name(code_name: str, filename: str, lineno: int) -> str:
     return around.name if around is not None else name
 
 
+def _is_user(frame: Any) -> bool:
+    return not frame.filename.startswith((_TORCH_DIR, _GRAPHMEND_DIR, *_LOGGING_LIBRARY_DIRS))
+
+
 def _user_frame(stack: Iterable[Any]) -> Any | None:
     """The innermost frame of the user's code: not torch's, not graphmend's
     (a break inside the runtime belongs to the rewritten line that called
     it), not a logging library's."""
-    frames = [f for f in stack if not f.filename.startswith((_TORCH_DIR, _GRAPHMEND_DIR, *_LOGGING_LIBRARY_DIRS))]
+    frames = [f for f in stack if _is_user(f)]
     return frames[-1] if frames else None
 
 
 def _in_runtime(stack: Iterable[Any]) -> bool:
-    return any(f.filename.startswith(_GRAPHMEND_DIR) for f in stack)
+    """Whether a break belongs to a rewritten line: it happened inside the
+    runtime that line calls, or in a thunk of the line's own (an arm,
+    ``_gm_then_arm_12``, or a lambda) the runtime runs.  A break in a
+    function of the user's that such a thunk calls in turn (the helper a
+    predicated call traces) is that function's own, to mend there."""
+    frames = list(stack)
+    users = [index for index, frame in enumerate(frames) if _is_user(frame)]
+    if not users:
+        return any(frame.filename.startswith(_GRAPHMEND_DIR) for frame in frames)
+    innermost = users[-1]
+    if any(frame.filename.startswith(_GRAPHMEND_DIR) for frame in frames[innermost + 1:]):
+        return True
+    thunk = frames[innermost].name.startswith(GENERATED_PREFIX) or frames[innermost].name == "<lambda>"
+    return thunk and any(frame.filename.startswith(_GRAPHMEND_DIR) for frame in frames[:innermost])
 
 
 def _statement_line(filename: str, lineno: int) -> int:

@@ -169,10 +169,32 @@ def where(condition, if_true, if_false, grad: bool = False, one_sided=(), truth:
         return if_true if condition else if_false
     # The predicate moves to each leaf's device (a 0-dim bool copies exactly).
     return _pytree.tree_map(
-        lambda a, b: torch.where(predicate.to(a.device), a, b) if isinstance(a, torch.Tensor) else a,
+        lambda a, b: torch.where(predicate.to(a.device), a, b) if isinstance(a, torch.Tensor)
+        else _select_number(predicate, a, b) if _differing_numbers(a, b) else a,
         if_true,
         if_false,
     )
+
+
+#: The dtype that holds every Python number of a type exactly (an int of the int64 range).
+_NUMBER_DTYPES = {bool: torch.bool, int: torch.int64, float: torch.float64}
+
+
+def _differing_numbers(a, b) -> bool:
+    """Whether ``a`` and ``b`` are Python numbers of one type (a symbolic
+    one [Capture] holds among them) that may differ: the merge selects
+    between them in a tensor and reads the result back."""
+    return type(a) is type(b) and type(a) in _NUMBER_DTYPES and not (
+        a is b or has_static_value(a) and has_static_value(b) and a == b)
+
+
+def _select_number(predicate, a, b):
+    """``a if predicate else b`` for two Python numbers of one type,
+    through a 0-dim tensor of the dtype that holds both exactly (a float's
+    every bit, a -0.0 and a NaN included), read back as that type."""
+    dtype = _NUMBER_DTYPES[type(a)]
+    return torch.where(predicate, torch.scalar_tensor(a, dtype=dtype, device=predicate.device),
+                       torch.scalar_tensor(b, dtype=dtype, device=predicate.device)).item()
 
 
 def _same_tensors(if_true, if_false) -> bool:
@@ -370,12 +392,20 @@ def _merge_problem(if_true, if_false, grad: bool, one_sided=()) -> str | None:
                 return "the branches give tensors on different devices or layouts"
             if under_autograd and (a.requires_grad or b.requires_grad):
                 return "under autograd, torch.where would not give the exact gradients of these branches"
+        elif _differing_numbers(a, b):
+            if type(a) is int and not all(_in_int64(value) for value in (a, b)):
+                return "the branches give Python ints out of the int64 range"
         elif not (a is b or (type(a) is type(b) and isinstance(a, _EXACT_EQUALITY_TYPES) and a == b)):
             return "the branches give different Python values"
     if torch.is_grad_enabled() and grad and any(_requires_grad(value) for value in one_sided):
         return ("under autograd, a value only one branch reads requires grad: torch.where would give it "
                 "a zero gradient where the original gives none")
     return None
+
+
+def _in_int64(value) -> bool:
+    """A symbolic int is one already (read from an int64 tensor, or Dynamo's own)."""
+    return not has_static_value(value) or -2**63 <= value < 2**63
 
 
 def _requires_grad(value) -> bool:

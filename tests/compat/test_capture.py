@@ -135,6 +135,14 @@ def per_level_zip(levels, weights):
     return torch.stack(out)
 
 
+def one_mask_per_level(levels, mask):
+    # torchmetrics' pearson_corrcoef: values of several tensors through one mask (one nonzero for all).
+    out = []
+    for level in levels:
+        out.append(level[mask].sum() * 2)
+    return torch.stack(out)
+
+
 def two_shapes_then_break(x):
     out = x.sum()
     for i in range(2):
@@ -469,12 +477,12 @@ LOOPS = {"per_level": ((LEVELS,), "out.append(level[level > 0].sum() * 2)"),
 
 
 @pytest.mark.parametrize("name", sorted(LOOPS))
-def test_a_loop_over_a_sized_iterable_is_given_up_on_at_its_first_shape(forms, name):
+def test_a_loop_over_a_sized_iterable_is_given_up_on_at_its_second_shape(forms, name):
     """A list's, a range's or a zip's iterator says how many iterations are
     left: a body that would make more than MOST_SHAPES_PER_LINE shapes on
-    one line is given up on at its first, not after two whole iterations
-    traced for nothing (RetinaNet's postprocess_detections: 0.5 s of a
-    first call).  The same graphs and runs as torch.compile's."""
+    one line is given up on at its second, not at its third (RetinaNet's
+    postprocess_detections traced two whole levels for nothing).  The same
+    graphs and runs as torch.compile's."""
     function, (args, line) = getattr(forms, name), LOOPS[name]
     torch._dynamo.reset()
     plain = GraphCounter()
@@ -486,8 +494,19 @@ def test_a_loop_over_a_sized_iterable_is_given_up_on_at_its_first_shape(forms, n
     assert torch.equal(ours(*args), function(*args))
     assert counter.graphs == plain.graphs and counter.runs_of(lambda: ours(*args)) == plain_runs
     why = capture.uncaptured_codes()[function.__code__]
-    assert (f"{capture.UNROLLED}: 1 data-dependent shape made at {forms.__file__}:{_line_of(forms, line)}, "
-            "a loop around it 3 more times to go") in why
+    assert (f"{capture.UNROLLED}: 2 data-dependent shapes made at {forms.__file__}:{_line_of(forms, line)}, "
+            "a loop around it 2 more times to go") in why
+
+
+def test_a_loop_through_one_mask_keeps_capture(tmp_path):
+    fresh = load_module(textwrap.dedent(FORMS), tmp_path, "capture_one_mask")
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    ours = graphmend.compile(fresh.one_mask_per_level, backend=counter)
+    mask = torch.tensor([True, False, True])
+    assert torch.equal(ours(LEVELS, mask), fresh.one_mask_per_level(LEVELS, mask))
+    assert fresh.one_mask_per_level.__code__ not in capture.uncaptured_codes()
+    assert counter.graphs == 1
 
 
 def test_a_loop_of_two_iterations_keeps_capture(tmp_path):
@@ -515,11 +534,24 @@ def test_a_size_a_foreign_fake_kernel_claims_is_not_captured(forms):
 
 
 #: Every form [Capture] gives up on, with its inputs.
-GIVEN_UP = {"gate": INPUTS, "helper_guard": INPUTS, "range_loop": INPUTS,
+GIVEN_UP = {"helper_guard": INPUTS, "range_loop": INPUTS,
             "broadcast_selection": [(x, torch.ones(4)) for x in (torch.tensor([0.1, 0.3, -1.0, 0.0]),
                                                                   torch.tensor([0.5, 0.3, 0.9, 1.0]))],
             "pad_by_amount": [(torch.randn(1, 1, 3), torch.tensor(6))],
             "claimed_size": [(torch.tensor([0.1, 0.2, 0.3]),), (torch.tensor([0.9, 0.2, 0.7]),)]}
+
+
+def test_a_branch_on_a_captured_number_is_predicated(forms):
+    """``n = (x > 0).sum().item()`` then ``if n > 3:``: the guard [Capture]
+    would give the frame up on is a tensor test once [Where] lowers it
+    (``captured_truth``), and the arms merge: one graph, n held in it."""
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    ours = graphmend.compile(forms.gate, backend=counter)
+    for x in INPUTS * 2:
+        assert torch.equal(ours(x.clone()), forms.gate(x.clone()))
+    assert forms.gate.__code__ not in capture.uncaptured_codes()
+    assert counter.graphs == 1 and counter.runs_of(lambda: ours(INPUTS[0].clone())) == 1
 
 
 @pytest.mark.parametrize("name", sorted(GIVEN_UP))

@@ -17,7 +17,7 @@ def f(x):
     y = x[x > 0]
     n = (x > 0).sum().item()
     if n > 3:
-        y = y * 2
+        import math; y = y * 2  # an arm [Where] does not predicate: the guard on n stays
     m = int((x < 0).sum())
     out = x
     for i in range(m):

@@ -500,3 +500,29 @@ def test_torch_compile_of_a_mended_module(tmp_path, fake_rules):
     assert out[1:] == ("graphmend.runtime", "graphmend.runtime")
     assert torch.equal(out[0], expected[0])
     unmend(model)
+
+
+DEFINED_UNDER_AN_IF = """
+import torch
+
+
+def configure():
+    torch.set_default_dtype(torch.float32)
+
+
+if torch.__version__:
+    configure()
+
+    def double(x):
+        if x.sum() > 0:
+            x = x * 2
+        return x
+"""
+
+
+def test_a_function_defined_under_a_module_level_if_is_mended(tmp_path):
+    # Its skeleton keeps the module-level `if` around it, whose arm calls a helper: no function's facts there.
+    module = load_module(DEFINED_UNDER_AN_IF, tmp_path, "under_if")
+    graphmend.mend(module.double)
+    assert "_graphmend.where" in graphmend.show(module.double)
+    assert torch.equal(module.double(torch.ones(2)), torch.full((2,), 2.0))

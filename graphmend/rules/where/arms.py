@@ -57,6 +57,7 @@ from graphmend.rules.base import (
     statement_thunk,
 )
 from graphmend.rules.defer import DEFERRED_CALLS
+from graphmend.rules.library_predicates import ITEM
 
 #: Runtime calls a gate reaches.
 GATED_CALLS = (*DEFERRED_CALLS, *trap.DEFERRED_CHECKS, "masked_store")
@@ -385,6 +386,11 @@ def predicated(ctx: Context, original: cst.If, cond: cst.Name, arms: Sequence[Ar
     return Predicated(prelude, merged, body or [cst.SimpleStatementLine([cst.Pass()])], choice=arms_value)
 
 
+#: A number written in the source: ``0.``, ``-1``, ``True``.
+NUMBER_LITERAL = (m.Integer() | m.Float() | m.Name("True") | m.Name("False")
+                  | m.UnaryOperation(operator=m.Minus(), expression=m.Integer() | m.Float()))
+
+
 @dataclass
 class _Bound:
     """What the arms of an ``if`` bind, as :func:`predicated` merges it."""
@@ -408,11 +414,16 @@ def _check_arms(ctx: Context, original: cst.If, arms: Sequence[Arm], returns: bo
     if all(raising):
         raise Declined("both branches raise")
     if returns:
-        for arm in arms:
-            for node in (n for statement in arm.original for n in walk_own(statement)):
-                if isinstance(node, cst.Return) and (node.value is None or facts.is_static(node.value)):
-                    shown = code(node.value) if node.value is not None else "None"
-                    raise Declined(f"a branch returns `{shown}`, which is not a tensor")
+        returned = [node for arm in arms for statement in arm.original for node in walk_own(statement)
+                    if isinstance(node, cst.Return)]
+        # `return 0.` beside `return t.item()`: two Python numbers, which the runtime merges where
+        # they are of one type (see graphmend.runtime.where).
+        read_back = any(m.matches(node.value, ITEM) for node in returned)
+        for node in returned:
+            if node.value is None or facts.is_static(node.value) and not (read_back and m.matches(
+                    node.value, NUMBER_LITERAL)):
+                shown = code(node.value) if node.value is not None else "None"
+                raise Declined(f"a branch returns `{shown}`, which is not a tensor")
     targets = {}
     for arm in arms:
         targets[arm.suffix] = Targets()

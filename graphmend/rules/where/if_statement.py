@@ -42,6 +42,7 @@ from graphmend.rules.base import (
     replacing,
     runtime_call,
 )
+from graphmend.rules.library_predicates import ITEM
 from graphmend.rules.predicates import lower_test, test_kind
 from graphmend.rules.where.arms import (
     REGISTER_BUFFER,
@@ -311,7 +312,13 @@ def _check_small(ctx: Context, small: cst.BaseSmallStatement, returns: bool) -> 
         if not returns:
             reason = "a return inside a branch"
         else:  # the arm's copy computes the returned value whether or not the arm is taken
-            reason = None if small.value is None else facts.impurity(small.value, traced_errors_fall_back=True)
+            returned = small.value
+            if m.matches(returned, ITEM):
+                # A number read back whole and returned: nothing in the arm takes it for a size or an
+                # index; it breaks the graph inside both_arms (capture off) or is held, and more than
+                # one element raises while traced -- either way the original arm runs.
+                returned = returned.func.value
+            reason = None if returned is None else facts.impurity(returned, traced_errors_fall_back=True)
     elif isinstance(small, cst.Assert):
         reason = None if id(small) in ctx.converted else "an assert in a branch"
     else:

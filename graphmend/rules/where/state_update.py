@@ -510,9 +510,9 @@ def _nested_under(ctx: Context, cond: cst.Name, nested: cst.If, group: Sequence[
 def convert_state_update(ctx: Context, original: cst.If, updated: cst.If):
     """Leave an ``if``: per-statement predicated updates, or ``updated``."""
     arms, new_arms = _arms(original), _arms(updated)
-    if arms is None or new_arms is None or id(original) in ctx.elifs:
-        return updated
     facts = ctx.facts
+    if facts is None or arms is None or new_arms is None or id(original) in ctx.elifs:
+        return updated  # module-level code, an elif, a one-line arm
     (arms, returns), (new_arms, _) = zip(*map(_arm, arms)), zip(*map(_arm, new_arms))
     if any(returns) and not _in_tail_position(facts.function, original):
         return updated
