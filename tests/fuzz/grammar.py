@@ -108,6 +108,18 @@ def _state_index(ns, a):
     ns.buf.copy_(a[(a > 100).long()])
 
 
+# ema-pytorch's get_current_decay: 0.0, or a value read back.
+def _decay(a):
+    value = (a.abs().mean() / (1 + a.abs().mean())).clamp(max=0.999)
+    if a.sum().item() <= 0:
+        return 0.0
+    return value.item()
+
+
+def _state_decay(ns, a):
+    ns.buf.lerp_(a, 1.0 - _decay(a))
+
+
 # An object a message shows (Dynamo cannot replay it), with a fixed text.
 class Tag:
     def __repr__(self):
@@ -722,13 +734,31 @@ def state_helper(draw, scope: _Scope) -> tuple[Stmt, ...]:
     names = scope.names()
 
     def arm() -> tuple[Stmt, ...]:
-        calls = draw(st.lists(st.sampled_from(("_state_copy", "_state_copy", "_state_lerp", "_state_count",
-                                                "_state_index")), min_size=1, max_size=2))
-        return tuple(Stmt(f"{call}(ns, {draw(st.sampled_from(names))})") for call in calls)
+        calls = draw(st.lists(st.sampled_from(("_state_copy", "_state_copy", "_state_lerp", "_state_decay",
+                                                "_state_count", "_state_index")), min_size=1, max_size=2))
+        body: list[Stmt] = []
+        for call in calls:
+            operand = draw(st.sampled_from(names))
+            if draw(st.integers(0, 3)) == 0:  # a local of the arm, read by its next statement
+                local = scope.new_aux("arm")
+                body.append(Stmt(f"{local} = {operand} * 2"))
+                operand = local
+            statement = Stmt(f"{call}(ns, {operand})")
+            if draw(st.integers(0, 4)) == 0:  # an if nested in the arm, on a test of its own
+                statement = Stmt(f"if {draw(predicate(names))}:", body=(statement,))
+            body.append(statement)
+        return tuple(body)
 
+    # One time in four the test reads a number back (`step = self.step.item()`, then `if step > 0:`).
+    read = ()
+    test = draw(predicate(names))
+    if draw(st.integers(0, 3)) == 0:
+        number = scope.new_aux("read")
+        read = (Stmt(f"{number} = {draw(st.sampled_from(names))}.sum().item()"),)
+        test = f"{number} > 0"
     # An else arm, one time in three: predicated on the test's `not`.
     body, orelse = arm(), arm() if draw(st.integers(0, 2)) == 0 else ()
-    return (Stmt(f"if {draw(predicate(names))}:", body=body, orelse=orelse),
+    return (*read, Stmt(f"if {test}:", body=body, orelse=orelse),
             Stmt(f"{scope.new()} = {draw(st.sampled_from(names))} + ns.buf"))
 
 
