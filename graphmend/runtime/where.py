@@ -122,6 +122,8 @@ def _combine(left, right, operation):
     except Exception:  # raised again by Python's order, only if the left side does not decide
         return None
     predicate = _scalar_predicate(left)
+    if predicate is None:
+        return None  # bool(left) raises (more than one element): Python's order decides, and raises
     if type(value) is bool:
         if not has_static_value(value):
             return None  # a symbolic bool, whose truth would guard
@@ -131,9 +133,7 @@ def _combine(left, right, operation):
             return truth  # it decides: no tensor, so a test on it stays static
         return predicate
     value = _scalar_predicate(value)
-    if predicate is None or value is None:
-        return None
-    return operation(predicate, value)
+    return None if value is None else operation(predicate, value)
 
 
 def where(condition, if_true, if_false, grad: bool = False, one_sided=(), truth: bool = False):

@@ -36,3 +36,17 @@ def test_truth_of_each_value_as_python_gives_it(value, n):
 def test_eagerly_the_value_itself():
     for value in (0, 2.5, math.nan, True, torch.tensor(3)):
         assert runtime.captured_truth(value) is value
+
+
+@pytest.mark.parametrize(("combine", "decides"), [(runtime.and_, False), (runtime.or_, True)])
+def test_a_static_right_side_that_decides_still_lets_a_left_side_raise(combine, decides):
+    """``x > 0 and False`` calls bool() of ``x > 0`` first: with more than one
+    element it raises, compiled too, though the right side decides."""
+    def combined(x):
+        return combine(x > 0, lambda: decides)
+
+    torch._dynamo.reset()
+    for call in (combined, torch.compile(combined, backend="eager")):
+        with pytest.raises(RuntimeError, match="ambiguous"):
+            call(torch.ones(3))
+    assert torch.compile(combined, backend="eager")(torch.ones(())) is decides

@@ -479,8 +479,8 @@ def _aligned(ctx: Context, arm: Sequence[cst.BaseStatement], new_arm: Sequence[c
                 break  # the next nested `if`'s
             group.append(new_arm[position])
             position += 1
-        if not group or _condition_of(group[0]) != ("cond", first):
-            return None
+        if not group or _condition_of(group[0]) != ("cond", first) or all(map(_condition_of, group)):
+            return None  # not this rule's (a test alone: [Where]'s arms follow it)
         pairs.append((statement, group))
     return pairs if position == len(new_arm) else None
 
