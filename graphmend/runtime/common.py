@@ -8,11 +8,22 @@ import builtins
 import sys
 
 import torch
+from torch.fx.experimental.symbolic_shapes import has_static_value
 
 from graphmend import compat
 
 
 compiling = torch.compiler.is_compiling
+
+
+def static_truth(value) -> bool | None:
+    """The truth of a Python number whose value Dynamo knows while tracing
+    (a constant, or a symbol whose range holds one value: ``u0 % 1 == 0``),
+    as a Python bool; None for one [Capture] holds, whose truth would
+    guard.  ``True if value else False``: ``bool()`` would keep a symbol."""
+    if has_static_value(value):
+        return True if value else False
+    return None
 
 
 def _open(gate) -> bool:

@@ -7,10 +7,9 @@ tracing (:func:`static_read`)."""
 from __future__ import annotations
 
 import torch
-from torch.fx.experimental.symbolic_shapes import has_static_value
 
 from graphmend import compat
-from graphmend.runtime.common import compiling
+from graphmend.runtime.common import compiling, static_truth
 
 
 
@@ -49,8 +48,9 @@ def captured_truth(value):
     it; a number whose value Dynamo knows, its truth as a Python bool;
     anything else (a tensor) as it is."""
     if compiling() and type(value) in (bool, int, float):
-        if has_static_value(value):  # a constant, or a symbol whose range holds one value (`u0 % 1 == 0`)
-            return True if value else False  # known while tracing; `bool()` would keep a symbol
+        truth = static_truth(value)
+        if truth is not None:
+            return truth
         return torch.scalar_tensor(value if type(value) is bool else value != 0, dtype=torch.bool)
     return value
 

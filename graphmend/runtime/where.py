@@ -16,7 +16,7 @@ import torch.utils._pytree as _pytree
 from torch.fx.experimental.symbolic_shapes import has_static_value
 
 from graphmend import compat
-from graphmend.runtime.common import _fall_back, _plain, compiling
+from graphmend.runtime.common import _fall_back, _plain, compiling, static_truth
 
 
 #: Non-tensor leaf types whose ``==`` means "the same value" (floats are
@@ -125,10 +125,9 @@ def _combine(left, right, operation):
     if predicate is None:
         return None  # bool(left) raises (more than one element): Python's order decides, and raises
     if type(value) is bool:
-        if not has_static_value(value):
+        truth = static_truth(value)
+        if truth is None:
             return None  # a symbolic bool, whose truth would guard
-        # Its truth is known while tracing (`True if value else False`: a symbol's too, where `bool()` keeps it).
-        truth = True if value else False
         if truth is (operation is torch.logical_or):
             return truth  # it decides: no tensor, so a test on it stays static
         return predicate
