@@ -92,15 +92,16 @@ def _in_runtime(stack: Iterable[Any]) -> bool:
     ``_gm_then_arm_12``, or a lambda) the runtime runs.  A break in a
     function of the user's that such a thunk calls in turn (the helper a
     predicated call traces) is that function's own, to mend there."""
+    def ours(frames: list[Any]) -> bool:
+        return any(frame.filename.startswith(_GRAPHMEND_DIR) for frame in frames)
+
     frames = list(stack)
     users = [index for index, frame in enumerate(frames) if _is_user(frame)]
     if not users:
-        return any(frame.filename.startswith(_GRAPHMEND_DIR) for frame in frames)
+        return ours(frames)
     innermost = users[-1]
-    if any(frame.filename.startswith(_GRAPHMEND_DIR) for frame in frames[innermost + 1:]):
-        return True
     thunk = frames[innermost].name.startswith(GENERATED_PREFIX) or frames[innermost].name == "<lambda>"
-    return thunk and any(frame.filename.startswith(_GRAPHMEND_DIR) for frame in frames[:innermost])
+    return ours(frames[innermost + 1:]) or thunk and ours(frames[:innermost])
 
 
 def _statement_line(filename: str, lineno: int) -> int:
