@@ -144,6 +144,10 @@ class CodeTable(collections.abc.MutableMapping):
 
 #: Code objects compiled without the switches -> why (Dynamo's reason, at file:line).
 _WITHOUT_CAPTURE = CodeTable()
+#: Code objects of :data:`_WITHOUT_CAPTURE` -> how many times a frame of theirs was
+#: converted with the switches off: a conversion that compiles nothing (Dynamo
+#: skips a frame whose break sits in a loop) leaves no compiled entry to count.
+_CONVERSIONS_WITHOUT = CodeTable()
 #: Frames that failed to compile with the switches on and compiled without (a process total).
 retried_frames = 0
 
@@ -369,6 +373,7 @@ def _compile_failing_frames_without_capture() -> None:
         if not _ACTIVE.on:
             return original(self, frame, cache_entry, hooks, frame_state, skip=skip + 1)
         if code in _WITHOUT_CAPTURE:
+            _CONVERSIONS_WITHOUT[code] = _CONVERSIONS_WITHOUT.get(code, 0) + 1
             with _switches_off():
                 return original(self, frame, cache_entry, hooks, frame_state, skip=skip + 1)
         ok, reasons = counters["frames"]["ok"], len(output_graph.graph_break_reasons)
@@ -411,6 +416,7 @@ def _compile_failing_frames_without_capture() -> None:
             _WITHOUT_CAPTURE[code] = f"Dynamo cannot compile the frame with the switches on: {error}"
         logger.debug("graphmend: %s (%s:%d) does not compile with [capture] on (%s); compiling it without",
                      code.co_name, code.co_filename, code.co_firstlineno, _WITHOUT_CAPTURE[code])
+        _CONVERSIONS_WITHOUT[code] = _CONVERSIONS_WITHOUT.get(code, 0) + 1
         with _switches_off():
             attempt_failed = counters["frames"]["ok"] == ok
             ok = counters["frames"]["ok"]
@@ -939,6 +945,14 @@ def _error_text(error: BaseException | None) -> str | None:
 def _switches_off() -> Iterator[None]:
     with torch._dynamo.config.patch(**{name: False for name in SWITCHES}):
         yield
+
+
+def conversions_without_capture() -> dict[int, int]:
+    """id of each code object of :func:`uncaptured_codes` -> how many times
+    a frame of it has been converted with the switches off (compiled or
+    skipped), a process total (the code objects are kept alive, so an id
+    is never reused while it is listed)."""
+    return {id(code): count for code, count in _CONVERSIONS_WITHOUT.items()}
 
 
 def uncaptured_codes() -> CodeTable:

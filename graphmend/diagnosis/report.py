@@ -105,13 +105,16 @@ class Fallback:
 def fallback_holding(site: Break, fallbacks: list[Fallback]) -> Fallback | None:
     """The fallback whose frame holds ``site``: its function's own, or the
     function resuming it that starts latest before the site (Dynamo starts
-    a resume function at the line it resumes after); None where none does."""
+    a resume function at the line it resumes after); None where none does.
+    A comprehension's or a lambda's frame (``<genexpr>``) holds only its own
+    expression, never a later line of the function it sits in."""
     parsed = parse_file(site.filename)
     around = max(parsed.defs_around(site.lineno), key=first_line, default=None) if parsed is not None else None
     if around is None:
         return None
     frames = [f for f in fallbacks
-              if f.filename == site.filename and first_line(around) <= f.lineno < site.lineno <= around.end_lineno]
+              if f.filename == site.filename and not f.function.startswith("<")
+              and first_line(around) <= f.lineno < site.lineno <= around.end_lineno]
     return max(frames, key=lambda f: f.lineno, default=None)
 
 

@@ -190,18 +190,18 @@ def trace_calls(compile: Callable[..., Callable[..., Any]], calls: list[Call], *
 
 @contextlib.contextmanager
 def recording_fallbacks() -> Iterator[list[Fallback]]:
-    """The frames compiled within that [Capture] gave up on (a frame
-    compiled gains a compiled entry; [Capture] keeps, per code object, why
-    it compiles it without), filled in on exit."""
-    # By identity: code objects compare equal by value, whatever file they come from.
-    entries = {id(code): compat.compiled_entry_count(code) for code in compat.compiled_codes()}
+    """The frames converted within that [Capture] gave up on, whether Dynamo
+    then compiled them without capture or ran them eagerly ([Capture] keeps,
+    per code object, why it converts it without and how many times it
+    did), filled in on exit."""
+    before = capture.conversions_without_capture()
     fallbacks: list[Fallback] = []
     yield fallbacks
-    uncaptured = capture.uncaptured_codes()
-    fallbacks += [Fallback(original_function_name(code.co_name), code.co_filename, code.co_firstlineno, uncaptured[code],
-                           advice=for_fallback(uncaptured[code]))
-                  for code in compat.compiled_codes()
-                  if compat.compiled_entry_count(code) > entries.get(id(code), 0) and code in uncaptured]
+    after = capture.conversions_without_capture()
+    fallbacks += [Fallback(original_function_name(code.co_name), code.co_filename, code.co_firstlineno, why,
+                           advice=for_fallback(why))
+                  for code, why in capture.uncaptured_codes().items()
+                  if after.get(id(code), 0) > before.get(id(code), 0)]
 
 
 def _captured_trace(fn: Callable[..., Any], calls: list[Any]) -> tuple[Report, dict[Any, str]]:

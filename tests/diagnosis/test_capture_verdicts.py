@@ -124,3 +124,50 @@ def test_cli_diagnose_gives_the_verdicts_with_capture(tmp_path):
             "(generic_jump SymNodeVariable) at script.py:11; branchy() is compiled without capture",
     }
     assert diagnose() == {6: None, 10: None}
+
+
+RUN_EAGERLY_SOURCE = """
+import torch
+
+
+def step(params):
+    largest = max(p.numel() for p in params)
+    total = 0.0
+    for p in params:
+        total += p.abs().sum().item()
+    if total == 0:
+        import math; total = math.inf  # an arm [Where] does not predicate: the guard on total stays
+    return [p / total * largest for p in params]
+"""
+
+
+def test_a_frame_given_up_and_then_run_eagerly_is_a_fallback(tmp_path):
+    """[Capture] gives step() up at the guard on the read-back total; without
+    capture the ``.item()`` in its loop makes Dynamo run the whole frame
+    eagerly, which leaves no compiled entry.  It is a fallback all the same,
+    and so is the comprehension's frame that cannot be traced with the
+    switches on."""
+    module = load_module(textwrap.dedent(RUN_EAGERLY_SOURCE), tmp_path, "eagerly")
+    params = [torch.randn(3), torch.randn(2, 2)]
+    compiled = graphmend.compile(module.step)
+    for _ in range(2):
+        compiled(params)
+    report = graphmend.diagnose(compiled, params)
+    whys = {f.function: f.why for f in report.fallbacks}
+    assert report.graph_count == 0 and set(whys) == {"step", "<genexpr>"}
+    assert whys["step"].startswith("a captured value meets a guard") and whys["step"].endswith(":10")
+
+
+def test_a_comprehension_given_up_on_does_not_hold_a_later_site(tmp_path):
+    """A ``<genexpr>`` frame holds its own expression only: the item read
+    two lines below it is in step()'s frame, which holds it where it is
+    given up on too."""
+    from graphmend.diagnosis.report import Break, Fallback, fallback_holding
+
+    module = load_module(textwrap.dedent(RUN_EAGERLY_SOURCE), tmp_path, "holding")
+    filename = module.step.__code__.co_filename
+    site = Break("SCALAR", filename, 9, "step", "total += p.abs().sum().item()", "item", False, None, None)
+    comprehension = Fallback("<genexpr>", filename, 6, "Attempt to trace generator")
+    frame = Fallback("step", filename, 5, "a captured value meets a guard")
+    assert fallback_holding(site, [comprehension]) is None
+    assert fallback_holding(site, [frame, comprehension]) is frame
