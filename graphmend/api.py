@@ -71,6 +71,7 @@ from graphmend.mending import records
 from graphmend.compat import capture
 from graphmend.conventions import RUNTIME_MODULE
 from graphmend.diagnosis import MENDED, RULE_FOR, BreakRecorder, Call, Report, call, fixable_site, short_path
+from graphmend.diagnosis.recording import eager_frame_hint
 from graphmend.diagnosis.report import fallback_holding
 from graphmend.diagnosis import diagnose_calls as diagnose_calls_torch
 from graphmend.diagnosis.tracing import argument_sets, recording_fallbacks, silenced, trace_calls
@@ -443,7 +444,8 @@ def _compare(report: Report, before: Report, capture_on: bool) -> None:
         b.mended_code = mended_statement(b.filename, b.lineno)
         holding = fallback_holding(b, report.fallbacks) if b.category in ("DS", "SCALAR") else None
         if holding is not None:
-            b.hint = f"[capture] gave up on this frame of {b.function}(): {holding.why}"
+            b.hint = "; ".join(filter(None, [f"[capture] gave up on this frame of {b.function}(): {holding.why}",
+                                             b.run_eagerly and eager_frame_hint(b.run_eagerly)]))
 
 
 def diagnose_run(run: Callable[[], Any], before: Report) -> Report:

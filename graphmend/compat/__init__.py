@@ -29,6 +29,12 @@ else in graphmend touches ``torch._dynamo`` beyond its public API.
 * Automatic dynamic shapes' memory (``torch._dynamo.pgo``'s code state):
   :func:`isolated_code_state` lets a diagnosis start from it as a fresh
   process does, and leave it as it found it.
+* The break inside a loop that makes Dynamo run a whole frame eagerly
+  (``InstructionTranslatorBase.raise_loop_graph_break``), which Dynamo
+  records nowhere: :func:`_record_frames_run_eagerly` keeps it
+  (:func:`frames_run_eagerly`) for diagnoses.  No rule needs it: where
+  its probe fails, nothing is off and such frames show no break, as in
+  ``torch._dynamo.explain``.
 * What a diagnosis counts (:func:`graph_break_reasons`,
   :func:`graphs_compiled`, :func:`guard_failures`) and how it keeps its
   compiled entries apart from the user's (:func:`compiled_codes`,
@@ -56,7 +62,8 @@ for the self-test.
 from __future__ import annotations
 
 from graphmend.compat import tracing
-from graphmend.compat.counters import (compiled_codes, compiled_entry_count, graph_break_reasons, graphs_compiled, guard_failures,
+from graphmend.compat.counters import (compiled_codes, compiled_entry_count, frames_run_eagerly, graph_break_reasons,
+                                       graphs_compiled, guard_failures,
                                        has_compiled_entries, isolated_code_state, private_compile_options,
                                        profiling_backend, reset_code, what_dynamo_calls)
 from graphmend.compat.installation import install, installed, rules_off
@@ -72,6 +79,7 @@ from graphmend.compat.tracing import (attribute_stores_pending, constant_result,
 __all__ = [
     "Probe", "PROBES", "SELF_TEST_RULES", "attribute_stores_pending", "compiled_codes", "compiled_entry_count",
     "constant_result", "disabled_rules", "effects_mark", "effects_pending", "effects_since", "find_logger",
+    "frames_run_eagerly",
     "graph_break", "graph_break_entry", "graph_break_id", "graph_break_reasons", "graph_break_registry",
     "graphs_compiled", "guard_failures", "has_compiled_entries", "install", "installed", "is_logger",
     "is_rewritten", "isolated_code_state", "logger_key", "mending_first", "mends_first", "nested_graph_breaks",

@@ -51,8 +51,8 @@ Safety
     The frame has not run yet when it is compiled, so nothing runs twice;
     and the decision is made before the user's backend sees a graph
     (:func:`declined_graph`), so a frame given up on costs a second trace,
-    never a graph compiled for nothing.  The attempt's break records are
-    not counted, and what torch logged about its failure
+    never a graph compiled for nothing.  The attempt's break records (and
+    its frames run eagerly) are not counted, and what torch logged about its failure
     (:data:`HELD_LOGGERS`) is not shown.
 
     Not thread-local: Dynamo's config is one per process, so a
@@ -97,7 +97,7 @@ from typing import Any
 
 import torch
 
-from graphmend.compat.counters import forget
+from graphmend.compat.counters import FRAMES_RUN_EAGERLY, forget
 from graphmend.compat.failures import MendFirst, caused_by
 
 logger = logging.getLogger("graphmend")
@@ -377,7 +377,7 @@ def _compile_failing_frames_without_capture() -> None:
             with _switches_off():
                 return original(self, frame, cache_entry, hooks, frame_state, skip=skip + 1)
         ok, reasons = counters["frames"]["ok"], len(output_graph.graph_break_reasons)
-        graphs = counters["stats"]["unique_graphs"]
+        graphs, skips = counters["stats"]["unique_graphs"], len(FRAMES_RUN_EAGERLY)
         _ACTIVE.error = None
         _ACTIVE.shapes = collections.Counter()
         _ACTIVE.first_captured, _ACTIVE.same_break = None, {}
@@ -404,6 +404,7 @@ def _compile_failing_frames_without_capture() -> None:
             return result
         # Thrown away: the attempt's break records, graphs and held log records are not counted.
         del output_graph.graph_break_reasons[reasons:]
+        del FRAMES_RUN_EAGERLY[skips:]
         counters["stats"]["unique_graphs"] = graphs
         declined = caused_by(raised or _ACTIVE.error, Declined)
         if declined is not None:  # given up on before the backend saw a graph

@@ -7,12 +7,36 @@ isolated so that a diagnosis starts from it as a fresh process does."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import inspect
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import torch
 
+
+
+@dataclasses.dataclass
+class FrameRunEagerly:
+    """A graph break Dynamo met inside a loop: it cannot resume there, so it
+    runs the whole frame of ``function`` eagerly, and records the break
+    nowhere (``torch._dynamo.explain`` shows no graph and no break).  Kept
+    as a ``GraphCompileReason`` gives a break: ``reason`` and ``user_stack``."""
+
+    reason: str
+    user_stack: list[Any]
+    function: str
+
+
+#: The frames Dynamo ran eagerly this way in this process, oldest first
+#: (filled by :func:`graphmend.compat.patches._record_frames_run_eagerly`).
+FRAMES_RUN_EAGERLY: list[FrameRunEagerly] = []
+
+
+def frames_run_eagerly() -> list[FrameRunEagerly]:
+    """:data:`FRAMES_RUN_EAGERLY`, the list itself (readers slice it from a
+    length they noted, as :func:`graph_break_reasons`)."""
+    return FRAMES_RUN_EAGERLY
 
 
 def graph_break_reasons() -> list[Any]:

@@ -16,8 +16,8 @@ import warnings
 import torch
 
 from graphmend.compat import tracing
-from graphmend.compat.patches import (_run_frames_eagerly_once, _share_replays_with_inlined_calls,
-                                      _type_loggers_and_formatters)
+from graphmend.compat.patches import (_record_frames_run_eagerly, _run_frames_eagerly_once,
+                                      _share_replays_with_inlined_calls, _type_loggers_and_formatters)
 from graphmend.compat.probing import _LOCK, _generic_id, _state, _untyped_variables, disabled_rules, probes
 from graphmend.compat.selftest import self_test
 
@@ -55,6 +55,8 @@ def install(runtime: types.ModuleType) -> None:
             _type_loggers_and_formatters(untyped)
             tracing.LOGGER_BY_NAME = bool(untyped) or not _generic_id()
             tracing.TRACES_MODULE_DICT = not untyped
+        if results["loop skips"].ok:
+            _record_frames_run_eagerly()
         if not any(rule in disabled_rules() for rule in ("defer", "trap")):
             _state["self_test"] = self_test(runtime)
         off = disabled_rules()

@@ -2,8 +2,9 @@
 their probe passes, each leaving code that is not rewritten as Dynamo
 would run it: replays inside inlined rewritten code, failing frames of
 rewritten code run eagerly, frames that break where graphmend is about to
-mend run eagerly once (:func:`mending_first`), and the types of loggers
-and formatters while tracing (torch 2.11)."""
+mend run eagerly once (:func:`mending_first`), the types of loggers
+and formatters while tracing (torch 2.11), and the breaks in loops that
+make Dynamo run a whole frame eagerly, kept for diagnoses."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 
+from graphmend.compat.counters import FRAMES_RUN_EAGERLY, FrameRunEagerly
 from graphmend.compat.failures import MendFirst, caused_by
 from graphmend.compat.tracing import RUNTIME_FILES
 from graphmend.conventions import RUNTIME_ALIAS
@@ -122,6 +124,30 @@ def _share_replays_with_inlined_calls() -> None:
 
     __init__._graphmend_shares_replays = True
     InliningInstructionTranslator.__init__ = __init__
+
+
+def _record_frames_run_eagerly() -> None:
+    """Keep each graph break Dynamo meets inside a loop, where it gives up
+    on the whole frame (torch 2.13's "graph break in loop": the frame runs
+    eagerly and the break is recorded nowhere), in
+    :data:`graphmend.compat.counters.FRAMES_RUN_EAGERLY`, so that a
+    diagnosis can name the site instead of showing a frame with no graph
+    and no break."""
+    from torch._dynamo.symbolic_convert import InstructionTranslatorBase
+
+    original = InstructionTranslatorBase.raise_loop_graph_break
+    if getattr(original, "_graphmend_records_frames_run_eagerly", False):
+        return
+
+    @functools.wraps(original)
+    def raise_loop_graph_break(code, exc):
+        stack = getattr(exc, "real_stack", None)
+        if stack:
+            FRAMES_RUN_EAGERLY.append(FrameRunEagerly(str(exc), list(stack), code.co_name))
+        return original(code, exc)
+
+    raise_loop_graph_break._graphmend_records_frames_run_eagerly = True
+    InstructionTranslatorBase.raise_loop_graph_break = staticmethod(raise_loop_graph_break)
 
 
 def _type_loggers_and_formatters(untyped: list[type]) -> None:

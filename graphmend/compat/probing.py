@@ -75,6 +75,19 @@ def _probe_exec_strategy() -> Probe:
     return Probe("frame exec strategy", True, rules=("defer", "trap", "where"))
 
 
+def _probe_loop_skips() -> Probe:
+    """Dynamo's hook where a break inside a loop makes it run the frame
+    eagerly; no rule needs it (only diagnoses read what it keeps)."""
+    try:
+        from torch._dynamo.symbolic_convert import InstructionTranslatorBase
+        hook = inspect.getattr_static(InstructionTranslatorBase, "raise_loop_graph_break")
+        params = list(inspect.signature(hook.__func__).parameters)
+    except (ImportError, AttributeError, ValueError) as error:
+        return Probe("loop skips", False, str(error))
+    ok = isinstance(hook, staticmethod) and params == ["code", "exc"]
+    return Probe("loop skips", ok, "" if ok else f"raise_loop_graph_break{tuple(params)}")
+
+
 def _untyped_variables() -> list[type]:
     """Dynamo's variable classes for loggers and string formatters that
     inherit ``VariableTracker.python_type`` (which raises): torch 2.11.
@@ -106,6 +119,7 @@ def _generic_id() -> bool:
 
 PROBES: tuple[Callable[[], Probe], ...] = (
     _probe_reorderable, _probe_inlining, _probe_convert_frame, _probe_exec_strategy, _probe_typed_variables,
+    _probe_loop_skips,
 )
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import torch
 
 from graphmend import compat
+from graphmend.compat.counters import FrameRunEagerly
 from graphmend.analysis import scan
 from graphmend.analysis.source import DEFS, innermost, parse_file
 from graphmend.conventions import GENERATED_PREFIX, RUNTIME_MODULE
@@ -193,6 +194,11 @@ def _classify(reason: Any, off: dict[str, str]) -> tuple[Any, int, str, str, str
     return frame, lineno, category, text, rule, hint, rewritten
 
 
+def eager_frame_hint(function: str) -> str:
+    """What a break inside a loop of ``function`` costs: the whole frame."""
+    return f"Dynamo runs {function}() eagerly: the break is in a loop"
+
+
 def fixable_site(reason: Any) -> tuple[str, int] | None:
     """(file, statement line) of a graph break a rule is expected to fix,
     as :meth:`BreakRecorder.report` reports it ``fixable`` without asking
@@ -213,6 +219,7 @@ class BreakRecorder:
 
     def __init__(self) -> None:
         self._start = 0
+        self._skips_start = 0
         self._graphs_before = 0
         self._failures_seen: dict[Any, int] = {}
         self._call: int | None = None
@@ -222,7 +229,10 @@ class BreakRecorder:
         self.first_call_graphs: int | None = None
 
     def __enter__(self) -> BreakRecorder:
+        # Installed first: the patch that keeps the breaks of frames Dynamo runs eagerly is compat's.
+        compat.install(importlib.import_module(RUNTIME_MODULE))
         self._start = len(compat.graph_break_reasons())
+        self._skips_start = len(compat.frames_run_eagerly())
         self._graphs_before = compat.graphs_compiled()
         self._failures_seen = _guard_failure_counts()
         return self
@@ -243,7 +253,9 @@ class BreakRecorder:
 
     def __exit__(self, *exc: object) -> None:
         self.checkpoint(None)
-        self.reasons = compat.graph_break_reasons()[self._start :]
+        # A break in a loop, which made Dynamo run its whole frame eagerly, is
+        # in no break record of Dynamo's: it is a break all the same.
+        self.reasons = compat.graph_break_reasons()[self._start :] + compat.frames_run_eagerly()[self._skips_start :]
         self.graph_count = compat.graphs_compiled() - self._graphs_before
 
     def report(self, *, ask_rules: bool = True) -> Report:
@@ -254,6 +266,9 @@ class BreakRecorder:
             if classified is None:
                 continue
             frame, lineno, category, text, rule, hint, rewritten = classified
+            run_eagerly = original_function_name(reason.function) if isinstance(reason, FrameRunEagerly) else None
+            if run_eagerly:
+                hint = "; ".join(filter(None, [eager_frame_hint(run_eagerly), hint]))
             key = (frame.filename, lineno)
             if key in sites:
                 sites[key].count += 1
@@ -275,6 +290,7 @@ class BreakRecorder:
                 rule=rule,
                 hint=hint,
                 rewritten=rewritten,
+                run_eagerly=run_eagerly,
             )
         if ask_rules:
             by_file: dict[str, dict[int, str]] = {}

@@ -63,6 +63,9 @@ class Break:
     #: The code graphmend.compile runs for this statement, where a rule
     #: rewrote it (None where it runs the statement as written).
     mended_code: str | None = None
+    #: Where the break is inside a loop: the function whose whole frame
+    #: Dynamo then runs eagerly (the hint says so), else None.
+    run_eagerly: str | None = None
 
     @property
     def location(self) -> str:

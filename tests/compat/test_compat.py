@@ -84,10 +84,16 @@ def test_every_probe_passes_and_the_self_test_passes_here() -> None:
     assert compat.self_test(runtime) == {}
 
 
+#: Probes no rule needs: what they guard only adds to a diagnosis.
+DIAGNOSIS_PROBES = ("loop skips",)
+
+
 @pytest.mark.parametrize("index", range(len(compat.PROBES)))
 def test_a_failing_probe_turns_its_rules_off_with_one_warning(index: int, fresh_compat, monkeypatch, tmp_path) -> None:
     real = compat.PROBES[index]()
-    assert real.rules, real  # every probe guards some rule
+    if real.name in DIAGNOSIS_PROBES:
+        pytest.skip("guards no rule (test_a_failing_loop_skips_probe_turns_nothing_off)")
+    assert real.rules, real  # every other probe guards some rule
     probes = list(compat.PROBES)
     probes[index] = _failing(real.name, real.rules)
     monkeypatch.setattr(probing, "PROBES", tuple(probes))
@@ -108,6 +114,15 @@ def test_a_failing_probe_turns_its_rules_off_with_one_warning(index: int, fresh_
     assert 'print("value", x)' in code if "defer" in real.rules else "deferred_print" in code
     # A second install warns no more.
     assert _install_and_catch() == []
+
+
+def test_a_failing_loop_skips_probe_turns_nothing_off(fresh_compat, monkeypatch) -> None:
+    """Without Dynamo's hook for a break in a loop, no rule is off and
+    nothing warns: what the hook keeps only adds to a diagnosis."""
+    probes = [_failing("loop skips", ()) if probe().name == "loop skips" else probe for probe in compat.PROBES]
+    monkeypatch.setattr(probing, "PROBES", tuple(probes))
+    assert _install_and_catch() == []
+    assert compat.disabled_rules() == {}
 
 
 def test_a_failing_self_test_turns_its_rules_off_and_diagnose_says_why(fresh_compat, monkeypatch, tmp_path) -> None:

@@ -156,6 +156,10 @@ def test_a_frame_given_up_and_then_run_eagerly_is_a_fallback(tmp_path):
     whys = {f.function: f.why for f in report.fallbacks}
     assert report.graph_count == 0 and set(whys) == {"step", "<genexpr>"}
     assert whys["step"].startswith("a captured value meets a guard") and whys["step"].endswith(":10")
+    # the item read back in the loop is left (not held), once: the attempt with capture on is not counted
+    assert [(b.lineno, b.count) for b in report.breaks] == [(9, 1)] and not report.held
+    hint = report.breaks[0].hint
+    assert hint.startswith("[capture] gave up on this frame of step()") and "Dynamo runs step() eagerly" in hint
 
 
 def test_a_comprehension_given_up_on_does_not_hold_a_later_site(tmp_path):
