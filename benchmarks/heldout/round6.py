@@ -27,7 +27,7 @@ def _blobs(batch: int, per_cluster: int, dim: int) -> torch.Tensor:
     return points.unsqueeze(0) + 0.5 * torch.randn(batch, 3 * per_cluster, dim)
 
 
-def _linear_with_grads(zero_bias: bool = False) -> torch.nn.Linear:
+def linear_with_grads(zero_bias: bool = False) -> torch.nn.Linear:
     """A Linear(4, 3) whose parameters carry a seeded random ``.grad``, as after a backward."""
     model = torch.nn.Linear(4, 3)
     if zero_bias:
@@ -201,10 +201,10 @@ def _prodigy(variant: str):
         from prodigyopt import Prodigy
 
         if variant == "default":
-            model = _linear_with_grads()
+            model = linear_with_grads()
             optimizer = Prodigy(model.parameters(), lr=1.0, weight_decay=0.01)
         else:
-            model = _linear_with_grads(zero_bias=True)
+            model = linear_with_grads(zero_bias=True)
             optimizer = Prodigy(model.parameters(), lr=1.0, weight_decay=0.1, decouple=False,
                                 use_bias_correction=True, safeguard_warmup=True, slice_p=2)
         return optimizer_steps, (optimizer, 2), {}
@@ -221,7 +221,7 @@ def _dadapt(kind: str):
     def make(training: bool) -> Built:
         import dadaptation
 
-        model = _linear_with_grads()
+        model = linear_with_grads()
         if kind == "adam":
             optimizer = dadaptation.DAdaptAdam(model.parameters(), lr=1.0, weight_decay=0.01, decouple=True)
         elif kind == "sgd":
@@ -242,7 +242,7 @@ def _schedulefree(tensor_lr: bool):
     def make(training: bool) -> Built:
         from schedulefree import AdamWScheduleFree
 
-        model = _linear_with_grads()
+        model = linear_with_grads()
         lr: Any = torch.tensor(0.01) if tensor_lr else 0.01
         optimizer = AdamWScheduleFree(model.parameters(), lr=lr, warmup_steps=2, weight_decay=0.01,
                                       foreach=not tensor_lr)
@@ -260,7 +260,7 @@ LION = ("lion-pytorch", "0.2.5")
 def _lion(training: bool) -> Built:
     from lion_pytorch import Lion
 
-    model = _linear_with_grads()
+    model = linear_with_grads()
     optimizer = Lion(model.parameters(), lr=1e-3, weight_decay=0.1, decoupled_weight_decay=True)
     return optimizer_steps, (optimizer, 2), {}
 

@@ -18,6 +18,7 @@ from typing import Any
 import torch
 
 from benchmarks.ecosystem import Built, Row, row_lookup
+from benchmarks.heldout.round6 import linear_with_grads, optimizer_steps
 
 INFERENCE = ("inference",)
 
@@ -275,22 +276,9 @@ OPT_NOTES = "optimizer steps on the seeded .grad of a Linear(4, 3): no gradient 
 # --- helpers -------------------------------------------------------------------
 
 
-def optimizer_steps(optimizer: torch.optim.Optimizer, steps: int) -> list[torch.Tensor]:
-    for _ in range(steps):
-        optimizer.step()
-    return [p.detach().clone() for g in optimizer.param_groups for p in g["params"]]
-
-
-def _layer_with_grads() -> torch.nn.Linear:
-    layer = torch.nn.Linear(4, 3)
-    for p in layer.parameters():
-        p.grad = torch.randn_like(p)
-    return layer
-
-
 def _optimizer(build: Callable[[torch.nn.Linear], torch.optim.Optimizer]) -> Callable[[bool], Built]:
     def make(training: bool) -> Built:
-        layer = _layer_with_grads()
+        layer = linear_with_grads()
         return optimizer_steps, (build(layer), 2), {}
 
     return make
@@ -375,7 +363,7 @@ def ema_track(ema: Any, params: list[torch.Tensor], steps: int) -> list[torch.Te
 def _ema_update(training: bool) -> Built:
     from torch_ema import ExponentialMovingAverage
 
-    layer = _layer_with_grads()
+    layer = linear_with_grads()
     params = list(layer.parameters())
     ema = ExponentialMovingAverage(params, decay=0.99, use_num_updates=True)
     return ema_track, (ema, params, 2), {}
@@ -391,7 +379,7 @@ def ema_evaluate(ema: Any, model: torch.nn.Module, x: torch.Tensor) -> tuple[tor
 def _ema_average(training: bool) -> Built:
     from torch_ema import ExponentialMovingAverage
 
-    layer = _layer_with_grads()
+    layer = linear_with_grads()
     ema = ExponentialMovingAverage(layer.parameters(), decay=0.9, use_num_updates=False)
     with torch.no_grad():  # two training steps so the shadow differs from the live weights
         for _ in range(2):
