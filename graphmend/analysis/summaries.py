@@ -37,7 +37,11 @@ Conservative where it must be: a helper is pure only when every statement
 is an assignment to a local name, a ``return``, ``pass``, a docstring or an
 ``if`` on a plainly static test (``x is None``, shapes) whose arms are so
 too; and every call in it is a pure torch operation, a pure tensor method,
-a pure builtin or another pure helper.  Everything else is named.
+a pure builtin or another pure helper.  An update in place is no effect
+only through a local every binding of which is a new value (``out =
+torch.remainder(x, 1.0)``, then ``out[out >= 1.0] -= 1.0``): no caller
+can see that tensor but through what the function returns.  Everything
+else is named.
 """
 
 from __future__ import annotations
@@ -205,9 +209,15 @@ class _Reader:
         self.bound: dict[str, set[str]] = {}
         self.returned: set[str] = set()
         self.summaries: dict[int, Summary | None] = {}  # by id of the call node
+        #: Updates in place through a local (its name, the effect), judged once every binding is read.
+        self.local_updates: list[tuple[str, str]] = []
 
     def summary(self) -> Summary:
         self._block(self.function.body)
+        for name, effect in self.local_updates:
+            # A tensor the function made itself: nobody else can see the update.
+            if not self._new_values({name}):
+                self.found.update(effect)
         strict, traced = self.found.strict, self.found.traced
         kind = strict[0] if strict else "pure"
         return Summary(strict and strict[1], traced and traced[1], kind, self._fresh(), self.found.updates)
@@ -232,7 +242,7 @@ class _Reader:
             if node.value is not None:
                 self._expression(node.value)
         elif isinstance(node, ast.AugAssign):
-            found.update(f"updates `{ast.unparse(node.target)}` in place (augmented assignment)")
+            self._update(node.target, f"updates `{ast.unparse(node.target)}` in place (augmented assignment)")
         elif isinstance(node, ast.Return):
             if node.value is not None:
                 self._expression(node.value)
@@ -269,7 +279,7 @@ class _Reader:
         elif isinstance(target, ast.Attribute) and target.attr not in vocabulary.TENSOR_STATE_ATTRIBUTES:
             self.found.add("writes", f"writes `{ast.unparse(target)}`")
         else:
-            self.found.update(f"stores into `{ast.unparse(target)}`")
+            self._update(target, f"stores into `{ast.unparse(target)}`")
 
     # -- expressions -----------------------------------------------------------
     def _expression(self, expr: ast.expr) -> None:
@@ -361,7 +371,7 @@ class _Reader:
         if isinstance(call.func, ast.Attribute) and dotted is None:  # a method of a value
             method = call.func.attr
             if vocabulary.in_place_method(method) or method in vocabulary.CONTAINER_MUTATORS:
-                found.update(f"updates `{ast.unparse(call.func.value)}` in place (.{method}())")
+                self._update(call.func.value, f"updates `{ast.unparse(call.func.value)}` in place (.{method}())")
             elif method in vocabulary.SCALAR_METHODS:
                 found.add("reads", f"reads a tensor's value (.{method}())")
             elif method in vocabulary.RAISING_METHODS:
@@ -388,6 +398,18 @@ class _Reader:
                 found.add(summary.kind, f"calls {shown}(), which {summary.effect}", traced=False)
             if summary.traced_effect is not None:
                 found.add(summary.kind, f"calls {shown}(), which {summary.traced_effect}")
+
+    def _update(self, target: ast.expr, effect: str) -> None:
+        """An update in place of what ``target`` holds (``out[m] -= 1``,
+        ``out.add_(1)``, ``buf[i] = 0``): through a local that is not a
+        parameter, judged at the end (:meth:`summary`)."""
+        root = target
+        while isinstance(root, (ast.Attribute, ast.Subscript, ast.Starred)):
+            root = root.value
+        if isinstance(root, ast.Name) and root.id in self.locals and root.id not in self.params:
+            self.local_updates.append((root.id, effect))
+        else:
+            self.found.update(effect)
 
     # -- what the result may be ---------------------------------------------------
     def _sources(self, expr: ast.expr) -> set[str]:
@@ -432,10 +454,15 @@ class _Reader:
         return {node.id for node in ast.walk(expr) if isinstance(node, ast.Name)} | {"<unknown>"}
 
     def _fresh(self) -> bool:
-        """Whether every returned value is new: its sources, followed
-        through locals, reach no parameter and no global."""
+        """Whether every returned value is new."""
+        return self._new_values(self.returned)
+
+    def _new_values(self, names: set[str]) -> bool:
+        """Whether every value ``names`` are ever bound to is new: their
+        sources, followed through locals (every binding, wherever it is),
+        reach no parameter, no global and no unknown call's result."""
         seen: set[str] = set()
-        pending = list(self.returned)
+        pending = list(names)
         while pending:
             name = pending.pop()
             if name in seen:

@@ -57,6 +57,25 @@ def updates_in_place(x):
 def writes_out(x, y):
     return torch.add(x, 1, out=y)
 
+def updates_its_own(x):
+    out = torch.remainder(x, 1.0)
+    out[out >= 1.0] -= 1.0
+    y = out.view(-1)
+    y.add_(1)
+    return out
+
+def updates_a_view_of_its_argument(x):
+    out = x.view(-1)
+    out[0] = 1
+    return out
+
+def updates_what_may_be_its_argument(x, s):
+    out = x * 2
+    if s is None:
+        out = x
+    out += 1
+    return out
+
 def prints(x):
     print("x is", x)
     return x
@@ -136,6 +155,9 @@ def helpers() -> dict:
     ("writes_item", "writes", "stores into `x[0]`"),
     ("updates_in_place", "writes", "updates `x` in place (.add_())"),
     ("writes_out", "writes", "writes through out= in torch.add()"),
+    ("updates_its_own", "pure", None),
+    ("updates_a_view_of_its_argument", "writes", "stores into `out[0]`"),
+    ("updates_what_may_be_its_argument", "writes", "updates `out` in place (augmented assignment)"),
     ("prints", "message", "prints"),
     ("draws", "random", "draws random numbers (torch.rand_like)"),
     ("draws_python", "unreadable", "calls random.random(), which may have effects"),
@@ -169,6 +191,9 @@ def test_updates_in_place_are_told_apart_from_attribute_stores(helpers):
     assert helpers["writes_item"].updates == "stores into `x[0]`"
     assert helpers["updates_in_place"].updates == "updates `x` in place (.add_())"
     assert helpers["writes_out"].updates == "writes through out= in torch.add()"
+    # Updates of a tensor the helper made itself (and of a view of it) are seen by no caller.
+    assert helpers["updates_its_own"].updates is None and helpers["updates_its_own"].fresh
+    assert helpers["updates_a_view_of_its_argument"].updates == "stores into `out[0]`"
 
 
 def test_fresh_results(helpers):
