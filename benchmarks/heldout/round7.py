@@ -348,27 +348,6 @@ def _muon_adam_atan2(layer: torch.nn.Linear) -> torch.optim.Optimizer:
 # --- torch-ema -----------------------------------------------------------------
 
 
-def ema_track(ema: Any, params: list[torch.Tensor], steps: int) -> list[torch.Tensor]:
-    """A training loop's EMA bookkeeping: an SGD-like step on the params, then
-    ``ema.update()``; finally ``ema.copy_to()`` and return the params."""
-    for _ in range(steps):
-        with torch.no_grad():
-            for p in params:
-                p.sub_(0.1 * p.grad)
-        ema.update()
-    ema.copy_to()
-    return [p.detach().clone() for p in params]
-
-
-def _ema_update(training: bool) -> Built:
-    from torch_ema import ExponentialMovingAverage
-
-    layer = linear_with_grads()
-    params = list(layer.parameters())
-    ema = ExponentialMovingAverage(params, decay=0.99, use_num_updates=True)
-    return ema_track, (ema, params, 2), {}
-
-
 def ema_evaluate(ema: Any, model: torch.nn.Module, x: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:
     """Validation with the averaged weights; the live weights come back after."""
     with ema.average_parameters():
@@ -442,15 +421,6 @@ def _rows_g6() -> list[Row]:
             "5-step matmul loop, NorMuon `neuronwise_normalize` with lazily created "
             "`state['exp_avg_sq_orthog_row']`), cautious mask `torch.where((update * grad) > 0, ...)` with "
             "`scale.mean().clamp(min=1e-5)`, `list(set(params) - set(muon_params))` in `__init__`"),
-        Row("torchema_update_copy_to", *TORCH_EMA,
-            "torch_ema.ExponentialMovingAverage(params, decay=0.99).update() x2 (after SGD-like steps), .copy_to()",
-            ("torch_ema",), _ema_update, modes=INFERENCE,
-            notes="EMA bookkeeping on parameters under no_grad: no gradient path",
-            patterns="control: no tensor value reaches Python; `self.num_updates += 1` Python counter and "
-            "`decay = min(decay, (1 + n) / (10 + n))` on floats, `torch.no_grad()` block of "
-            "`tmp = s_param - param; tmp.mul_(1 - decay); s_param.sub_(tmp)`, params resolved through "
-            "`weakref.ref` calls `[p() for p in self._params_refs]` and `any(p is None ...)`, "
-            "`param.data.copy_(s_param.data)`"),
         Row("torchema_average_parameters_eval", *TORCH_EMA,
             "with torch_ema.ExponentialMovingAverage(params, decay=0.9, use_num_updates=False)"
             ".average_parameters(): model(x)", ("torch_ema",), _ema_average, modes=INFERENCE,
@@ -1062,9 +1032,7 @@ def _rows_g8() -> list[Row]:
 
 
 def _rows() -> list[Row]:
-    rows = [*_rows_g5(), *_rows_g6(), *_rows_g7(), *_rows_g8()]
-    # torch-ema's second control (update, then copy_to) is left out: one control per library.
-    return [row for row in rows if row.name != "torchema_update_copy_to"]
+    return [*_rows_g5(), *_rows_g6(), *_rows_g7(), *_rows_g8()]
 
 
 ROWS: tuple[Row, ...] = tuple(_rows())
