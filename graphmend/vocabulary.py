@@ -37,10 +37,11 @@ TENSOR_METHODS = _names(
 #: Tensor methods that return a new value and touch nothing else.
 PURE_METHODS = _names(
     """abs all amax amin any argmax argmin bool clamp clamp_max clamp_min clone contiguous cos
-    cumsum detach double exp expand expand_as flatten float half int isfinite isinf isnan log
+    cumsum detach double exp expand expand_as flatten flip float half int isfinite isinf isnan log
     logical_not long masked_fill max maximum mean min minimum ne eq gt ge lt le neg norm permute
-    pow prod reciprocal relu reshape round rsqrt sigmoid sign sin softmax sqrt square squeeze sum
-    t tanh to transpose type_as unsqueeze view where new_empty new_zeros new_ones new_full new_tensor"""
+    pow prod reciprocal relu repeat reshape roll round rsqrt sigmoid sign sin softmax sqrt square
+    squeeze sum t tanh tile to transpose type_as unsqueeze view where new_empty new_zeros new_ones
+    new_full new_tensor"""
 )
 #: ``torch`` functions with effects beyond their result (random state, files).
 IMPURE_FUNCTIONS = _names(

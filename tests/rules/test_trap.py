@@ -202,6 +202,15 @@ def test_a_helper_that_updates_only_its_own_tensor_after_the_guard(tmp_path):
     check_equivalent(source, "f", [(torch.tensor([0.5, -1.25, 2.25]),), (zero,)], tmp_path, rules=["trap"])
 
 
+
+def test_a_helper_that_updates_a_repeat_it_made_after_the_guard(tmp_path):
+    """torchani's ``lower_image_pairs_between``: ``Tensor.repeat`` makes a new
+    tensor, so adding into it in place touches nothing a caller sees."""
+    source = FIXTURES.joinpath("trap", "helper_updates_a_repeated_tensor_after_the_guard.in.py").read_text()
+    counts, offsets = torch.tensor([1, 3]), torch.tensor([0, 5])
+    check_equivalent(source, "f", [(torch.tensor([2, 1, 3]), counts, offsets), (torch.tensor([2, 0, 3]), counts, offsets)],
+                     tmp_path, rules=["trap"])
+
 _FAILS_LATER = '''
 import torch
 
