@@ -97,6 +97,7 @@ from typing import Any
 
 import torch
 
+from graphmend.compat import headroom
 from graphmend.compat.counters import FRAMES_RUN_EAGERLY, forget
 from graphmend.compat.failures import MendFirst, caused_by
 
@@ -368,10 +369,15 @@ def _compile_failing_frames_without_capture() -> None:
 
     @functools.wraps(original)
     def __call__(self, frame, cache_entry, hooks, frame_state, skip=0):
-        global retried_frames
-        code = frame.f_code
         if not _ACTIVE.on:
             return original(self, frame, cache_entry, hooks, frame_state, skip=skip + 1)
+        # graphmend's own conversions, with room on the frame stack; skip
+        # counts this frame and the roomy one.
+        return headroom.call(convert, (self, frame, cache_entry, hooks, frame_state, skip + 2), {})
+
+    def convert(self, frame, cache_entry, hooks, frame_state, skip):
+        global retried_frames
+        code = frame.f_code
         if code in _WITHOUT_CAPTURE:
             _CONVERSIONS_WITHOUT[code] = _CONVERSIONS_WITHOUT.get(code, 0) + 1
             with _switches_off():
