@@ -328,9 +328,9 @@ class _Reader:
     def _call(self, call: ast.Call) -> None:
         found = self.found
         shown = ast.unparse(call.func)
-        if any(keyword.arg == "out" for keyword in call.keywords):
-            found.update(f"writes through out= in {shown}()")
-            return
+        for keyword in call.keywords:
+            if keyword.arg == "out":  # then judged as a call like any other
+                self._update(keyword.value, f"writes through out= in {shown}()")
         dotted = self._dotted(call.func)
         qualified = self._qualified(dotted) if dotted is not None else None
         name = vocabulary.builtin(qualified)

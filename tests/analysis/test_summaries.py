@@ -64,6 +64,17 @@ def updates_its_own(x):
     y.add_(1)
     return out
 
+def writes_out_into_its_own(x):
+    # torchani's cumsum_from_zero
+    cumsum = torch.zeros_like(x)
+    torch.cumsum(x[:-1], dim=0, out=cumsum[1:])
+    return cumsum
+
+def writes_out_through_a_call_with_effects(x):
+    out = torch.zeros_like(x)
+    helper(x, out=out)
+    return out
+
 def updates_a_view_of_its_argument(x):
     out = x.view(-1)
     out[0] = 1
@@ -156,6 +167,8 @@ def helpers() -> dict:
     ("updates_in_place", "writes", "updates `x` in place (.add_())"),
     ("writes_out", "writes", "writes through out= in torch.add()"),
     ("updates_its_own", "pure", None),
+    ("writes_out_into_its_own", "pure", None),
+    ("writes_out_through_a_call_with_effects", "unreadable", "calls helper(), which may have effects"),
     ("updates_a_view_of_its_argument", "writes", "stores into `out[0]`"),
     ("updates_what_may_be_its_argument", "writes", "updates `out` in place (augmented assignment)"),
     ("prints", "message", "prints"),

@@ -211,6 +211,13 @@ def test_a_helper_that_updates_a_repeat_it_made_after_the_guard(tmp_path):
     check_equivalent(source, "f", [(torch.tensor([2, 1, 3]), counts, offsets), (torch.tensor([2, 0, 3]), counts, offsets)],
                      tmp_path, rules=["trap"])
 
+
+def test_a_helper_that_writes_out_into_its_own_tensor_after_the_guard(tmp_path):
+    """torchani's ``cumsum_from_zero``: ``out=`` into a slice of a tensor the
+    helper made itself touches nothing a caller sees."""
+    source = FIXTURES.joinpath("trap", "helper_writes_out_into_its_own_tensor_after_the_guard.in.py").read_text()
+    check_equivalent(source, "f", [(torch.tensor([2, 1, 3]),), (torch.tensor([2, -1, 3]),)], tmp_path, rules=["trap"])
+
 _FAILS_LATER = '''
 import torch
 
