@@ -1,24 +1,26 @@
 """Frame conversions run with room on CPython's frame stack.
 
-CPython 3.11 and 3.12 keep a thread's Python frames in chunks of 16 KiB
-and free a chunk as soon as the first frame in it returns
-(python/cpython#142183; 3.14 and a 3.13 maintenance release keep one
-chunk back).  Code that calls functions in a loop at the depth where a
-chunk ends maps and unmaps that chunk on every call: two system calls and
-a page fault or more each time.  Compiling a frame is such code:
-Inductor's code generation loops deep in the stack, and where a chunk
-ends is an accident of how deep the frame being compiled was called.  On
-torchvision's Faster R-CNN (eval, Python 3.11, cold caches) the process
-of a ``torch.compile`` maps and unmaps a chunk about 400,000 times (4 s
-of system time in all); the frames graphmend's patches add around Dynamo
-moved that boundary and made it 557,000 (5.5 s).  With the room, 1.5 s.
+CPython keeps a thread's Python frames in chunks of 16 KiB and, in 3.11
+and 3.13.0 at least, frees a chunk as soon as the first frame in it
+returns (python/cpython#142183; 3.14 and a 3.13 maintenance release keep
+one chunk back; 3.12.1 did not thrash in this module's test).  Code that
+calls functions in a loop at the depth where a chunk ends maps and unmaps
+that chunk on every call: two system calls and a page fault or more each
+time.  Compiling a frame is such code: Inductor's code generation loops
+deep in the stack, and where a chunk ends is an accident of how deep the
+frame being compiled was called.  On torchvision's Faster R-CNN (eval,
+Python 3.11, cold caches) the process of a ``torch.compile`` maps and
+unmaps a chunk about 400,000 times (4 s of system time in all); the
+frames graphmend's patches add around Dynamo moved that boundary and made
+it 557,000 (5.5 s).  With the room, 1.5 s.
 
 :func:`call` runs a function in a frame whose chunk it has nearly to
 itself, with 1 MiB free above it: the frames of one conversion fit there,
 so no chunk boundary lies under them.  The frame reserves its room by a
 larger evaluation stack than its code needs (``co_stacksize``), which
 CPython sizes a chunk by and never touches; untouched pages cost nothing.
-Elsewhere (other versions, other interpreters) it is a plain call.
+Where chunks do not thrash it costs one 2 MiB mapping per conversion;
+on other interpreters it is a plain call.
 """
 
 from __future__ import annotations
@@ -35,8 +37,8 @@ from typing import Any
 #: chunk below has left.
 ROOM_SLOTS = 2**17
 
-#: Whether this interpreter frees a chunk as its first frame returns.
-CHUNKS_THRASH = sys.implementation.name == "cpython" and (3, 11) <= sys.version_info[:2] < (3, 13)
+#: Whether this interpreter keeps frames in chunks sized by ``co_stacksize``.
+CHUNKED_STACK = sys.implementation.name == "cpython" and sys.version_info >= (3, 11)
 
 
 def _roomy(function: types.FunctionType) -> types.FunctionType:
@@ -45,10 +47,10 @@ def _roomy(function: types.FunctionType) -> types.FunctionType:
 
 
 def call(function: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
-    """``function(*args, **kwargs)``, with room above this frame where chunks
-    thrash (one frame more below ``function``)."""
+    """``function(*args, **kwargs)``, with room above this frame (one frame
+    more below ``function``)."""
     return function(*args, **kwargs)
 
 
-if CHUNKS_THRASH:
+if CHUNKED_STACK:
     call = _roomy(call)
