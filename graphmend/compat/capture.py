@@ -167,10 +167,6 @@ class _Active(threading.local):
     first_captured: tuple[Any, Any] | None = None
     #: Guards met in that same call during this frame's conversion: reason -> the call's offset.
     same_break: dict[str, int] | None = None
-    #: While the user's backend compiles a graph traced with the switches on:
-    #: what :func:`assumed_by_the_backend` needs (shape env, its assertions
-    #: before, the graph's binders), for :func:`_decline_before_codegen`.
-    backend_check: tuple[Any, dict[str, Any], dict[Any, Any]] | None = None
 
 
 _ACTIVE = _Active()
@@ -457,15 +453,9 @@ def _compile_failing_frames_without_capture() -> None:
         why = declined_graph(self, gm)
         if why is not None:
             raise Declined(why)
-        before, binders = _env_assertions(self.shape_env), _binders(gm)
-        if "torch._inductor" in sys.modules:  # inductor is in use (imported by torch.compile's wrapper of it)
-            _decline_before_codegen()
-        _ACTIVE.backend_check = (self.shape_env, before, binders)
-        try:
-            compiled = user_compiler(self, gm, example_inputs)
-        finally:
-            _ACTIVE.backend_check = None
-        why = assumed_by_the_backend(self.shape_env, before, binders)
+        before = _env_assertions(self.shape_env)
+        compiled = user_compiler(self, gm, example_inputs)
+        why = assumed_by_the_backend(self.shape_env, before, _binders(gm))
         if why is not None:
             raise Declined(f"the compiled graph would assume a captured size: {why}")
         return compiled
@@ -473,37 +463,6 @@ def _compile_failing_frames_without_capture() -> None:
     output_graph.OutputGraph.call_user_compiler = call_user_compiler
     _decline_while_tracing()
     _weaken_the_deprecated_size_default()
-
-
-def _decline_before_codegen() -> None:
-    """Inductor traces the graph again through AOTAutograd, in the same shape
-    env, and lowers it, before it generates code; both may add the
-    assertions :func:`assumed_by_the_backend` looks for (a broadcast of
-    captured sizes: ``Eq(u1, 1) | Eq(u17, u1)``).  Checked when the lowered
-    graph is about to become code (``GraphLowering.compile_to_module``), a
-    graph [Capture] gives up on costs inductor its trace and lowering, not
-    its code generation: torch-struct's semi-Markov partition generated code
-    for a 91-node graph for 9.2 s and then threw it away.  Without that
-    method (another torch) the check after the compile stays the only one."""
-    try:
-        from torch._inductor.graph import GraphLowering
-    except ImportError:  # a torch without inductor
-        return
-    original = getattr(GraphLowering, "compile_to_module", None)
-    if original is None or getattr(original, "_graphmend_declines", False):
-        return
-
-    @functools.wraps(original)
-    def compile_to_module(self, *args, **kwargs):
-        pending = _ACTIVE.backend_check
-        if pending is not None:
-            why = assumed_by_the_backend(*pending)
-            if why is not None:
-                raise Declined(f"the compiled graph would assume a captured size: {why}")
-        return original(self, *args, **kwargs)
-
-    compile_to_module._graphmend_declines = True
-    GraphLowering.compile_to_module = compile_to_module
 
 
 #: Loggers whose records an attempt with the switches on holds until it is

@@ -658,39 +658,6 @@ def test_an_assumption_the_backend_makes_is_not_kept(forms):
     assert why.startswith("the compiled graph would assume a captured size: Ne(u0, 1)"), why
 
 
-def test_an_assumption_inductor_adds_declines_before_its_code_generation():
-    """Inductor's trace and lowering add assertions to the shape env before
-    it generates code: a new one that eager does not make gives the graph up
-    there, before the costly part (the lowered graph never becomes code)."""
-    import sympy
-    from torch._inductor.graph import GraphLowering
-    from torch.fx.experimental.symbolic_shapes import ShapeEnv
-
-    capture._decline_before_codegen()
-    capture._decline_before_codegen()  # once is enough: not wrapped twice
-    assert GraphLowering.compile_to_module._graphmend_declines
-    assert not getattr(GraphLowering.compile_to_module.__wrapped__, "_graphmend_declines", False)
-    shape_env = ShapeEnv()
-    size = shape_env.create_unbacked_symint().node.expr
-    before = capture._env_assertions(shape_env)
-    shape_env.guard_or_defer_runtime_assert(sympy.Or(sympy.Eq(size, 1), sympy.Eq(size, 4)), "a broadcast in a lowering")
-
-    class NotLowered:
-        """Code generation of this would fail with an AttributeError."""
-
-    capture._ACTIVE.backend_check = (shape_env, before, {})
-    try:
-        with pytest.raises(capture.Declined, match="would assume a captured size: Eq"):
-            GraphLowering.compile_to_module(NotLowered())
-        capture._ACTIVE.backend_check = (shape_env, capture._env_assertions(shape_env), {})
-        with pytest.raises(AttributeError):  # nothing new: on to the code generation
-            GraphLowering.compile_to_module(NotLowered())
-    finally:
-        capture._ACTIVE.backend_check = None
-    with pytest.raises(AttributeError):  # outside a capture attempt: as inductor does
-        GraphLowering.compile_to_module(NotLowered())
-
-
 def test_a_fallback_is_of_one_code_object(forms, tmp_path):
     """The same text at the same line of another file makes a code object
     that compares equal (a code object's equality leaves out its file):
