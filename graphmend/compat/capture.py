@@ -28,7 +28,9 @@ Safety
     cannot decide on an unbacked value is never a guessed branch.  Never
     raising where eager runs: a graph that would assert what eager does not
     (a size Dynamo assumed, a range a foreign fake kernel declares) is not
-    compiled with capture (:func:`assumed_fact`).  Timid: a site whose
+    compiled with capture (:func:`assumed_fact`); nor one whose backend
+    adds such an assertion (:func:`assumed_by_the_backend`), as read in the
+    code inductor hands back too (:func:`assumed_in_code`).  Timid: a site whose
     capture does not hold falls back to its own break, as without
     graphmend.  :func:`_compile_failing_frames_without_capture` compiles a
     frame again with the switches off, and keeps them off for that code
@@ -167,6 +169,9 @@ class _Active(threading.local):
     first_captured: tuple[Any, Any] | None = None
     #: Guards met in that same call during this frame's conversion: reason -> the call's offset.
     same_break: dict[str, int] | None = None
+    #: While the user's backend compiles a graph traced with the switches on:
+    #: the source of each module of code it generated or loaded from its cache.
+    generated: list[str] | None = None
 
 
 _ACTIVE = _Active()
@@ -453,9 +458,14 @@ def _compile_failing_frames_without_capture() -> None:
         why = declined_graph(self, gm)
         if why is not None:
             raise Declined(why)
-        before = _env_assertions(self.shape_env)
-        compiled = user_compiler(self, gm, example_inputs)
-        why = assumed_by_the_backend(self.shape_env, before, _binders(gm))
+        before, binders = _env_assertions(self.shape_env), _binders(gm)
+        _ACTIVE.generated = []
+        try:
+            compiled = user_compiler(self, gm, example_inputs)
+            generated = _ACTIVE.generated
+        finally:
+            _ACTIVE.generated = None
+        why = assumed_by_the_backend(self.shape_env, before, binders) or assumed_in_code(generated, binders)
         if why is not None:
             raise Declined(f"the compiled graph would assume a captured size: {why}")
         return compiled
@@ -463,6 +473,7 @@ def _compile_failing_frames_without_capture() -> None:
     output_graph.OutputGraph.call_user_compiler = call_user_compiler
     _decline_while_tracing()
     _weaken_the_deprecated_size_default()
+    _read_generated_code()
 
 
 #: Loggers whose records an attempt with the switches on holds until it is
@@ -769,6 +780,73 @@ def assumed_by_the_backend(shape_env: Any, before: dict[str, Any], binders: dict
             why = _assumption(expr, binders)
             if why is not None:
                 return why
+    return None
+
+
+def _read_generated_code() -> None:
+    """Keep, while the user's backend compiles a graph traced with the
+    switches on, the source of each module inductor hands back
+    (``CompiledFxGraph.post_compile``, which runs on a graph it generated
+    and on one it loaded from its caches alike).
+
+    What the shape env gains during the compile (:func:`assumed_by_the_backend`)
+    is seen only where inductor traces and lowers the graph.  With its
+    caches warm it does neither: the graph a cold process gave up on was
+    kept, and it raised where eager runs (``data[:, :k].diagonal().fill_(0)``
+    with ``k`` read back: the generated code asserts ``1 <= 2*u6`` and raised
+    for ``k = 0``, in the second process only).  The code is what runs, so
+    its assertions are judged whichever way it came.  Without that class
+    (another torch) the shape env stays the only witness."""
+    try:
+        from torch._inductor.output_code import CompiledFxGraph
+    except ImportError:  # a torch without inductor
+        return
+    original = getattr(CompiledFxGraph, "post_compile", None)
+    if original is None:
+        return
+
+    @functools.wraps(original)
+    def post_compile(self, *args, **kwargs):
+        source = getattr(self, "source_code", None)
+        if _ACTIVE.generated is not None and isinstance(source, str):
+            _ACTIVE.generated.append(source)
+        return original(self, *args, **kwargs)
+
+    CompiledFxGraph.post_compile = post_compile
+
+
+#: A run-time assertion in the Python code inductor generates (``ir.AssertScalar``):
+#: ``if not (<condition>):`` then ``raise RuntimeError(<the expression, repr'd>)``.
+_GENERATED_ASSERT = re.compile(r"^[ \t]*if not \(.*\):\n[ \t]*raise RuntimeError\(('[^'\n]*'|\"[^\"\n]*\")\)[ \t]*$", re.M)
+
+
+def assumed_in_code(sources: Iterable[str], binders: dict[Any, Any]) -> str | None:
+    """The first assertion on a captured value in the generated code
+    ``sources`` that eager does not make (:func:`_assumption`); or None.
+    An assertion whose expression cannot be read counts as one."""
+    import ast
+
+    import sympy
+    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+    from torch.utils._sympy import functions
+
+    names = {name: value for name, value in vars(functions).items() if isinstance(value, type)}
+    symbols = {str(symbol): symbol for symbol in binders}
+    for source in sources:
+        for match in _GENERATED_ASSERT.finditer(source):
+            text = ast.literal_eval(match.group(1))
+            if not re.search(r"\bu\d+\b", text):
+                continue  # no captured value in it
+            namespace = {**names, **{name: symbols[name] if name in symbols else sympy.Symbol(name, integer=True)
+                                     for name in re.findall(r"\b[a-z]+\d+\b", text)}}
+            try:
+                expr = sympy.sympify(text, locals=namespace)
+            except (sympy.SympifyError, SyntaxError, TypeError, ValueError):
+                return f"{text} (an assertion graphmend cannot read)"
+            if free_unbacked_symbols(expr):
+                why = _assumption(expr, binders)
+                if why is not None:
+                    return why
     return None
 
 

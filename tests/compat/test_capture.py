@@ -658,6 +658,55 @@ def test_an_assumption_the_backend_makes_is_not_kept(forms):
     assert why.startswith("the compiled graph would assume a captured size: Ne(u0, 1)"), why
 
 
+FILL_A_SLICE = """
+def fill_a_slice(data, n):
+    k = n.item()
+    data[:, :k, 0, 1].diagonal(0, -2, -1).fill_(0.0)
+    return data * 2
+"""
+
+
+def test_an_assumption_in_the_code_inductor_loads_from_its_cache_is_not_kept(tmp_path, monkeypatch):
+    """Inductor's passes after AOTAutograd's trace assume that the diagonal
+    of a slice of a captured length is not empty: its code asserts
+    ``1 <= 2*u`` and raises for ``k = 0``, where eager runs.  With its
+    caches warm inductor neither traces nor lowers the graph, so the shape
+    env never shows the assumption; the code it loads does.  A second
+    process (here: the same cache, graphmend's verdicts forgotten) gives
+    the frame up too, and ``k = 0`` runs."""
+    from torch._dynamo.utils import counters
+
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "inductor"))
+    function = load_module(textwrap.dedent(FILL_A_SLICE), tmp_path, "fill_a_slice").fill_a_slice
+    data = torch.randn(1, 8, 2, 2, 4, 4)
+    hits = counters["inductor"]["fxgraph_cache_hit"]
+    for _ in ("cold", "warm"):
+        torch._dynamo.reset()
+        monkeypatch.setattr(capture, "_WITHOUT_CAPTURE", capture.CodeTable())
+        ours = graphmend.compile(function)
+        with torch.no_grad():
+            for n in (3, 0):
+                assert torch.equal(ours(data.clone(), torch.tensor(n)), function(data.clone(), torch.tensor(n)))
+        why = capture.uncaptured_codes()[function.__code__]
+        assert why.startswith("the compiled graph would assume a captured size: 1 <= 2*u"), why
+    assert counters["inductor"]["fxgraph_cache_hit"] > hits  # the second compile loaded inductor's code
+
+
+@pytest.mark.parametrize(("message", "verdict"), [
+    ("u6 >= 0", None),  # a count is not negative
+    ("0 <= u6", None),
+    ("u6 <= 8", None),  # at most the size it selects from
+    ("u3 <= FloorDiv(s0, 2)", None),  # torch's own functions read
+    ("s0 >= 2", None),  # no captured value: Dynamo's guards, as without graphmend
+    ("1 <= 2*u6", "1 <= 2*u6"),
+    ("Eq(u1, 1) | Eq(u20, u1)", "Eq(u1, 1) | Eq(u20, u1)"),
+    ("u3 ?? 2", "u3 ?? 2 (an assertion graphmend cannot read)"),
+])
+def test_assertions_in_generated_code_are_judged_as_the_shape_env_s(message, verdict):
+    source = f"    if not (cond):\n        raise RuntimeError({message!r})\n"
+    assert capture.assumed_in_code([source], {}) == verdict
+
+
 def test_a_fallback_is_of_one_code_object(forms, tmp_path):
     """The same text at the same line of another file makes a code object
     that compares equal (a code object's equality leaves out its file):
