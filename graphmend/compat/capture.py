@@ -29,8 +29,8 @@ Safety
     raising where eager runs: a graph that would assert what eager does not
     (a size Dynamo assumed, a range a foreign fake kernel declares) is not
     compiled with capture (:func:`assumed_fact`); nor one whose backend
-    adds such an assertion (:func:`assumed_by_the_backend`), as read in the
-    code inductor hands back too (:func:`assumed_in_code`).  Timid: a site whose
+    adds such an assertion (:func:`assumed_by_the_backend`: in the shape
+    env, and in the code inductor hands back).  Timid: a site whose
     capture does not hold falls back to its own break, as without
     graphmend.  :func:`_compile_failing_frames_without_capture` compiles a
     frame again with the switches off, and keeps them off for that code
@@ -465,7 +465,7 @@ def _compile_failing_frames_without_capture() -> None:
             generated = _ACTIVE.generated
         finally:
             _ACTIVE.generated = None
-        why = assumed_by_the_backend(self.shape_env, before, binders) or assumed_in_code(generated, binders)
+        why = assumed_by_the_backend(self.shape_env, before, binders, generated)
         if why is not None:
             raise Declined(f"the compiled graph would assume a captured size: {why}")
         return compiled
@@ -767,19 +767,41 @@ def assumed_fact(gm: Any, shape_env: Any) -> str | None:
 _ASSERTED = re.compile(r"Runtime assertion failed for expression (.*) on node '[^']*'", re.S)
 
 
-def assumed_by_the_backend(shape_env: Any, before: dict[str, Any], binders: dict[Any, Any]) -> str | None:
-    """An assertion the user's backend added while it compiled (inductor
-    traces the graph again through AOTAutograd in the same shape env, and
-    asserts what the env then holds: every deferred assert and each captured
-    symbol's range) that eager does not make; or None.  ``before``: the
-    env's assertions when the backend was handed the graph.  Rare, and
-    found only after the compile: that graph is the one compiled for
+def assumed_by_the_backend(shape_env: Any, before: dict[str, Any], binders: dict[Any, Any],
+                           generated: Iterable[str] = ()) -> str | None:
+    """An assertion the user's backend added while it compiled that eager
+    does not make; or None.  Where the backend handed back code that
+    asserts (``generated``: the sources inductor generated or loaded from
+    its caches, see :func:`_read_generated_code`), its assertions: inductor
+    asserts every deferred assert and narrowed range of each size its code
+    computes.  Otherwise the shape env's, against ``before`` (the env's
+    assertions when the backend was handed the graph): inductor traces the
+    graph again through AOTAutograd and its own passes in the same env.  Two captured sizes the code computes
+    by one formula of the same values are one size (:func:`same_sizes`):
+    ``Eq(u1, u20)`` between two lengths of one slice holds on every input.
+    Found only after the compile: that graph is the one compiled for
     nothing, rather than one that raises where eager runs."""
-    for text, expr in _env_assertions(shape_env).items():
-        if text not in before:
-            why = _assumption(expr, binders)
-            if why is not None:
-                return why
+    import sympy
+
+    generated = list(generated)
+    same = same_sizes(generated)
+    same.update({name: name for name in set(same.values())})  # one symbol object for each size
+    if generated and _code_asserts():
+        # What the code asserts is what runs: an env assertion over a size no
+        # code computes (a pass's intermediate u17, replaced by u20) is never checked.
+        exprs = _code_assertions(generated, {str(symbol): symbol for symbol in binders})
+    else:
+        exprs = [expr for text, expr in _env_assertions(shape_env).items() if text not in before]
+    for expr in exprs:
+        if isinstance(expr, str):
+            return f"{expr} (an assertion graphmend cannot read)"
+        expr = expr.xreplace({symbol: sympy.Symbol(same[str(symbol)], integer=True)
+                              for symbol in expr.free_symbols if str(symbol) in same})
+        if expr is sympy.true:
+            continue
+        why = _assumption(expr, binders)
+        if why is not None:
+            return why
     return None
 
 
@@ -820,34 +842,76 @@ def _read_generated_code() -> None:
 _GENERATED_ASSERT = re.compile(r"^[ \t]*if not \(.*\):\n[ \t]*raise RuntimeError\(('[^'\n]*'|\"[^\"\n]*\")\)[ \t]*$", re.M)
 
 
-def assumed_in_code(sources: Iterable[str], binders: dict[Any, Any]) -> str | None:
-    """The first assertion on a captured value in the generated code
-    ``sources`` that eager does not make (:func:`_assumption`); or None.
-    An assertion whose expression cannot be read counts as one."""
+def _code_assertions(sources: Iterable[str], symbols: dict[str, Any]) -> list[Any]:
+    """The assertions on captured values in generated code ``sources``, as
+    sympy expressions over ``symbols`` (name -> the env's symbol; a name it
+    lacks, from a cache hit or a later pass, is a new integer symbol); the
+    text of one that cannot be read."""
     import ast
 
     import sympy
-    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
     from torch.utils._sympy import functions
 
     names = {name: value for name, value in vars(functions).items() if isinstance(value, type)}
-    symbols = {str(symbol): symbol for symbol in binders}
+    found: list[Any] = []
     for source in sources:
         for match in _GENERATED_ASSERT.finditer(source):
             text = ast.literal_eval(match.group(1))
             if not re.search(r"\bu\d+\b", text):
-                continue  # no captured value in it
+                continue  # no captured value in it: Dynamo's guards, as without graphmend
             namespace = {**names, **{name: symbols[name] if name in symbols else sympy.Symbol(name, integer=True)
                                      for name in re.findall(r"\b[a-z]+\d+\b", text)}}
             try:
-                expr = sympy.sympify(text, locals=namespace)
+                found.append(sympy.sympify(text, locals=namespace))
             except (sympy.SympifyError, SyntaxError, TypeError, ValueError):
-                return f"{text} (an assertion graphmend cannot read)"
-            if free_unbacked_symbols(expr):
-                why = _assumption(expr, binders)
-                if why is not None:
-                    return why
-    return None
+                found.append(text)
+    return found
+
+
+def _code_asserts() -> bool:
+    """Whether inductor writes its run-time assertions into its code (a
+    config can turn them off; the code then assumes them silently)."""
+    inductor = sys.modules.get("torch._inductor.config")
+    return not getattr(inductor, "do_not_emit_runtime_assertions", False)
+
+
+#: How inductor's code computes a captured size from others (``ir.DynamicSliceSize``:
+#: ``u20_start = ...``, ``u20_end = ...``, ``u20 = max(0, u20_end - u20_start)``).
+_SIZE_DEFINITION = re.compile(r"^[ \t]*(u\d+)(_start|_end|_step)? = (.+)$", re.M)
+#: A formula of literals and captured sizes only (no buffer, no call but max and min).
+_FORMULA = re.compile(r"^(?:[\s\d()+\-*/%<>=!,]|\bu\d+(?:_start|_end|_step)?\b|\b(?:max|min|if|else|and|or|not)\b)*$")
+
+
+def same_sizes(sources: Iterable[str]) -> dict[str, str]:
+    """Captured sizes that generated code ``sources`` computes by the same
+    formula of the same values -> the first of them to be computed.
+
+    Inductor's passes after AOTAutograd's trace regenerate a view of a
+    slice with a captured bound, and the regenerated slice's length is a new
+    symbol (``u20``) that the code computes exactly as the first one
+    (``u1``); the copy that functionalizes ``fill_`` on that view asserts
+    ``Eq(u1, u20)``, which holds whatever the bound.  A size read from a
+    tensor (``u0 = buf12.item()``), or named twice, is only itself."""
+    definitions: dict[str, list[tuple[str, str]]] = collections.defaultdict(list)
+    readings: collections.Counter = collections.Counter()
+    for source in sources:
+        for name, part, formula in _SIZE_DEFINITION.findall(source):
+            definitions[name].append((part, formula if _FORMULA.match(formula) else None))
+            readings[name, part] += 1
+    same: dict[str, str] = {}
+    first_of: dict[tuple, str] = {}
+    for name, parts in definitions.items():
+        if any(formula is None for _, formula in parts) or any(readings[name, part] > 1 for part, _ in parts):
+            continue
+        # Its own helper names as a placeholder, the sizes it reads as what they equal.
+        key = tuple((part, re.sub(r"\b(u\d+)(_start|_end|_step)?\b", lambda m: (
+            "#" + (m.group(2) or "") if m.group(1) == name else same.get(m.group(1), m.group(1)) + (m.group(2) or "")),
+            formula)) for part, formula in parts)
+        if key in first_of:
+            same[name] = first_of[key]
+        else:
+            first_of[key] = name
+    return same
 
 
 def _env_assertions(shape_env: Any) -> dict[str, Any]:

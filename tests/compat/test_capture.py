@@ -703,8 +703,45 @@ def test_an_assumption_in_the_code_inductor_loads_from_its_cache_is_not_kept(tmp
     ("u3 ?? 2", "u3 ?? 2 (an assertion graphmend cannot read)"),
 ])
 def test_assertions_in_generated_code_are_judged_as_the_shape_env_s(message, verdict):
+    from torch.fx.experimental.symbolic_shapes import ShapeEnv
+
     source = f"    if not (cond):\n        raise RuntimeError({message!r})\n"
-    assert capture.assumed_in_code([source], {}) == verdict
+    assert capture.assumed_by_the_backend(ShapeEnv(), {}, {}, [source]) == verdict
+
+
+#: How inductor's code computes two lengths of one slice ``[:, :k]`` (``k``: ``u0``) and asserts them equal.
+SLICED_TWICE = """
+        u0 = buf12.item()
+        u1_start = 0 if 0 >= 0 else 8
+        u1_end = max(0, min(8, u0)) if u0 >= 0 else max(0, min(8, 8 + u0))
+        u1 = max(0, u1_end - u1_start)
+        u20_start = 0 if 0 >= 0 else 8
+        u20_end = max(0, min(8, {bound})) if {bound} >= 0 else max(0, min(8, 8 + {bound}))
+        u20 = max(0, u20_end - u20_start)
+        if not (u1 == 1 or u20 == u1):
+            raise RuntimeError('Eq(u1, 1) | Eq(u20, u1)')
+        if not (u1 == u20):
+            raise RuntimeError('Eq(u1, u20)')
+"""
+
+
+def test_two_sizes_the_code_computes_alike_are_one():
+    from torch.fx.experimental.symbolic_shapes import ShapeEnv
+
+    assert capture.same_sizes([SLICED_TWICE.format(bound="u0")]) == {"u20": "u1"}
+    assert capture.assumed_by_the_backend(ShapeEnv(), {}, {}, [SLICED_TWICE.format(bound="u0")]) is None
+
+
+@pytest.mark.parametrize("code", [
+    SLICED_TWICE.format(bound="u5"),  # another bound
+    SLICED_TWICE.format(bound="u0") + "        u20 = buf3.item()\n",  # named twice
+    SLICED_TWICE.format(bound="u0").replace("u1 = max(0, u1_end - u1_start)", "u1 = buf7.size(0)"),  # read
+])
+def test_noop_sizes_not_computed_alike_stay_two(code):
+    from torch.fx.experimental.symbolic_shapes import ShapeEnv
+
+    assert "u20" not in capture.same_sizes([code])
+    assert capture.assumed_by_the_backend(ShapeEnv(), {}, {}, [code]) == "Eq(u1, 1) | Eq(u20, u1)"
 
 
 def test_a_fallback_is_of_one_code_object(forms, tmp_path):
