@@ -10,7 +10,10 @@ leaks between rows) with a timeout:
    three times on a counting eager backend
    (:class:`graphmend.diagnosis.GraphCounter`): graphs compiled, graphs
    that never ran, and the graph runs of the third call (per call, at
-   steady state);
+   steady state).  ``--backend inductor`` counts the graphs inductor
+   compiles instead (those it fails on are not counted: Dynamo runs their
+   frames eagerly; a graph [Capture] gives up on after inductor compiled it
+   counts, and never runs);
 2. graphmend.diagnose of the original: graphs, breaks, every break site;
 3. optionally torch._dynamo.explain of the original (--explain ROW...), to
    cross-check the break count;
@@ -249,8 +252,8 @@ def _calls(row: Any, training: bool, fn: Any, args: tuple, kwargs: dict, compile
                        "runs_per_call": runs[-1], "runs": runs}}
 
 
-def _default_path(row: Any, training: bool, original: dict[str, Any]) -> dict[str, Any]:
-    """``graphmend.compile(fn)`` on a counting eager backend, called three
+def _default_path(row: Any, training: bool, original: dict[str, Any], backend: str = "eager") -> dict[str, Any]:
+    """``graphmend.compile(fn)`` on a counting ``backend``, called three
     times: the first call's graphs, breaks and result (compared with the
     eager original's), the graphs compiled (and how many never ran) and the
     graph runs of the last call; and the graphs the process settles on:
@@ -268,7 +271,7 @@ def _default_path(row: Any, training: bool, original: dict[str, Any]) -> dict[st
     with tempfile.TemporaryDirectory() as cache:
         os.environ["GRAPHMEND_CACHE_DIR"] = cache
         try:
-            counter = GraphCounter("eager")
+            counter = GraphCounter(backend)
             compiled = graphmend.compile(fn, backend=counter)
             called = _calls(row, training, fn, args, kwargs, compiled, counter)
             reports = called["reports"]
@@ -294,8 +297,8 @@ def _default_path(row: Any, training: bool, original: dict[str, Any]) -> dict[st
             **_compare(original, called["first"])}
 
 
-def _torch_compile(row: Any, training: bool, original: dict[str, Any]) -> dict[str, Any]:
-    """``torch.compile`` of the original on a counting eager backend, called
+def _torch_compile(row: Any, training: bool, original: dict[str, Any], backend: str = "eager") -> dict[str, Any]:
+    """``torch.compile`` of the original on a counting ``backend``, called
     as :func:`_default_path` calls graphmend's: its graphs compiled and
     graph runs, and whether its first call changes a bit (the control for
     the compiled comparisons)."""
@@ -304,7 +307,7 @@ def _torch_compile(row: Any, training: bool, original: dict[str, Any]) -> dict[s
     from graphmend.diagnosis import GraphCounter
 
     fn, args, kwargs = row.build(training)
-    counter = GraphCounter("eager")
+    counter = GraphCounter(backend)
     try:
         called = _calls(row, training, fn, args, kwargs, torch.compile(fn, backend=counter), counter)
     finally:
@@ -312,7 +315,7 @@ def _torch_compile(row: Any, training: bool, original: dict[str, Any]) -> dict[s
     return {**called["counts"], **_compare(original, called["first"])}
 
 
-def worker(corpus: str, name: str, mode: str, explain: bool) -> dict[str, Any]:
+def worker(corpus: str, name: str, mode: str, explain: bool, backend: str = "eager") -> dict[str, Any]:
     import torch
 
     torch.set_num_threads(1)
@@ -327,6 +330,7 @@ def worker(corpus: str, name: str, mode: str, explain: bool) -> dict[str, Any]:
         "title": row.title,
         "modules": list(row.modules),
         "mode": mode,
+        "backend": backend,
         "errors": {},
     }
     errors = result["errors"]
@@ -343,14 +347,14 @@ def worker(corpus: str, name: str, mode: str, explain: bool) -> dict[str, Any]:
     # 1a. the product: graphmend.compile with default options, the first
     #     compile of this process, an empty cache; three calls
     try:
-        result["default"] = _default_path(row, training, original)
+        result["default"] = _default_path(row, training, original, backend)
     except Exception as exc:
         errors["default"] = _error(exc)
 
     # 1b. the original under torch.compile: its graphs and graph runs, and
     #     the control for step 6
     try:
-        result["compiled_original"] = _torch_compile(row, training, original)
+        result["compiled_original"] = _torch_compile(row, training, original, backend)
     except Exception as exc:
         errors["original_compiled"] = _error(exc)
 
@@ -432,12 +436,14 @@ def worker(corpus: str, name: str, mode: str, explain: bool) -> dict[str, Any]:
 # --- the driver --------------------------------------------------------------------
 
 
-def _run_worker(corpus: str, name: str, mode: str, explain: bool, timeout: float, log_dir: Path) -> dict[str, Any]:
+def _run_worker(corpus: str, name: str, mode: str, explain: bool, timeout: float, log_dir: Path,
+                backend: str = "eager") -> dict[str, Any]:
     with tempfile.NamedTemporaryFile("r", suffix=".json", delete=False) as handle:
         path = handle.name
     log = log_dir / f"{name}.{mode}.log"
     command = [sys.executable, "-m", "benchmarks.bench_ecosystem", "--corpus", corpus, "--worker", name, mode, path]
     command += ["--explain-this"] if explain else []
+    command += ["--backend", backend]
     start = time.perf_counter()
     env = dict(os.environ, PYTHONWARNINGS="default", PYTHONPATH=child_pythonpath())
     with open(log, "w") as out:
@@ -675,6 +681,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--modes", nargs="*", default=["inference", "training"], choices=["inference", "training"])
     parser.add_argument("--explain", nargs="*", default=list(DEFAULT_EXPLAIN), help="rows to cross-check with torch._dynamo.explain")
     parser.add_argument("--timeout", type=float, default=900.0)
+    parser.add_argument("--backend", default="eager", choices=["eager", "inductor"],
+                        help="the backend behind the two arms' graph counters (default: %(default)s); "
+                             "the other steps compile with the eager backend")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--merge", action="store_true", help="update rows in an existing results.json instead of replacing it")
     parser.add_argument("--render", action="store_true", help="only rewrite results.md from an existing results.json")
@@ -686,7 +695,7 @@ def main(argv: list[str] | None = None) -> int:
     if options.worker:
         name, mode, path = options.worker
         try:
-            result = worker(options.corpus, name, mode, options.explain_this)
+            result = worker(options.corpus, name, mode, options.explain_this, options.backend)
         except BaseException as exc:  # still hand back what went wrong
             result = {"row": name, "mode": mode, "errors": {"worker": _error(exc)}, "traceback": traceback.format_exc()[-3000:]}
         with open(path, "w") as handle:
@@ -718,7 +727,7 @@ def main(argv: list[str] | None = None) -> int:
             if mode not in corpus.get(name).modes:
                 continue
             explain = name in options.explain and mode == "inference"
-            result = _run_worker(options.corpus, name, mode, explain, options.timeout, log_dir)
+            result = _run_worker(options.corpus, name, mode, explain, options.timeout, log_dir, options.backend)
             results.append(result)
             _write(out, previous, results, options.corpus, options.csv)  # a run stopped early keeps what it measured
             before, after = result.get("before"), result.get("after")

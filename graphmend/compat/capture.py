@@ -901,7 +901,9 @@ def same_sizes(sources: Iterable[str]) -> dict[str, str]:
     same: dict[str, str] = {}
     first_of: dict[tuple, str] = {}
     for name, parts in definitions.items():
-        if any(formula is None for _, formula in parts) or any(readings[name, part] > 1 for part, _ in parts):
+        read = {symbol for _, formula in parts for symbol in re.findall(r"\b(u\d+)(?:_start|_end|_step)?\b", formula or "")}
+        if (any(formula is None for _, formula in parts) or any(readings[name, part] > 1 for part, _ in parts)
+                or any(readings[symbol, ""] > 1 for symbol in read)):  # one name, one value
             continue
         # Its own helper names as a placeholder, the sizes it reads as what they equal.
         key = tuple((part, re.sub(r"\b(u\d+)(_start|_end|_step)?\b", lambda m: (
