@@ -42,6 +42,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--static", action="store_true",
                         help="transform as `graphmend fix` does (no diagnosis: only tests that look like tensors)"
                              " and compile with plain torch.compile, instead of as `graphmend.compile` does")
+    parser.add_argument("--backend", default="eager", choices=["eager", "inductor"],
+                        help="the compiled arm's backend (default: %(default)s); under inductor only what is raised is "
+                             "compared, its code rounding otherwise than eager's kernels")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--minutes", type=float, default=float("inf"), help="start no batch after this long")
     parser.add_argument("--reduce", type=int, default=20, metavar="K", help="reduce at most K kinds of mismatch")
@@ -53,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.time()
     share = -(-args.programs // args.jobs)
     deadline = started + args.minutes * 60
-    jobs = [(args.seed + i, share, args.compile_every, deadline, args.static) for i in range(args.jobs)]
+    jobs = [(args.seed + i, share, args.compile_every, deadline, args.static, args.backend) for i in range(args.jobs)]
     total = Tally()
     with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
         for tally in pool.starmap(worker, jobs):
@@ -62,7 +65,8 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"programs run: {total.programs} ({total.compiled} also compiled) in {elapsed:.0f} s, {args.jobs} jobs, "
           f"transformed as {'graphmend fix' if args.static else 'graphmend.mend'} does, compiled "
-          f"{'with plain torch.compile' if args.static else 'as graphmend.compile does ([Capture] on)'}")
+          f"{'with plain torch.compile' if args.static else 'as graphmend.compile does ([Capture] on)'}, "
+          f"backend {args.backend}{' (what is raised compared)' if args.backend != 'eager' else ''}")
     kinds = Counter(_kind(m) for m in total.mismatches)
     print(f"mismatches: {len(total.mismatches)} ({len(kinds)} kinds)")
     for kind, count in kinds.most_common():
@@ -108,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         if kind in reduced_kinds or len(reduced_kinds) >= args.reduce:
             continue
         reduced_kinds.add(kind)
-        reduced = reduce(mismatch, directory, static=args.static)
+        reduced = reduce(mismatch, directory, static=args.static, backend=args.backend)
         print(f"--- mismatch {number} ({kinds[kind]} of this kind: {kind}): {reduced.report()}", flush=True)
         if args.save:
             Path(args.save).mkdir(parents=True, exist_ok=True)

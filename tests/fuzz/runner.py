@@ -174,6 +174,13 @@ def difference(expected: Outcome, actual: Outcome, *, dynamo_messages: bool = Tr
     return None
 
 
+def _raised_otherwise(expected: Outcome, actual: Outcome) -> str | None:
+    """What ``actual`` raised that ``expected`` did not (or the other way),
+    messages compared without the code Dynamo quotes; or ``None``."""
+    expected_error, actual_error = _without_traced_code(expected.error), _without_traced_code(actual.error)
+    return None if expected_error == actual_error else f"error: {expected_error!r} != {actual_error!r}"
+
+
 @dataclass
 class Mismatch:
     program: Program
@@ -266,6 +273,7 @@ def check_batch(
     compile_every: int = 1,
     tally: Tally | None = None,
     static: bool = False,
+    backend: str = "eager",
 ) -> Tally:
     """Transform ``programs`` as one module and compare the three arms on
     each; every ``compile_every``-th program also gets the compiled arm.
@@ -276,7 +284,12 @@ def check_batch(
     ``static`` transforms as ``graphmend fix`` does instead: without a
     diagnosis, only tests that look like tensors.  As ``graphmend.mend``
     does, the helpers a program calls are read from the live objects (those
-    of :mod:`fuzz.helpers` too); ``graphmend fix`` reads the file's own."""
+    of :mod:`fuzz.helpers` too); ``graphmend fix`` reads the file's own.
+
+    ``backend="inductor"`` compiles the compiled arm with inductor, whose
+    code rounds otherwise than eager's kernels: only what is raised is
+    compared there (a graph that raises where eager runs, the class of an
+    assertion inductor's own passes add on a captured size)."""
     tally = tally if tally is not None else Tally()
     names = [f"f{i}" for i in range(len(programs))]
     source = HEADER + "\n\n".join(p.source(n) for p, n in zip(programs, names))
@@ -303,11 +316,11 @@ def check_batch(
         rewritten = any(first <= s.lineno <= last for s in result.sites)
         declined = any(first <= s.lineno <= last for s in result.skips)
         divergences = tally.dynamo_divergences
-        counter = SiteCounter(mended.__file__) if compiled else None
+        counter = SiteCounter(mended.__file__, backend) if compiled else None
         fell_back_before = set(uncaptured_codes())
         with BreakRecorder() as recorder:  # the compiled arm's breaks
             found = _check_program(program, getattr(original, name), getattr(mended, name), rows, counter, tally,
-                                   capture=not static)
+                                   capture=not static, raises_only=backend != "eager")
         if found is not None:
             tally.mismatches.append(found)
         elif compiled and tally.dynamo_divergences == divergences:
@@ -327,8 +340,8 @@ class SiteCounter(GraphCounter):
     [Capture] gives up on never reaches the backend; its site breaks in the
     frame compiled without capture, which :func:`_count_sites` reads."""
 
-    def __init__(self, path: str) -> None:
-        super().__init__()
+    def __init__(self, path: str, backend: str = "eager") -> None:
+        super().__init__(backend)
         self.path = path
         self.lines: set[int] = set()
 
@@ -389,7 +402,7 @@ def _count_graphs(report, program: Program, tally: Tally) -> None:
                             f"{program.source()}")
 
 
-def _check_program(program, original, mended, rows, counter, tally, capture=True) -> Mismatch | None:
+def _check_program(program, original, mended, rows, counter, tally, capture=True, raises_only=False) -> Mismatch | None:
     # As graphmend.compile compiles it: inside [Capture]'s scope (a file
     # `graphmend fix` wrote is compiled by plain torch.compile).
     compiled_mended = (in_capture_scope(torch.compile(mended, backend=counter), capture)
@@ -403,19 +416,19 @@ def _check_program(program, original, mended, rows, counter, tally, capture=True
         if compiled_mended is None:
             continue
         actual = run(compiled_mended, row, program.grad, program.inference)
-        found = difference(expected, actual)
+        found = _raised_otherwise(expected, actual) if raises_only else difference(expected, actual)
         if found is None:
             continue
         # Plain torch.compile of the original behaving the same way is Dynamo's doing.
         if compiled_original is None:
-            compiled_original = torch.compile(original, backend=GraphCounter())
+            compiled_original = torch.compile(original, backend=GraphCounter(counter.backend))
             # Called on the same rows before, it reaches the same Dynamo state
             # (a float that changed between calls is traced as a symbol, and
             # 2.13 then formats ``f"{v.item():.3f}"`` into a float, a TypeError).
             for earlier in rows[:row_index]:
                 run(compiled_original, earlier, program.grad, program.inference)
         again = run(compiled_original, row, program.grad, program.inference)
-        if difference(again, actual, dynamo_messages=False) is None:
+        if (_raised_otherwise(again, actual) if raises_only else difference(again, actual, dynamo_messages=False)) is None:
             tally.dynamo_divergences += 1
             continue
         return Mismatch(program, "compiled", row_index, found)
@@ -443,7 +456,8 @@ def _variants(body: tuple[Stmt, ...]):
                 yield body[:i] + (Stmt(stmt.text, fields["body"], stmt.elifs, fields["orelse"]),) + body[i + 1 :]
 
 
-def reduce(mismatch: Mismatch, directory: Path, extra_rows: tuple = (), static: bool = False) -> Mismatch:
+def reduce(mismatch: Mismatch, directory: Path, extra_rows: tuple = (), static: bool = False,
+           backend: str = "eager") -> Mismatch:
     """Delete statements and flatten ``if``s while the program still
     mismatches in the same arm (greedy, to a fixpoint)."""
     current = mismatch
@@ -454,7 +468,7 @@ def reduce(mismatch: Mismatch, directory: Path, extra_rows: tuple = (), static: 
             if not body:
                 continue
             candidate = current.program.with_body(body)
-            tally = check_batch([candidate], directory, extra_rows=extra_rows, static=static)
+            tally = check_batch([candidate], directory, extra_rows=extra_rows, static=static, backend=backend)
             if tally.mismatches and tally.mismatches[0].arm == current.arm:
                 current, progress = tally.mismatches[0], True
                 break
@@ -466,7 +480,8 @@ def reduce(mismatch: Mismatch, directory: Path, extra_rows: tuple = (), static: 
 FUZZ_BATCH = 8
 
 
-def worker(hypothesis_seed: int, programs: int, compile_every: int, deadline: float, static: bool = False) -> Tally:
+def worker(hypothesis_seed: int, programs: int, compile_every: int, deadline: float, static: bool = False,
+           backend: str = "eager") -> Tally:
     """``make fuzz``'s worker process: about ``programs`` programs from
     Hypothesis seed ``hypothesis_seed``, mismatches recorded rather than
     raised; no new batch starts after ``deadline`` (``time.time()``)."""
@@ -495,7 +510,7 @@ def worker(hypothesis_seed: int, programs: int, compile_every: int, deadline: fl
             return
         found = len(tally.mismatches)
         try:
-            check_batch(batch, directory, compile_every=compile_every, tally=tally, static=static)
+            check_batch(batch, directory, compile_every=compile_every, tally=tally, static=static, backend=backend)
             for mismatch in tally.mismatches[found:]:  # as found: a long run shows them before it ends
                 print(f"seed {hypothesis_seed}: mismatch: {mismatch.report()}", file=sys.stderr, flush=True)
         except Exception as exc:  # the runner itself failed on a batch: count it, go on
