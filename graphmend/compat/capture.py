@@ -776,11 +776,12 @@ def assumed_by_the_backend(shape_env: Any, before: dict[str, Any], binders: dict
     asserts every deferred assert and narrowed range of each size its code
     computes.  Otherwise the shape env's, against ``before`` (the env's
     assertions when the backend was handed the graph): inductor traces the
-    graph again through AOTAutograd and its own passes in the same env.  Two captured sizes the code computes
-    by one formula of the same values are one size (:func:`same_sizes`):
-    ``Eq(u1, u20)`` between two lengths of one slice holds on every input.
-    Found only after the compile: that graph is the one compiled for
-    nothing, rather than one that raises where eager runs."""
+    graph again through AOTAutograd and its own passes in the same env.
+    Two captured sizes the code computes by one formula of the same values
+    are one size (:func:`same_sizes`): ``Eq(u1, u20)`` between two lengths
+    of one slice holds on every input.  Found only after the compile: that
+    graph is the one compiled for nothing, rather than one that raises
+    where eager runs."""
     import sympy
 
     generated = list(generated)
@@ -839,7 +840,8 @@ def _read_generated_code() -> None:
 
 #: A run-time assertion in the Python code inductor generates (``ir.AssertScalar``):
 #: ``if not (<condition>):`` then ``raise RuntimeError(<the expression, repr'd>)``.
-_GENERATED_ASSERT = re.compile(r"^[ \t]*if not \(.*\):\n[ \t]*raise RuntimeError\(('[^'\n]*'|\"[^\"\n]*\")\)[ \t]*$", re.M)
+_GENERATED_ASSERT = re.compile(
+    r"^[ \t]*if not \(.*\):\n[ \t]*raise RuntimeError\(('[^'\n]*'|\"[^\"\n]*\")\)[ \t]*$", re.M)
 
 
 def _code_assertions(sources: Iterable[str], symbols: dict[str, Any]) -> list[Any]:
@@ -901,7 +903,8 @@ def same_sizes(sources: Iterable[str]) -> dict[str, str]:
     same: dict[str, str] = {}
     first_of: dict[tuple, str] = {}
     for name, parts in definitions.items():
-        read = {symbol for _, formula in parts for symbol in re.findall(r"\b(u\d+)(?:_start|_end|_step)?\b", formula or "")}
+        read = {symbol for _, formula in parts
+                for symbol in re.findall(r"\b(u\d+)(?:_start|_end|_step)?\b", formula or "")}
         if (any(formula is None for _, formula in parts) or any(readings[name, part] > 1 for part, _ in parts)
                 or any(readings[symbol, ""] > 1 for symbol in read)):  # one name, one value
             continue

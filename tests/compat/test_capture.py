@@ -735,7 +735,8 @@ def test_two_sizes_the_code_computes_alike_are_one():
 @pytest.mark.parametrize("code", [
     SLICED_TWICE.format(bound="u5"),  # another bound
     SLICED_TWICE.format(bound="u0") + "        u20 = buf3.item()\n",  # named twice
-    SLICED_TWICE.format(bound="u0").replace("        u20_start", "        u0 = buf9.item()\n        u20_start"),  # u0 again
+    # u0 read again before the second length
+    SLICED_TWICE.format(bound="u0").replace("        u20_start", "        u0 = buf9.item()\n        u20_start"),
     SLICED_TWICE.format(bound="u0").replace("u1 = max(0, u1_end - u1_start)", "u1 = buf7.size(0)"),  # read
 ])
 def test_noop_sizes_not_computed_alike_stay_two(code):

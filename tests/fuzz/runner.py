@@ -428,7 +428,9 @@ def _check_program(program, original, mended, rows, counter, tally, capture=True
             for earlier in rows[:row_index]:
                 run(compiled_original, earlier, program.grad, program.inference)
         again = run(compiled_original, row, program.grad, program.inference)
-        if (_raised_otherwise(again, actual) if raises_only else difference(again, actual, dynamo_messages=False)) is None:
+        between_compiled = (_raised_otherwise(again, actual) if raises_only
+                            else difference(again, actual, dynamo_messages=False))
+        if between_compiled is None:
             tally.dynamo_divergences += 1
             continue
         return Mismatch(program, "compiled", row_index, found)
