@@ -13,6 +13,8 @@ import torch
 
 from graphmend import compat
 from graphmend.runtime.common import _fall_back, _plain, compiling
+from graphmend.runtime.encoding import lazy_format, message_read
+from graphmend.runtime.trap import deferred_check
 
 
 #: The dtypes of tensors that index by position (bool and uint8 are masks).
@@ -48,8 +50,9 @@ def scalar_index(value, index):
     the value back (``aten._local_scalar_dense``), a graph break without
     ``capture_scalar_outputs``.  Under torch.compile, where that would
     happen, the element is gathered with integer index tensors instead (see
-    :func:`_gathering`): the same elements, shape and ``IndexError`` (its
-    text names the same dimension) for an index out of range.  The result
+    :func:`_gathering`): the same elements and shape; an index out of range
+    raises ``select``'s ``IndexError`` (its text names the same dimension)
+    after the graph (:func:`_select_would_raise`).  The result
     is a copy where the original's is a view; the rule proved nothing can
     tell (an operand of element-wise arithmetic, in a function that
     updates no tensor in place), and the value is contiguous, so what is
@@ -68,17 +71,42 @@ def scalar_index(value, index):
         if scalars:
             problem = _scalar_index_problem(value, elements, scalars)
             if problem is None:
+                k = scalars[0]
                 grid, indices, squeezed = _gathering(value, elements)
+                axis = len(indices) - len(elements) + k  # the index tensor's axis of the grid
+                index, size = elements[k], grid.shape[axis]
+                out_of_range = (index < -size) | (index >= size)
+                # In range it is the index; out of it, a position that is (its error is raised apart).
+                safe = torch.where(out_of_range, torch.zeros_like(index), index)
+                indices = (*indices[:axis], safe.to(value.device).reshape(indices[axis].shape), *indices[axis + 1:])
+                elements = (*elements[:k], safe, *elements[k + 1:])
                 # Gathered outside the autograd function, whose graph would add to an IndexError's text.
                 gathered = grid.detach()[indices]
                 if gathered.numel() == 0:
                     problem = "nothing is selected (an index out of range would not fail)"
+                elif _select_would_raise(out_of_range, index, size, k):
+                    raise IndexError(f"index {int(index)} is out of bounds for dimension {k} with size {size}")
                 elif torch.is_grad_enabled() and value.requires_grad:
                     return _GatheredIndex.apply(value, gathered, *elements).squeeze(squeezed)
                 else:
                     return gathered.squeeze(squeezed)  # no gradient to carry: the detached gather is the value
             _fall_back(problem)
     return value[index]
+
+
+def _select_would_raise(out_of_range, index, size, dimension: int) -> bool:
+    """Whether ``select``'s ``IndexError`` for ``index`` out of range is to
+    be raised now: under torch.compile it is raised after the graph instead
+    (:func:`deferred_check`, in program order with the deferred messages)
+    and the answer is False, unless the check cannot wait.
+
+    Gathered inside the graph, an index out of range would be the backend's
+    to report: Dynamo's eager backend raises aten's ``IndexError``,
+    inductor's kernels a ``RuntimeError`` ("index out of bounds"), and
+    inductor drops an unused gather with its check, so that nothing raised
+    where eager does (found by the fuzz under inductor)."""
+    return deferred_check(out_of_range, "IndexError", __name__, lambda: (lazy_format(
+        "index {} is out of bounds for dimension {} with size {}", message_read("int", index), dimension, size),))
 
 
 def _gathering(value, elements: tuple) -> tuple:
@@ -164,8 +192,6 @@ def _scalar_index_problem(value, elements: tuple, scalars: list) -> str | None:
     index = elements[scalars[0]]
     if index.device != value.device and index.device.type != "cpu":
         return "the index tensor is on another device"
-    if compat.effects_pending():
-        return _RAISES_BEFORE_EFFECTS
     return None
 
 

@@ -24,10 +24,13 @@ Safety
     * Decided at run time (:func:`graphmend.runtime.scalar_index`): only an
       index holding one 0-dim integer tensor, beside ints, slices of ints,
       ``None`` and an ``...`` of one dimension, into a plain contiguous
-      tensor, with no effect waiting for the graph's end, is gathered with
-      integer index tensors (the same elements, shape, and ``IndexError``
-      text out of range); any other index is the original indexing (a
-      break, named, where the original breaks).  Under autograd the
+      tensor, is gathered with integer index tensors (the same elements
+      and shape); any other index is the original indexing (a break,
+      named, where the original breaks).  Out of range, ``select``'s
+      ``IndexError`` (same text) is raised after the graph, in program
+      order with deferred messages, on every backend: inside the graph it
+      would be the backend's error (inductor's kernel raises
+      ``RuntimeError``, and an unused gather drops its check).  Under autograd the
       gradient is copied into zeros at the elements, as ``select``'s
       backward does, so it keeps the sign of a zero.
     * The result is a copy where the original's is a view of the tensor.

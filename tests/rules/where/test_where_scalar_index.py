@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import torch
 
 from graphmend.compare import first_difference
@@ -152,3 +153,40 @@ def test_a_zero_dim_index_is_a_fixable_break(tmp_path: Path) -> None:
     report = graphmend.diagnose(module.item, torch.randn(4), torch.tensor(1))
     assert [(b.category, b.fixable) for b in report.breaks] == [("SCALAR", False)]
     assert "capture_scalar_outputs" in report.breaks[0].hint
+
+
+OUT_OF_RANGE = """
+import torch
+
+
+def unused(x):
+    i = x.argmax()
+    ignored = x[i + 1] * 2
+    return i.double()
+
+
+def used(x):
+    i = x.argmax()
+    return x[i + 1] * 2
+"""
+
+
+def test_an_index_out_of_range_raises_select_s_error_under_inductor(tmp_path: Path) -> None:
+    """Gathered inside the graph, an index out of range was the backend's to
+    report: inductor's kernel raised ``RuntimeError: index out of bounds``
+    where eager raises ``IndexError``, and dropped an unused gather with its
+    check, so nothing raised (found by ``python -m fuzz --backend
+    inductor``).  ``select``'s error is raised after the graph instead, the
+    same type and text on every backend."""
+    original, mended, result = mend_source(OUT_OF_RANGE, tmp_path, rules=["where"], lines=frozenset({7, 13}))
+    assert len(result.sites) == 2
+    last, inside = torch.tensor([1.0, 2.0, 3.0, 4.0]), torch.tensor([1.0, 5.0, 3.0, 4.0])
+    for name in ("unused", "used"):
+        for backend in ("eager", "inductor"):
+            torch._dynamo.reset()
+            compiled = torch.compile(getattr(mended, name), backend=backend)
+            with pytest.raises(IndexError, match=r"^index 4 is out of bounds for dimension 0 with size 4$"):
+                compiled(last)
+            with pytest.raises(IndexError, match=r"^index 4 is out of bounds for dimension 0 with size 4$"):
+                getattr(original, name)(last)
+            assert torch.equal(compiled(inside), getattr(original, name)(inside))
