@@ -461,7 +461,8 @@ def _compile_failing_frames_without_capture() -> None:
         before, binders = _env_assertions(self.shape_env), _binders(gm)
         _ACTIVE.generated = []
         try:
-            compiled = user_compiler(self, gm, example_inputs)
+            with _backward_compiled_now(binders):
+                compiled = user_compiler(self, gm, example_inputs)
             generated = _ACTIVE.generated
         finally:
             _ACTIVE.generated = None
@@ -474,6 +475,33 @@ def _compile_failing_frames_without_capture() -> None:
     _decline_while_tracing()
     _weaken_the_deprecated_size_default()
     _read_generated_code()
+
+
+#: AOTAutograd's config of compiling a graph's backward with its forward.
+EAGER_BACKWARD = "force_non_lazy_backward_lowering"
+
+
+@contextlib.contextmanager
+def _backward_compiled_now(binders: dict[Any, Any]) -> Iterator[None]:
+    """For a graph that holds a captured value, its backward compiled with
+    its forward, where a failure to compile it gives the frame up.
+
+    AOTAutograd compiles a backward when it first runs; where sizes are
+    symbolic it tries while compiling the forward, and a failure there is
+    logged and tried again at the first ``backward()``, where it raises.
+    Inductor cannot lower every backward of a captured value (``y[n:]``
+    with ``n = int(mask.sum())``: ``slice_scatter`` guards on ``u0 < 0``,
+    "Could not guard on data-dependent expression"), and the user's
+    ``backward()`` raised where eager and torch.compile run.  Raised
+    during the forward's compile, the failure is a frame that compiles
+    without capture.  A graph with no captured value is left to compile as
+    torch.compile compiles it."""
+    config = getattr(torch._functorch, "config", None)
+    if not binders or not isinstance(getattr(config, EAGER_BACKWARD, None), bool):
+        yield
+        return
+    with config.patch(**{EAGER_BACKWARD: True}):
+        yield
 
 
 #: Loggers whose records an attempt with the switches on holds until it is

@@ -692,6 +692,36 @@ def test_an_assumption_in_the_code_inductor_loads_from_its_cache_is_not_kept(tmp
     assert counters["inductor"]["fxgraph_cache_hit"] > hits  # the second compile loaded inductor's code
 
 
+SLICED_FROM_A_COUNT = """
+import torch
+
+
+def sliced_from_a_count(x, y):
+    n = int((x > 0).sum())
+    return y[n:].sum() + x
+"""
+
+
+def test_a_backward_inductor_cannot_lower_gives_the_frame_up(tmp_path):
+    """Inductor cannot lower the backward of ``y[n:]`` with ``n`` read back
+    (``slice_scatter`` guards on ``u0 < 0``).  AOTAutograd tried it with the
+    forward, logged the failure and raised it at the first ``backward()``,
+    where eager and torch.compile run (found by ``python -m fuzz --backend
+    inductor``).  Compiled with the forward, the failure gives the frame up
+    to a compile without capture: the gradients are eager's."""
+    function = load_module(textwrap.dedent(SLICED_FROM_A_COUNT), tmp_path, "sliced").sliced_from_a_count
+    torch._dynamo.reset()
+    ours = graphmend.compile(function)
+    gradients = []
+    for run in (ours, function):
+        x, y = torch.tensor([1.0, -2.0, 3.0, 0.5], requires_grad=True), torch.tensor([1.0, -1.0, 2.0, 0.5],
+                                                                                     requires_grad=True)
+        run(x * 1, y * 1).sum().backward()
+        gradients.append((x.grad, y.grad))
+    assert all(torch.equal(a, b) for a, b in zip(*gradients))
+    assert "u0 < 0" in capture.uncaptured_codes()[function.__code__]
+
+
 @pytest.mark.parametrize(("message", "verdict"), [
     ("u6 >= 0", None),  # a count is not negative
     ("0 <= u6", None),
