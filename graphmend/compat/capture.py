@@ -266,15 +266,19 @@ _INDUCTOR = {("torch._inductor.compile_fx", "compile_fx"), ("torch._dynamo.backe
 
 
 def rounds_fma_once(backend: Any) -> bool:
-    """Whether ``backend`` (``torch.compile``'s argument) is inductor,
-    which compiles Dynamo's ``fma`` decompositions with one rounding.  A
-    backend object with a ``backend`` attribute (graphmend's
-    ``GraphCounter``) is judged by the backend it hands graphs to."""
+    """Whether ``backend`` (``torch.compile``'s argument, or the compiler
+    Dynamo hands graphs to) is inductor, which compiles Dynamo's ``fma``
+    decompositions with one rounding.  A backend object with a ``backend``
+    attribute (graphmend's ``GraphCounter``), and Dynamo's wrapper of the
+    user's backend, are judged by the backend they hand graphs to."""
     if isinstance(backend, str):
         return backend == "inductor"
-    inner = getattr(backend, "backend", None)
-    if inner is not None and inner is not backend:
-        return rounds_fma_once(inner)
+    if getattr(type(backend), "compiler_name", None) == "inductor":  # torch.compile's own wrapper of inductor
+        return True
+    for attribute in ("_torchdynamo_orig_backend", "backend"):
+        inner = getattr(backend, attribute, None)
+        if inner is not None and inner is not backend:
+            return rounds_fma_once(inner)
     return (getattr(backend, "__module__", None), getattr(backend, "__name__", None)) in _INDUCTOR
 
 
@@ -739,6 +743,9 @@ def declined_graph(output: Any, gm: Any) -> str | None:
     * The graph ends at a break that is a guard on a captured value: the
       break only moves (see :func:`unbacked_guard`).
     * The graph runs an assertion eager does not make (:func:`assumed_fact`).
+    * Under inductor with gradients enabled, the graph holds a captured
+      value and updates in place an input that requires grad
+      (:func:`updated_grad_input`).
     """
     reason = getattr(output, "compile_subgraph_reason", None)
     root = getattr(getattr(output, "root_tx", None), "current_instruction", None)
@@ -747,6 +754,44 @@ def declined_graph(output: Any, gm: Any) -> str | None:
     assumed = assumed_fact(gm, output.shape_env)
     if assumed is not None:
         return f"the graph would assume a captured size: {assumed}"
+    if torch.is_grad_enabled() and rounds_fma_once(getattr(output, "compiler_fn", None)) and _binders(gm):
+        updated = updated_grad_input(gm)
+        if updated is not None:
+            return f"under autograd the graph updates an input that requires grad in place: {updated}"
+    return None
+
+
+def updated_grad_input(gm: Any) -> str | None:
+    """The first in-place update (``x[m] = v``, ``y.copy_(...)``) in ``gm``
+    of a graph input that requires grad, or of a view of one, said as the
+    statement's ``file:line``; or None.
+
+    AOTAutograd applies such an update after the graph, and inductor's
+    code of a graph that holds a captured value then differs from eager
+    under autograd: ``y[m] = f(x[m])`` gave ``y``'s leaf a gradient of
+    zeros where eager gives none, and ``x[m] = -x[m].abs()`` after it made
+    ``backward()`` raise "modified by an inplace operation" where eager
+    runs (torch.compile with the switches on globally does the same;
+    Dynamo's eager backend does not).  Without capture that code breaks at
+    the mask, and the store runs eagerly."""
+    import operator
+
+    from torch.multiprocessing.reductions import StorageWeakRef
+
+    def storage(node: Any) -> Any:
+        value = node.meta.get("example_value") if isinstance(node, torch.fx.Node) else None
+        return StorageWeakRef(value.untyped_storage()) if isinstance(value, torch.Tensor) else None
+
+    inputs = {storage(node) for node in gm.graph.find_nodes(op="placeholder")
+              if isinstance(node.meta.get("example_value"), torch.Tensor) and node.meta["example_value"].requires_grad}
+    inputs.discard(None)
+    for node in gm.graph.nodes:
+        name = node.target if node.op == "call_method" else getattr(node.target, "__name__", "")
+        in_place = node.target is operator.setitem or (
+            node.op in ("call_method", "call_function") and isinstance(name, str) and name.endswith("_")
+            and not name.startswith("_"))
+        if in_place and node.args and storage(node.args[0]) in inputs:
+            return _site(node).removeprefix(" at ") or str(node.target)
     return None
 
 

@@ -722,6 +722,45 @@ def test_a_backward_inductor_cannot_lower_gives_the_frame_up(tmp_path):
     assert "u0 < 0" in capture.uncaptured_codes()[function.__code__]
 
 
+STORES_THROUGH_MASKS = """
+import torch
+
+
+def stores_through_masks(x, y):
+    keep = x != 0
+    y[keep] = (x[keep] * x[keep]).sqrt()
+    finite = torch.isfinite(x / x)
+    x[finite] = -x[finite].abs() * 0.5
+    return x * 1
+"""
+
+
+def test_an_input_that_requires_grad_updated_in_place_is_not_captured_under_inductor(tmp_path, monkeypatch):
+    """With the switches on, inductor's code of these two masked stores
+    into inputs that require grad made ``backward()`` raise "modified by an
+    inplace operation" where eager runs (torch.compile with the switches on
+    globally too; found by ``python -m fuzz --backend inductor``): such a
+    frame compiles without capture.  Under ``no_grad`` it keeps capture."""
+    function = load_module(textwrap.dedent(STORES_THROUGH_MASKS), tmp_path, "stores").stores_through_masks
+    torch._dynamo.reset()
+    ours = graphmend.compile(function)
+    gradients = []
+    for run in (ours, function):
+        x, y = torch.tensor([1.0, -2.0, 0.0, 0.5], requires_grad=True), torch.tensor([1.0, -1.0, 2.0, 0.5],
+                                                                                     requires_grad=True)
+        run(x * 1, y * 1).sum().backward()
+        gradients.append(x.grad)
+    assert torch.equal(*gradients)
+    why = capture.uncaptured_codes()[function.__code__]
+    assert why.startswith("under autograd the graph updates an input that requires grad in place"), why
+    torch._dynamo.reset()
+    monkeypatch.setattr(capture, "_WITHOUT_CAPTURE", capture.CodeTable())  # this frame's verdict forgotten
+    with torch.no_grad():
+        x, y = torch.tensor([1.0, -2.0, 0.0, 0.5]), torch.tensor([1.0, -1.0, 2.0, 0.5])
+        assert torch.equal(graphmend.compile(function)(x.clone(), y.clone()), function(x.clone(), y.clone()))
+    assert function.__code__ not in capture.uncaptured_codes()
+
+
 @pytest.mark.parametrize(("message", "verdict"), [
     ("u6 >= 0", None),  # a count is not negative
     ("0 <= u6", None),
