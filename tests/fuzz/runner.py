@@ -176,8 +176,11 @@ def difference(expected: Outcome, actual: Outcome, *, dynamo_messages: bool = Tr
 
 def _raised_otherwise(expected: Outcome, actual: Outcome) -> str | None:
     """What ``actual`` raised that ``expected`` did not (or the other way),
-    messages compared without the code Dynamo quotes; or ``None``."""
+    messages compared without the code Dynamo quotes; of two errors Dynamo
+    raised itself, the types (their messages name the backend object)."""
     expected_error, actual_error = _without_traced_code(expected.error), _without_traced_code(actual.error)
+    if _dynamo_error(expected_error) and _dynamo_error(actual_error):
+        expected_error, actual_error = expected_error[0], actual_error[0]
     return None if expected_error == actual_error else f"error: {expected_error!r} != {actual_error!r}"
 
 
