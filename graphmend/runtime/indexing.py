@@ -74,24 +74,28 @@ def scalar_index(value, index):
                 k = scalars[0]
                 grid, indices, squeezed = _gathering(value, elements)
                 axis = len(indices) - len(elements) + k  # the index tensor's axis of the grid
-                index, size = elements[k], grid.shape[axis]
-                out_of_range = (index < -size) | (index >= size)
-                # In range it is the index; out of it, a position that is (its error is raised apart).
-                safe = torch.where(out_of_range, torch.zeros_like(index), index)
+                position, size = elements[k], grid.shape[axis]
+                out_of_range = (position < -size) | (position >= size)
+                # In range it is the position; out of it, one that is (its error is raised apart).
+                safe = torch.where(out_of_range, torch.zeros_like(position), position)
                 indices = (*indices[:axis], safe.to(value.device).reshape(indices[axis].shape), *indices[axis + 1:])
                 elements = (*elements[:k], safe, *elements[k + 1:])
                 # Gathered outside the autograd function, whose graph would add to an IndexError's text.
                 gathered = grid.detach()[indices]
                 if gathered.numel() == 0:
                     problem = "nothing is selected (an index out of range would not fail)"
-                elif _select_would_raise(out_of_range, index, size, k):
-                    raise IndexError(f"index {int(index)} is out of bounds for dimension {k} with size {size}")
+                elif _select_would_raise(out_of_range, position, size, k):
+                    raise IndexError(_OUT_OF_RANGE.format(int(position), k, size))
                 elif torch.is_grad_enabled() and value.requires_grad:
                     return _GatheredIndex.apply(value, gathered, *elements).squeeze(squeezed)
                 else:
                     return gathered.squeeze(squeezed)  # no gradient to carry: the detached gather is the value
             _fall_back(problem)
     return value[index]
+
+
+#: ``select``'s ``IndexError`` for an index out of range.
+_OUT_OF_RANGE = "index {} is out of bounds for dimension {} with size {}"
 
 
 def _select_would_raise(out_of_range, index, size, dimension: int) -> bool:
@@ -105,8 +109,8 @@ def _select_would_raise(out_of_range, index, size, dimension: int) -> bool:
     inductor's kernels a ``RuntimeError`` ("index out of bounds"), and
     inductor drops an unused gather with its check, so that nothing raised
     where eager does (found by the fuzz under inductor)."""
-    return deferred_check(out_of_range, "IndexError", __name__, lambda: (lazy_format(
-        "index {} is out of bounds for dimension {} with size {}", message_read("int", index), dimension, size),))
+    return deferred_check(out_of_range, "IndexError", __name__,
+                          lambda: (lazy_format(_OUT_OF_RANGE, message_read("int", index), dimension, size),))
 
 
 def _gathering(value, elements: tuple) -> tuple:

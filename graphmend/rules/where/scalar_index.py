@@ -30,9 +30,9 @@ Safety
       ``IndexError`` (same text) is raised after the graph, in program
       order with deferred messages, on every backend: inside the graph it
       would be the backend's error (inductor's kernel raises
-      ``RuntimeError``, and an unused gather drops its check).  Under autograd the
-      gradient is copied into zeros at the elements, as ``select``'s
-      backward does, so it keeps the sign of a zero.
+      ``RuntimeError``, and an unused gather drops its check).  Under
+      autograd the gradient is copied into zeros at the elements, as
+      ``select``'s backward does, so it keeps the sign of a zero.
     * The result is a copy where the original's is a view of the tensor.
       Nothing can tell only where the value is an operand of element-wise
       arithmetic or a comparison (a new tensor made from it at once, its
