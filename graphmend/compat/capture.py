@@ -459,10 +459,11 @@ def _compile_failing_frames_without_capture() -> None:
     def call_user_compiler(self, gm, example_inputs):
         if not (_ACTIVE.on and any(getattr(torch._dynamo.config, name) for name in SWITCHES)):
             return user_compiler(self, gm, example_inputs)
-        why = declined_graph(self, gm)
+        binders = _binders(gm)
+        why = declined_graph(self, gm, binders)
         if why is not None:
             raise Declined(why)
-        before, binders = _env_assertions(self.shape_env), _binders(gm)
+        before = _env_assertions(self.shape_env)
         _ACTIVE.generated = []
         try:
             with _backward_compiled_now(binders):
@@ -470,7 +471,7 @@ def _compile_failing_frames_without_capture() -> None:
             generated = _ACTIVE.generated
         finally:
             _ACTIVE.generated = None
-        why = assumed_by_the_backend(self.shape_env, before, binders, generated)
+        why = assumed_by_the_backend(self.shape_env, before, binders, generated, _input_reads(gm))
         if why is not None:
             raise Declined(f"the compiled graph would assume a captured size: {why}")
         return compiled
@@ -735,13 +736,16 @@ class Declined(Exception):
     (``args[0]``: why, for ``diagnose``)."""
 
 
-def declined_graph(output: Any, gm: Any) -> str | None:
+def declined_graph(output: Any, gm: Any, binders: dict[Any, Any]) -> str | None:
     """Why the graph Dynamo is about to hand the user's backend must not be
-    compiled with capture, or None.  Asked before the backend compiles, so
-    a frame [Capture] gives up on costs its trace, never a compiled graph.
+    compiled with capture, or None (``binders``: :func:`_binders` of
+    ``gm``).  Asked before the backend compiles, so a frame [Capture] gives
+    up on costs its trace, never a compiled graph.
 
     * The graph ends at a break that is a guard on a captured value: the
       break only moves (see :func:`unbacked_guard`).
+    * The graph computes no tensor: it reads values back and computes
+      numbers from them (:func:`numbers_only`).
     * The graph runs an assertion eager does not make (:func:`assumed_fact`).
     * Under inductor with gradients enabled, the graph holds a captured
       value and updates in place an input that requires grad
@@ -751,14 +755,41 @@ def declined_graph(output: Any, gm: Any) -> str | None:
     root = getattr(getattr(output, "root_tx", None), "current_instruction", None)
     if reason is not None and reason.graph_break and _moved_break(reason.reason, getattr(root, "offset", None)):
         return f"{GUARD}: {_why(reason)}"
-    assumed = assumed_fact(gm, output.shape_env)
+    if numbers_only(gm):
+        return NUMBERS_ONLY
+    assumed = assumed_fact(gm, output.shape_env, binders)
     if assumed is not None:
         return f"the graph would assume a captured size: {assumed}"
-    if torch.is_grad_enabled() and rounds_fma_once(getattr(output, "compiler_fn", None)) and _binders(gm):
+    if torch.is_grad_enabled() and rounds_fma_once(getattr(output, "compiler_fn", None)) and binders:
         updated = updated_grad_input(gm)
         if updated is not None:
             return f"under autograd the graph updates an input that requires grad in place: {updated}"
     return None
+
+
+#: Why a graph that computes no tensor is not compiled with capture.
+NUMBERS_ONLY = "the graph only reads values back and computes numbers from them (Python does that without a graph run)"
+
+
+def numbers_only(gm: Any) -> bool:
+    """Whether ``gm`` reads values back (``.item()``) and computes nothing
+    but numbers from them: no node makes a tensor but ``scalar_tensor``
+    nodes that only wrap what it returns.
+
+    Without capture the frame breaks at its first read, and Python computes
+    the rest with no graph at all; with capture it costs a graph run per
+    call for arithmetic on a few numbers (Karras EMA's ``beta``,
+    ``(1 - 1/(step.item() + 1)) ** gamma`` in a frame of its own)."""
+    reads = False
+    for module in gm.modules():
+        for node in getattr(getattr(module, "graph", None), "nodes", ()):
+            if node.op != "call_method" and node.op != "call_function":
+                continue
+            reads = reads or (node.op == "call_method" and node.target == "item")
+            if isinstance(node.meta.get("example_value"), torch.Tensor) and not (
+                    node.target is torch.scalar_tensor and all(user.op == "output" for user in node.users)):
+                return False
+    return reads
 
 
 def updated_grad_input(gm: Any) -> str | None:
@@ -795,7 +826,7 @@ def updated_grad_input(gm: Any) -> str | None:
     return None
 
 
-def assumed_fact(gm: Any, shape_env: Any) -> str | None:
+def assumed_fact(gm: Any, shape_env: Any, binders: dict[Any, Any]) -> str | None:
     """The first run-time assertion the graph will run that eager does not
     make, said as ``expr (where it comes from) at file:line``; or None.
 
@@ -817,8 +848,7 @@ def assumed_fact(gm: Any, shape_env: Any) -> str | None:
     A natural bound holds for every input eager accepts (:func:`_assumption`);
     anything else (an equality, ``u >= 1``, a bound a foreign fake kernel
     declares, an assertion whose expression cannot be read) makes the frame
-    compile without capture."""
-    binders = _binders(gm)
+    compile without capture.  ``binders``: :func:`_binders` of ``gm``."""
     deferred = [ra.expr for asserts in getattr(shape_env, "deferred_runtime_asserts", {}).values() for ra in asserts]
     asserted = {str(expr): expr for expr in (*deferred, *_range_bounds(shape_env, binders))}
     found = []
@@ -841,7 +871,7 @@ _ASSERTED = re.compile(r"Runtime assertion failed for expression (.*) on node '[
 
 
 def assumed_by_the_backend(shape_env: Any, before: dict[str, Any], binders: dict[Any, Any],
-                           generated: Iterable[str] = ()) -> str | None:
+                           generated: Iterable[str] = (), reads: Iterable[Any] = ()) -> str | None:
     """An assertion the user's backend added while it compiled that eager
     does not make; or None.  Where the backend handed back code that
     asserts (``generated``: the sources inductor generated or loaded from
@@ -852,14 +882,17 @@ def assumed_by_the_backend(shape_env: Any, before: dict[str, Any], binders: dict
     graph again through AOTAutograd and its own passes in the same env.
     Two captured sizes the code computes by one formula of the same values
     are one size (:func:`same_sizes`): ``Eq(u1, u20)`` between two lengths
-    of one slice holds on every input.  Found only after the compile: that
-    graph is the one compiled for nothing, rather than one that raises
-    where eager runs."""
+    of one slice holds on every input.  In a graph that binds no captured
+    value, an assertion the code makes on values it reads from inputs holds
+    where it is one of Dynamo's guards (:func:`guarded_reads`).  Found only
+    after the compile: that graph is the one compiled for nothing, rather
+    than one that raises where eager runs."""
     import sympy
 
     generated = list(generated)
     same = same_sizes(generated)
     same.update({name: name for name in set(same.values())})  # one symbol object for each size
+    code_reads = {name for source in generated for name in _CODE_READ.findall(source)}
     if generated and _code_asserts():
         # What the code asserts is what runs: an env assertion over a size no
         # code computes (a pass's intermediate u17, replaced by u20) is never checked.
@@ -871,12 +904,78 @@ def assumed_by_the_backend(shape_env: Any, before: dict[str, Any], binders: dict
             return f"{expr} (an assertion graphmend cannot read)"
         expr = expr.xreplace({symbol: sympy.Symbol(same[str(symbol)], integer=True)
                               for symbol in expr.free_symbols if str(symbol) in same})
-        if expr is sympy.true:
+        if expr is sympy.true or not binders and guarded_reads(expr, code_reads, list(reads), shape_env):
             continue
         why = _assumption(expr, binders)
         if why is not None:
             return why
     return None
+
+
+#: A value inductor's code reads from one of its inputs (``u1 = arg0_1.item()``).
+_CODE_READ = re.compile(r"^[ \t]*(u\d+) = arg\d+_\d+\.item\(\)[ \t]*$", re.M)
+
+
+def _input_reads(gm: Any) -> list[Any]:
+    """The symbols with a hint Dynamo gave the values ``gm`` reads from its
+    inputs (``step.item()`` of a 0-dim CPU input of an integer type or
+    float64: Dynamo's fake tensor of such an input carries its value as a
+    dynamic size, guarded like any other size)."""
+    import sympy
+    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+
+    found = []
+    for module in gm.modules():
+        for node in getattr(getattr(module, "graph", None), "find_nodes", lambda **_: ())(op="call_method", target="item"):
+            value = node.meta.get("example_value")
+            expr = getattr(getattr(value, "node", None), "expr", None)
+            if isinstance(expr, sympy.Symbol) and not free_unbacked_symbols(expr) and expr not in found:
+                found.append(expr)
+    return found
+
+
+def guarded_reads(expr: Any, code_reads: set[str], reads: list[Any], shape_env: Any) -> bool:
+    """Whether ``expr``, an assertion in the code of a graph that binds no
+    captured value, is over values the code reads from its inputs
+    (``code_reads``, the code's names) only, and holds wherever Dynamo's
+    guards hold: for each way of naming them by the values Dynamo's graph
+    reads (``reads``, symbols with hints), it is one of the env's guards.
+
+    Dynamo reads a 0-dim input's value as a size with a hint (``s4``), and
+    decides what it meets by guarding; AOTAutograd reads it again as a
+    captured value (``u1``), and inductor's code asserts what the guard
+    already decided: Karras EMA's ``(1 - 1/(step + 1)) ** gamma`` guards
+    ``1.0 - 1/(s4 + 1.0) >= 0.0`` (a float power's base is not negative)
+    and asserts ``1/(u1 + 1.0) <= 1.0``.  Compared as one number against
+    one term, or over integers, so that the guard and the assertion round
+    alike."""
+    import itertools
+
+    symbols = sorted(expr.free_symbols, key=str)
+    if not symbols or not reads or any(str(symbol) not in code_reads for symbol in symbols):
+        return False
+    guards = {_slack(guard.expr) for guard in getattr(shape_env, "guards", ())} - {None}
+    return all(_slack(expr.xreplace(dict(zip(symbols, choice)))) in guards
+               for choice in itertools.product(reads, repeat=len(symbols)))
+
+
+def _slack(relation: Any) -> tuple[Any, bool] | None:
+    """``(slack, strict)`` with ``relation`` equivalent to ``slack >= 0``
+    (``> 0`` where strict), computed alike in floats: an integer slack, or
+    one term against one number (``t <= c`` and ``c - t >= 0`` compare the
+    same floats); None otherwise."""
+    import sympy
+
+    if isinstance(relation, (sympy.GreaterThan, sympy.StrictGreaterThan)):
+        slack = relation.lhs - relation.rhs
+    elif isinstance(relation, (sympy.LessThan, sympy.StrictLessThan)):
+        slack = relation.rhs - relation.lhs
+    else:
+        return None
+    terms = [term for term in sympy.Add.make_args(slack) if not term.is_number]
+    if slack.is_integer is not True and len(terms) != 1:
+        return None
+    return slack, isinstance(relation, (sympy.StrictGreaterThan, sympy.StrictLessThan))
 
 
 def _read_generated_code() -> None:
@@ -1159,11 +1258,16 @@ def _why(record: Any) -> str:
 
 
 def _error_text(error: BaseException | None) -> str | None:
-    """``"<first line> at file:line"`` of a compile error (its innermost user frame)."""
+    """``"<first line> at file:line"`` of a compile error (its innermost user
+    frame); of a backend's failure, the first line of what the backend raised
+    (Dynamo's own first line names only the backend object)."""
     if error is None:
         return None
-    lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
+    inner = getattr(error, "inner_exception", None)
+    lines = [line.strip() for line in str(inner if inner is not None else error).strip().splitlines() if line.strip()]
     text = lines[0] if lines else type(error).__name__
+    if inner is not None:
+        text = f"the backend raised {type(inner).__name__}: {text}"
     stack = getattr(error, "real_stack", None) or ()
     return f"{text} at {stack[-1].filename}:{stack[-1].lineno}" if stack else text
 

@@ -169,6 +169,15 @@ def pad_by_amount(x, amount):
     return torch.nn.functional.pad(x, (0, extra))
 
 
+def numbers_from_a_read(step):
+    # Only arithmetic on a value read back: no tensor computed after the read.
+    return step.item() * 2 + 1
+
+
+def a_read_meets_a_tensor(step):
+    return step.item() * 2 + step
+
+
 def sub_by_tensor(z, g, lr):
     # Dynamo reads a tensor alpha back; captured, it fails sub's meta kernel
     # at ``if alpha != 1`` in AOTAutograd (schedulefree's z step under inductor).
@@ -577,6 +586,28 @@ def test_a_frame_given_up_on_costs_no_graph(forms, name):
     assert counter.graphs <= plain.graphs
 
 
+def test_a_frame_that_computes_only_numbers_from_a_read_runs_no_graph(forms):
+    """``step.item() * 2 + 1``: captured, a graph run per call for a sum of
+    numbers; without capture the frame breaks at the read and Python adds."""
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    ours = graphmend.compile(forms.numbers_from_a_read, backend=counter)
+    for value in (3, 5, 3):
+        assert ours(torch.tensor([value])) == forms.numbers_from_a_read(torch.tensor([value]))
+    assert capture.uncaptured_codes()[forms.numbers_from_a_read.__code__] == capture.NUMBERS_ONLY
+    assert counter.graphs == 0 and counter.runs_of(lambda: ours(torch.tensor([3]))) == 0
+
+
+def test_noop_a_read_that_meets_a_tensor_keeps_capture(forms):
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    ours = graphmend.compile(forms.a_read_meets_a_tensor, backend=counter)
+    for value in (3, 5):
+        assert torch.equal(ours(torch.tensor([value])), forms.a_read_meets_a_tensor(torch.tensor([value])))
+    assert forms.a_read_meets_a_tensor.__code__ not in capture.uncaptured_codes()
+    assert counter.graphs == 1
+
+
 def test_shapes_are_counted_per_trace(forms):
     """Two shapes from one line are not a loop to decline; Dynamo traces
     the frame again to place the break after them, and that trace counts
@@ -754,6 +785,70 @@ def test_an_input_that_requires_grad_updated_in_place_is_not_captured_under_indu
     with torch.no_grad():
         assert torch.equal(graphmend.compile(function)(x.clone(), y.clone()), function(x.clone(), y.clone()))
     assert function.__code__ not in capture.uncaptured_codes()
+
+
+SCALED_BY_STEP = """
+def scaled_by_step(step, x):
+    return x * (1.0 - 1.0 / (step.item() + 1.0)) ** 1.5
+"""
+
+
+def test_an_assertion_on_a_read_input_that_dynamo_guards_is_kept_under_inductor(tmp_path, monkeypatch):
+    """Dynamo reads a 0-dim int64 input's value as a size with a hint and
+    guards that the float power's base is not negative; inductor's code
+    reads it again (``u1 = arg0_1.item()``) and asserts the same.  Guarded,
+    the assertion holds wherever the graph runs: one graph, compiled once
+    (it was compiled, thrown away and compiled again without capture).  A
+    step of -1 raises eager's ZeroDivisionError."""
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "inductor"))
+    function = load_module(textwrap.dedent(SCALED_BY_STEP), tmp_path, "scaled").scaled_by_step
+    torch._dynamo.reset()
+    counter = GraphCounter("inductor")
+    ours = graphmend.compile(function, backend=counter)
+    x = torch.tensor([1.0, -2.0, 0.5, 3.0])
+    for step in (3, 5, 0, -2):
+        assert torch.allclose(ours(torch.tensor(step), x), function(torch.tensor(step), x), rtol=0, atol=1e-6)
+    assert function.__code__ not in capture.uncaptured_codes()
+    assert counter.graphs == 1 and counter.never_run == 0
+    with pytest.raises(ZeroDivisionError):
+        ours(torch.tensor(-1), x)
+
+
+def _guard_env(*guards: str):
+    import types
+
+    import sympy
+    from torch.utils._sympy import functions
+
+    names = {name: value for name, value in vars(functions).items() if isinstance(value, type)}
+    symbols = {name: sympy.Symbol(name, integer=True) for name in ("s4", "s5", "u1", "u2")}
+    parse = lambda text: sympy.sympify(text, locals={**names, **symbols})  # noqa: E731
+    env = types.SimpleNamespace(guards=[types.SimpleNamespace(expr=parse(guard)) for guard in guards])
+    return env, parse, [symbols["s4"]]
+
+
+@pytest.mark.parametrize(("assertion", "guard", "reads_in_code", "held"), [
+    ("FloatTrueDiv(1.0, ToFloat(u1) + 1.0) <= 1.0", "1.0 - FloatTrueDiv(1.0, ToFloat(s4) + 1.0) >= 0.0", {"u1"}, True),
+    ("u1 + 2 <= 8", "6 - s4 >= 0", {"u1"}, True),  # integers: any rearrangement is exact
+    # no-ops:
+    ("FloatTrueDiv(1.0, ToFloat(u1) + 1.0) <= 1.0", "s4 >= 0", {"u1"}, False),  # not what Dynamo guards
+    ("FloatTrueDiv(1.0, ToFloat(u1) + 1.0) <= 1.0", "1.0 - FloatTrueDiv(1.0, ToFloat(s4) + 1.0) >= 0.0", set(),
+     False),  # u1 is not a value the code reads from an input
+    ("0.5*ToFloat(u1) + FloatTrueDiv(1.0, ToFloat(u1)) <= 3.0",
+     "3.0 - 0.5*ToFloat(s4) - FloatTrueDiv(1.0, ToFloat(s4)) >= 0.0", {"u1"}, False),  # two float terms: the guard and the assertion may round apart
+    ("u1 + 2 < 8", "6 - s4 >= 0", {"u1"}, False),  # strict against not strict
+])
+def test_an_assertion_on_read_inputs_is_kept_only_where_dynamo_guards_it(assertion, guard, reads_in_code, held):
+    env, parse, reads = _guard_env(guard)
+    assert capture.guarded_reads(parse(assertion), reads_in_code, reads, env) is held
+
+
+def test_noop_an_assertion_guarded_for_one_read_of_two_is_not_kept():
+    import sympy
+
+    env, parse, _ = _guard_env("6 - s4 >= 0")
+    reads = [sympy.Symbol("s4", integer=True), sympy.Symbol("s5", integer=True)]
+    assert not capture.guarded_reads(parse("u1 + 2 <= 8"), {"u1"}, reads, env)
 
 
 @pytest.mark.parametrize(("message", "verdict"), [

@@ -147,23 +147,30 @@ def _without_traced_code(error: tuple[str, str] | None) -> tuple[str, str] | Non
     return error and (error[0], error[1].split("\n\nfrom user code:", 1)[0])
 
 
+def _comparable_errors(expected: tuple[str, str] | None,
+                       actual: tuple[str, str] | None) -> tuple[tuple[str, ...] | None, tuple[str, ...] | None]:
+    """Two errors as compared where the traced code differs: of two errors
+    Dynamo raised itself, the types (their messages quote the file and line
+    it was tracing, and a backend's failure names the backend object);
+    other errors Dynamo met while tracing (an IndexError of a fake tensor)
+    without the "from user code:" quote."""
+    if _dynamo_error(expected) and _dynamo_error(actual):
+        return (expected[0],), (actual[0],)
+    return _without_traced_code(expected), _without_traced_code(actual)
+
+
 def difference(expected: Outcome, actual: Outcome, *, dynamo_messages: bool = True) -> str | None:
     """The first observable difference between two outcomes, or ``None``.
 
-    ``dynamo_messages=False`` compares only the types of errors Dynamo
-    raised itself: their messages quote the file and line of the code Dynamo
-    was tracing, which differ between the original and the mended module.
-    Other errors Dynamo met while tracing (an IndexError of a fake tensor)
-    carry that quote as a "from user code:" suffix, compared without it.
+    ``dynamo_messages=False`` compares errors as :func:`_comparable_errors`
+    does: the original and the mended module are traced from different
+    files and lines.
     """
-    if not dynamo_messages and _dynamo_error(expected.error) and _dynamo_error(actual.error):
-        if expected.error[0] != actual.error[0]:
-            return f"error: {expected.error[0]} != {actual.error[0]}"
-        expected = replace(expected, error=None)
-        actual = replace(actual, error=None)
-    elif not dynamo_messages:
-        expected = replace(expected, error=_without_traced_code(expected.error))
-        actual = replace(actual, error=_without_traced_code(actual.error))
+    if not dynamo_messages:
+        expected_error, actual_error = _comparable_errors(expected.error, actual.error)
+        if expected_error != actual_error:
+            return f"error: {expected_error!r} != {actual_error!r}"
+        expected, actual = replace(expected, error=None), replace(actual, error=None)
     for name in ("error", "stdout", "stderr", "logs", "warnings"):
         if getattr(expected, name) != getattr(actual, name):
             return f"{name}: {getattr(expected, name)!r} != {getattr(actual, name)!r}"
@@ -176,11 +183,8 @@ def difference(expected: Outcome, actual: Outcome, *, dynamo_messages: bool = Tr
 
 def _raised_otherwise(expected: Outcome, actual: Outcome) -> str | None:
     """What ``actual`` raised that ``expected`` did not (or the other way),
-    messages compared without the code Dynamo quotes; of two errors Dynamo
-    raised itself, the types (their messages name the backend object)."""
-    expected_error, actual_error = _without_traced_code(expected.error), _without_traced_code(actual.error)
-    if _dynamo_error(expected_error) and _dynamo_error(actual_error):
-        expected_error, actual_error = expected_error[0], actual_error[0]
+    the errors compared as :func:`_comparable_errors` does."""
+    expected_error, actual_error = _comparable_errors(expected.error, actual.error)
     return None if expected_error == actual_error else f"error: {expected_error!r} != {actual_error!r}"
 
 
