@@ -32,8 +32,9 @@ runs), so this corpus runs in a venv of its own::
 
 ``python -m benchmarks.detection`` counts, per row, mode and arm
 (``torch.compile``, ``graphmend.compile`` with default options), each in a
-fresh process with an empty graphmend cache and Dynamo's eager backend
-behind :class:`graphmend.diagnosis.GraphCounter`: graphs compiled, graphs
+fresh process with empty graphmend and inductor caches and Dynamo's eager
+backend (``--backend inductor``: inductor) behind
+:class:`graphmend.diagnosis.GraphCounter`: graphs compiled, graphs
 compiled that never ran, graph runs per call at steady state, whether the
 call raised, whether the output (and in training every gradient) equals
 eager's and the other arm's bit for bit, and the first call's seconds (with
@@ -41,7 +42,7 @@ the eager backend: what graphmend itself adds).  Timings under inductor
 come from the fresh-process harness, ``python -m benchmarks --cold --rows
 ssd300 ...`` (:mod:`benchmarks.timing` finds these rows too).
 
-    python -m benchmarks.detection [--rows ROW...] [--modes eval train] [--out DIR]
+    python -m benchmarks.detection [--rows ROW...] [--modes eval train] [--backend eager|inductor] [--out DIR]
 """
 
 from __future__ import annotations
@@ -214,9 +215,10 @@ def _call(model: Any, mode: str, args: tuple, kwargs: dict) -> Any:
     return {name: loss.detach() for name, loss in losses.items()}, gradients
 
 
-def worker(row_name: str, mode: str, arm: str, output: str, calls: int = 3) -> dict[str, Any]:
-    """The first call of the row compiled by ``arm`` on a counting eager
-    backend, then ``calls`` more (more while graphmend.compile watches them,
+def worker(row_name: str, mode: str, arm: str, output: str, backend: str = "eager",
+           calls: int = 3) -> dict[str, Any]:
+    """The first call of the row compiled by ``arm`` on ``backend`` behind a
+    counter, then ``calls`` more (more while graphmend.compile watches them,
     :func:`benchmarks.steady_calls`): the last one's graph runs are counted."""
     import torch
 
@@ -231,10 +233,10 @@ def worker(row_name: str, mode: str, arm: str, output: str, calls: int = 3) -> d
         model.train()
     reference = copy.deepcopy(model)
     expected = _call(reference, mode, args, kwargs)
-    counter = GraphCounter("eager")
+    counter = GraphCounter(backend)
     compile_ = graphmend.compile if arm == "graphmend" else torch.compile
     compiled = compile_(model, backend=counter)
-    result: dict[str, Any] = {"row": row_name, "mode": mode, "arm": arm}
+    result: dict[str, Any] = {"row": row_name, "mode": mode, "arm": arm, "backend": backend}
     try:
         start = time.perf_counter()
         first = _call(compiled, mode, args, kwargs)
@@ -253,25 +255,27 @@ def worker(row_name: str, mode: str, arm: str, output: str, calls: int = 3) -> d
 # -- the parent --------------------------------------------------------------------------------
 
 
-def _in_fresh_process(row: str, mode: str, arm: str, scratch: Path, timeout: float) -> dict[str, Any]:
+def _in_fresh_process(row: str, mode: str, arm: str, backend: str, scratch: Path, timeout: float) -> dict[str, Any]:
     output = scratch / f"{row}-{mode}-{arm}.pt"
     with tempfile.TemporaryDirectory(dir=scratch) as cache, tempfile.NamedTemporaryFile("r", suffix=".json") as out:
-        env = dict(os.environ, GRAPHMEND_CACHE_DIR=cache, PYTHONWARNINGS="ignore",
-                   PYTHONPATH=child_pythonpath())
-        command = [sys.executable, "-m", "benchmarks.detection", "--worker", row, mode, arm, str(output), out.name]
+        # Both caches empty: the first call of a first process.
+        env = dict(os.environ, GRAPHMEND_CACHE_DIR=cache, TORCHINDUCTOR_CACHE_DIR=os.path.join(cache, "inductor"),
+                   PYTHONWARNINGS="ignore", PYTHONPATH=child_pythonpath())
+        command = [sys.executable, "-m", "benchmarks.detection", "--worker", row, mode, arm, backend, str(output),
+                   out.name]
         try:
             proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
-            return {"row": row, "mode": mode, "arm": arm, "error": f"timed out after {timeout} s"}
+            return {"row": row, "mode": mode, "arm": arm, "backend": backend, "error": f"timed out after {timeout} s"}
         if proc.returncode != 0:
             tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or [f"exit {proc.returncode}"]
-            return {"row": row, "mode": mode, "arm": arm, "error": tail[0]}
+            return {"row": row, "mode": mode, "arm": arm, "backend": backend, "error": tail[0]}
         result = json.loads(Path(out.name).read_text())
     result["output"] = str(output) if output.exists() else None
     return result
 
 
-def run(rows: Sequence[str], modes: Sequence[str], *, timeout: float = 1800,
+def run(rows: Sequence[str], modes: Sequence[str], *, backend: str = "eager", timeout: float = 1800,
         progress: Callable[[str], None] = lambda _: None) -> list[dict[str, Any]]:
     """Every row, mode and arm in a fresh process; then each graphmend
     output compared bit for bit with torch.compile's."""
@@ -286,7 +290,7 @@ def run(rows: Sequence[str], modes: Sequence[str], *, timeout: float = 1800,
                 pair = {}
                 for arm in ARMS:
                     progress(f"{row} {mode} {arm}")
-                    pair[arm] = _in_fresh_process(row, mode, arm, Path(scratch), timeout)
+                    pair[arm] = _in_fresh_process(row, mode, arm, backend, Path(scratch), timeout)
                 ours, theirs = pair["graphmend"], pair["torch"]
                 if ours.get("output") and theirs.get("output"):
                     ours["same_as_torch"] = first_difference(torch.load(theirs["output"], weights_only=False),
@@ -299,9 +303,10 @@ def run(rows: Sequence[str], modes: Sequence[str], *, timeout: float = 1800,
 
 def markdown(results: Sequence[dict[str, Any]]) -> str:
     """Per row and mode: graph runs per call and graphs compiled, torch.compile
-    -> graphmend.compile, graphs that never ran, the first call (eager
-    backend), raises and output equality."""
-    lines = ["| row | mode | graph runs per call | graphs compiled | never run | first call, s (eager backend) "
+    -> graphmend.compile, graphs that never ran, the first call (on the
+    results' backend), raises and output equality."""
+    backend = results[0].get("backend", "eager") if results else "eager"
+    lines = [f"| row | mode | graph runs per call | graphs compiled | never run | first call, s ({backend} backend) "
              "| raised | same as torch.compile | same as eager (torch.compile, graphmend) |",
              "|---|---|---|---|---|---|---|---|---|"]
     by_key = {(r["row"], r["mode"], r["arm"]): r for r in results}
@@ -349,17 +354,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
     parser.add_argument("--out", default="bench-results/detection")
     parser.add_argument("--timeout", type=float, default=1800)
-    parser.add_argument("--worker", nargs=5, metavar=("ROW", "MODE", "ARM", "OUTPUT", "RESULT"), help=argparse.SUPPRESS)
+    parser.add_argument("--backend", default="eager", choices=["eager", "inductor"],
+                        help="the compiler behind both arms' counters (default: %(default)s)")
+    parser.add_argument("--worker", nargs=6, metavar=("ROW", "MODE", "ARM", "BACKEND", "OUTPUT", "RESULT"),
+                        help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
     if options.worker:
-        row, mode, arm, output, result = options.worker
-        Path(result).write_text(json.dumps(worker(row, mode, arm, output)))
+        row, mode, arm, backend, output, result = options.worker
+        Path(result).write_text(json.dumps(worker(row, mode, arm, output, backend)))
         return 0
     why = available()
     if why is not None:
         print(f"benchmarks.detection: {why}", file=sys.stderr)
         return 2
-    results = run(options.rows, options.modes, timeout=options.timeout,
+    results = run(options.rows, options.modes, backend=options.backend, timeout=options.timeout,
                   progress=lambda text: print(text, file=sys.stderr, flush=True))
     out = Path(options.out)
     out.mkdir(parents=True, exist_ok=True)
