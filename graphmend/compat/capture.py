@@ -48,7 +48,10 @@ Safety
       Not where the guard is met in the same call of the frame as its first
       captured value: Dynamo breaks at that call with the switches on as
       without, so that frame keeps its trace (:func:`_in_first_captured_call`); or
-    * the graph would assert something eager does not (:func:`assumed_fact`).
+    * the graph would assert something eager does not (:func:`assumed_fact`); or
+    * the graph computes no tensor, only numbers from values it reads back
+      (:func:`numbers_only`): without capture Python computes them, with no
+      graph run.
 
     The frame has not run yet when it is compiled, so nothing runs twice;
     and the decision is made before the user's backend sees a graph
@@ -783,7 +786,7 @@ def numbers_only(gm: Any) -> bool:
     reads = False
     for module in gm.modules():
         for node in getattr(getattr(module, "graph", None), "nodes", ()):
-            if node.op != "call_method" and node.op != "call_function":
+            if node.op not in ("call_method", "call_function", "call_module"):
                 continue
             reads = reads or (node.op == "call_method" and node.target == "item")
             if isinstance(node.meta.get("example_value"), torch.Tensor) and not (
