@@ -76,6 +76,7 @@ from graphmend.diagnosis.report import fallback_holding
 from graphmend.diagnosis import diagnose_calls as diagnose_calls_torch
 from graphmend.diagnosis.tracing import argument_sets, recording_fallbacks, silenced, trace_calls
 from graphmend.errors import GraphmendError, VerificationError
+from graphmend.modules import submodules
 from graphmend import compat
 from graphmend.mending.live import (mend, mend_sites, mended_functions, mended_source, mended_statement, preserved,
                                     unmend, unmend_functions)
@@ -95,7 +96,7 @@ class _SavedState:
         self.cpu_rng = torch.random.get_rng_state()
         self.cuda_rng = torch.cuda.get_rng_state_all() if torch.cuda.is_initialized() else None
         self.python_rng = random.getstate()
-        modules = list(obj.modules()) if isinstance(obj, torch.nn.Module) else []
+        modules = submodules(obj) if isinstance(obj, torch.nn.Module) else []
         # Bindings: every attribute (a forward may rebind ``self.inv_freq`` or
         # count calls in ``self.step``) and the registries' entries.
         self.bindings = [

@@ -13,8 +13,8 @@ left out of the key.
 * ``graphmend.rules`` rewrite: they read the analysis, and import no mend
   (``graphmend.mending``), no public API and no diagnosis.
 * ``graphmend.runtime`` is what rewritten code imports: nothing of graphmend
-  but ``conventions``, ``compat`` and the vocabulary of calls: it needs
-  torch alone.
+  but ``conventions``, ``compat``, the vocabulary of calls and ``modules``
+  (walking a model without hashing its modules): it needs torch alone.
 * ``graphmend.compat`` imports nothing of graphmend but ``conventions`` and
   the vocabulary.
 
@@ -24,7 +24,7 @@ It imports nothing.
 from __future__ import annotations
 
 #: The words every layer shares; they import nothing of graphmend.
-_WORDS = ("graphmend.conventions", "graphmend.vocabulary", "graphmend.errors")
+_WORDS = ("graphmend.conventions", "graphmend.vocabulary", "graphmend.errors", "graphmend.modules")
 
 #: layer -> the layers it may import besides its own.  ``graphmend`` is the
 #: package's own ``__init__`` (its public names, imported by name on first
@@ -33,10 +33,11 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "graphmend.conventions": (),
     "graphmend.vocabulary": (),
     "graphmend.errors": (),
+    "graphmend.modules": (),
     "graphmend.layers": (),
     "graphmend.compare": (),
     "graphmend.compat": ("graphmend.conventions", "graphmend.vocabulary"),
-    "graphmend.runtime": ("graphmend.conventions", "graphmend.vocabulary", "graphmend.compat"),
+    "graphmend.runtime": ("graphmend.conventions", "graphmend.vocabulary", "graphmend.modules", "graphmend.compat"),
     "graphmend.analysis": _WORDS,
     "graphmend.rules": (*_WORDS, "graphmend.analysis"),
     "graphmend.pipeline": (*_WORDS, "graphmend.analysis", "graphmend.rules", "graphmend.compat", "graphmend.runtime"),

@@ -7,6 +7,7 @@ to ``fix`` in test_fix_cli.py."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import subprocess
@@ -109,6 +110,37 @@ def test_module_with_forward_replaced_on_the_instance():
     assert module.forward is forward
     assert torch.equal(module(torch.ones(2)), torch.full((2,), 3.0))
     unmend(module)
+
+
+@dataclasses.dataclass(eq=True)  # eq without frozen: __hash__ is None, as attrs' @attr.s makes it
+class Unhashable(torch.nn.Module):
+    restitution: float = 0.8
+
+    def __post_init__(self):
+        super().__init__()
+        self.scale = torch.nn.Linear(2, 2)
+
+    def forward(self, x):
+        if x.sum() > 0:  # a data-dependent branch for graphmend to mend
+            return self.scale(x) * self.restitution
+        return x
+
+
+def test_a_model_holding_an_unhashable_module_compiles_and_diagnoses():
+    """``nn.Module.modules()`` raises ``TypeError: unhashable type`` on a
+    module whose class defines ``__eq__`` without ``__hash__`` (torchdyn's
+    ``EventCallback`` is an ``@attr.s`` class); the model itself and
+    torch.compile run.  graphmend walks such a model by identity."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(2, 2), Unhashable())
+    x = torch.tensor([[1.0, 2.0]])
+    expected = model(x)
+    with pytest.raises(TypeError, match="unhashable"):
+        list(model.modules())
+    with torch.no_grad():
+        assert torch.equal(gm_compile(model)(x), expected.detach())
+    assert graphmend.diagnose(model, x) is not None
+    unmend(model)
 
 
 def test_scripted_module_is_left_alone(caplog):

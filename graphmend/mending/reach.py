@@ -51,6 +51,7 @@ import torch
 from graphmend.mending import search
 from graphmend.mending.foreign import foreign, foreign_module
 from graphmend.mending.resolve import describe
+from graphmend.modules import submodules
 
 logger = logging.getLogger("graphmend")
 
@@ -202,7 +203,7 @@ class _Walk:
 
     def module(self, module: torch.nn.Module) -> None:
         self.push_all(_module_functions(module))
-        for sub in module.modules():
+        for sub in submodules(module):
             for value in vars(sub).values():
                 if isinstance(value, (types.FunctionType, types.MethodType, functools.partial)):
                     self.push(value)

@@ -23,6 +23,7 @@ import torch
 
 from graphmend.mending.foreign import foreign, module_name
 from graphmend.mending.resolve import Unmendable, chain
+from graphmend.modules import submodules
 
 
 def functions_of(value: Any) -> Iterator[Any]:
@@ -41,7 +42,7 @@ def matches(name: str, prefixes: Sequence[str]) -> bool:
 
 def module_classes(model: torch.nn.Module) -> dict[type, None]:
     """Every class in the MRO of every submodule's class, in order, once."""
-    return {cls: None for sub in model.modules() for cls in type(sub).__mro__ if cls is not object}
+    return {cls: None for sub in submodules(model) for cls in type(sub).__mro__ if cls is not object}
 
 
 def model_functions(model: torch.nn.Module, prefixes: Sequence[str] = ()) -> list[Any]:

@@ -16,6 +16,7 @@ import torch.utils._pytree as _pytree
 from torch.fx.experimental.symbolic_shapes import has_static_value
 
 from graphmend import compat
+from graphmend.modules import parameters
 from graphmend.runtime.common import _fall_back, _plain, compiling, static_truth
 
 
@@ -410,5 +411,5 @@ def _in_int64(value) -> bool:
 def _requires_grad(value) -> bool:
     """Whether a tensor in ``value`` (a pytree, or a module's parameters) requires grad."""
     if isinstance(value, torch.nn.Module):
-        return any(parameter.requires_grad for parameter in value.parameters())
+        return any(parameter.requires_grad for parameter in parameters(value))
     return any(isinstance(leaf, torch.Tensor) and leaf.requires_grad for leaf in _pytree.tree_leaves(value))
