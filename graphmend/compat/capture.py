@@ -775,24 +775,34 @@ NUMBERS_ONLY = "the graph only reads values back and computes numbers from them 
 
 
 def numbers_only(gm: Any) -> bool:
-    """Whether ``gm`` reads values back (``.item()``) and computes nothing
-    but numbers from them: no node makes a tensor but ``scalar_tensor``
-    nodes that only wrap what it returns.
+    """Whether ``gm`` computes no tensor: its nodes read values back
+    (``.item()``) and compute numbers, and no node makes a tensor or takes
+    one, but ``scalar_tensor`` nodes that only wrap what it returns.
 
-    Without capture the frame breaks at its first read, and Python computes
-    the rest with no graph at all; with capture it costs a graph run per
-    call for arithmetic on a few numbers (Karras EMA's ``beta``,
-    ``(1 - 1/(step.item() + 1)) ** gamma`` in a frame of its own)."""
-    reads = False
+    Without capture such a frame breaks at its first read, and Python
+    computes the rest with no graph at all; with capture it costs a graph
+    run per call for arithmetic on a few numbers (Karras EMA's ``beta``,
+    ``(1 - 1/(step.item() + 1)) ** gamma`` in a frame of its own), or for
+    nothing (pykan's ``prune_input``: graphs of ``torch.sym_int(0)``
+    whose result nobody reads, one per index of a loop)."""
+    import torch.utils._pytree as pytree
+
+    def tensor(value: Any) -> bool:
+        if isinstance(value, torch.fx.Node):
+            value = value.meta.get("example_value")
+        return any(isinstance(leaf, torch.Tensor) for leaf in pytree.tree_leaves(value))
+
     for module in gm.modules():
         for node in getattr(getattr(module, "graph", None), "nodes", ()):
             if node.op not in ("call_method", "call_function", "call_module"):
                 continue
-            reads = reads or (node.op == "call_method" and node.target == "item")
-            if isinstance(node.meta.get("example_value"), torch.Tensor) and not (
-                    node.target is torch.scalar_tensor and all(user.op == "output" for user in node.users)):
+            if node.op == "call_method" and node.target == "item":
+                continue  # a read: the value is a number from here on
+            if node.target is torch.scalar_tensor and all(user.op == "output" for user in node.users):
+                continue  # Dynamo's wrapping of a number the frame returns
+            if tensor(node) or any(tensor(arg) for arg in pytree.tree_leaves((node.args, node.kwargs))):
                 return False
-    return reads
+    return True
 
 
 def updated_grad_input(gm: Any) -> str | None:
