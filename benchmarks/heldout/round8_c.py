@@ -107,35 +107,32 @@ def _r8c_kan_fix_symbolic_fit(training: bool) -> Built:
     return fit_symbolic, (model, x), {}
 
 
-def _r8c_kan_prune_node(training: bool) -> Built:
-    model = _r8c_kan_model([3, 5, 1])
-    with torch.no_grad():  # hidden nodes 1 and 3 nearly dead, as after sparsity-regularized training
-        for node in (1, 3):
-            model.act_fun[1].scale_base[node] *= 1e-4
-            model.act_fun[1].scale_sp[node] *= 1e-4
+def _r8c_kan_pruned(widths: list[int], layer: int, weak: tuple[int, ...], prune: str) -> Built:
+    """A KAN whose ``weak`` nodes of ``layer`` barely reach the next layer (as after
+    sparsity-regularized training), called, pruned with its ``prune`` method and called
+    again."""
+    inputs = widths[0]  # read first: KAN rewrites the list it is given in place
+    model = _r8c_kan_model(widths)
+    with torch.no_grad():
+        for node in weak:
+            model.act_fun[layer].scale_base[node] *= 1e-4
+            model.act_fun[layer].scale_sp[node] *= 1e-4
 
     def prune_and_forward(model: Any, x: torch.Tensor) -> torch.Tensor:
         model(x)
-        pruned = model.prune_node(threshold=1e-2, log_history=False)
+        pruned = getattr(model, prune)(threshold=1e-2, log_history=False)
         return pruned(x)
 
-    x = torch.rand(24, 3) * 2 - 1
+    x = torch.rand(24, inputs) * 2 - 1
     return prune_and_forward, (model, x), {}
 
 
+def _r8c_kan_prune_node(training: bool) -> Built:
+    return _r8c_kan_pruned([3, 5, 1], 1, (1, 3), "prune_node")  # hidden nodes 1 and 3 nearly dead
+
+
 def _r8c_kan_prune_input(training: bool) -> Built:
-    model = _r8c_kan_model([4, 3, 1])
-    with torch.no_grad():  # input 2 barely reaches the hidden layer: an irrelevant feature
-        model.act_fun[0].scale_base[2] *= 1e-4
-        model.act_fun[0].scale_sp[2] *= 1e-4
-
-    def prune_inputs_and_forward(model: Any, x: torch.Tensor) -> torch.Tensor:
-        model(x)
-        pruned = model.prune_input(threshold=1e-2, log_history=False)
-        return pruned(x)
-
-    x = torch.rand(24, 4) * 2 - 1
-    return prune_inputs_and_forward, (model, x), {}
+    return _r8c_kan_pruned([4, 3, 1], 0, (2,), "prune_input")  # input 2: an irrelevant feature
 
 
 # --- torchlibrosa ------------------------------------------------------------------
