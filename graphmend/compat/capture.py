@@ -792,8 +792,8 @@ def numbers_only(gm: Any) -> bool:
             value = value.meta.get("example_value")
         return any(isinstance(leaf, torch.Tensor) for leaf in pytree.tree_leaves(value))
 
-    for module in gm.modules():
-        for node in getattr(getattr(module, "graph", None), "nodes", ()):
+    for graph in _graphs(gm):
+        for node in graph.nodes:
             if node.op not in ("call_method", "call_function", "call_module"):
                 continue
             if node.op == "call_method" and node.target == "item":
@@ -938,8 +938,8 @@ def _input_reads(gm: Any) -> list[Any]:
     from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
 
     found = []
-    for module in gm.modules():
-        for node in getattr(getattr(module, "graph", None), "find_nodes", lambda **_: ())(op="call_method", target="item"):
+    for graph in _graphs(gm):
+        for node in graph.find_nodes(op="call_method", target="item"):
             value = node.meta.get("example_value")
             expr = getattr(getattr(value, "node", None), "expr", None)
             if isinstance(expr, sympy.Symbol) and not free_unbacked_symbols(expr) and expr not in found:
@@ -967,16 +967,14 @@ def guarded_reads(expr: Any, code_reads: set[str], reads: list[Any], shape_env: 
     symbols = sorted(expr.free_symbols, key=str)
     if not symbols or not reads or any(str(symbol) not in code_reads for symbol in symbols):
         return False
-    guards = {_slack(guard.expr) for guard in getattr(shape_env, "guards", ())} - {None}
-    return all(_slack(expr.xreplace(dict(zip(symbols, choice)))) in guards
+    guards = {_rounded_alike(guard.expr) for guard in getattr(shape_env, "guards", ())} - {None}
+    return all(_rounded_alike(expr.xreplace(dict(zip(symbols, choice)))) in guards
                for choice in itertools.product(reads, repeat=len(symbols)))
 
 
 def _slack(relation: Any) -> tuple[Any, bool] | None:
     """``(slack, strict)`` with ``relation`` equivalent to ``slack >= 0``
-    (``> 0`` where strict), computed alike in floats: an integer slack, or
-    one term against one number (``t <= c`` and ``c - t >= 0`` compare the
-    same floats); None otherwise."""
+    (``> 0`` where strict); None for anything but an inequality."""
     import sympy
 
     if isinstance(relation, (sympy.GreaterThan, sympy.StrictGreaterThan)):
@@ -985,10 +983,20 @@ def _slack(relation: Any) -> tuple[Any, bool] | None:
         slack = relation.rhs - relation.lhs
     else:
         return None
-    terms = [term for term in sympy.Add.make_args(slack) if not term.is_number]
-    if slack.is_integer is not True and len(terms) != 1:
-        return None
     return slack, isinstance(relation, (sympy.StrictGreaterThan, sympy.StrictLessThan))
+
+
+def _rounded_alike(relation: Any) -> tuple[Any, bool] | None:
+    """:func:`_slack` of ``relation`` where any form of it computes the same
+    floats: an integer slack, or one term against one number (``t <= c``
+    and ``c - t >= 0`` compare the same floats); None otherwise."""
+    import sympy
+
+    found = _slack(relation)
+    if found is None:
+        return None
+    terms = [term for term in sympy.Add.make_args(found[0]) if not term.is_number]
+    return found if found[0].is_integer is True or len(terms) == 1 else None
 
 
 def _read_generated_code() -> None:
@@ -1131,19 +1139,25 @@ def _range_bounds(shape_env: Any, symbols: Iterable[Any]) -> Iterator[Any]:
             yield sympy.Le(symbol, bounds.upper)
 
 
-def _assert_nodes(gm: Any) -> Iterator[Any]:
-    """The ``_assert_scalar`` nodes of ``gm`` and of every graph module it holds."""
+def _graphs(gm: Any) -> Iterator[Any]:
+    """The graph of ``gm`` and of every graph module it holds (a ``cond``'s arms)."""
     for module in gm.modules():
         graph = getattr(module, "graph", None)
         if graph is not None:
-            yield from graph.find_nodes(op="call_function", target=torch.ops.aten._assert_scalar.default)
+            yield graph
+
+
+def _assert_nodes(gm: Any) -> Iterator[Any]:
+    """The ``_assert_scalar`` nodes of ``gm`` and of every graph module it holds."""
+    for graph in _graphs(gm):
+        yield from graph.find_nodes(op="call_function", target=torch.ops.aten._assert_scalar.default)
 
 
 def _binders(gm: Any) -> dict[Any, Any]:
     """Captured symbol -> the node that binds it (its ``unbacked_bindings``)."""
     found: dict[Any, Any] = {}
-    for module in gm.modules():
-        for node in getattr(getattr(module, "graph", None), "nodes", ()):
+    for graph in _graphs(gm):
+        for node in graph.nodes:
             for symbol in (node.meta.get("unbacked_bindings") or {}):
                 found.setdefault(symbol, node)
     return found
@@ -1176,13 +1190,11 @@ def _assumption(expr: Any, binders: dict[Any, Any]) -> str | None:
     import sympy
     from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
 
-    if isinstance(expr, (sympy.GreaterThan, sympy.StrictGreaterThan)):
-        slack = expr.lhs - expr.rhs  # the assert: slack >= 0 (> 0)
-    elif isinstance(expr, (sympy.LessThan, sympy.StrictLessThan)):
-        slack = expr.rhs - expr.lhs
-    else:
+    found = _slack(expr)  # the assert: slack >= 0 (> 0)
+    if found is None:
         return str(expr)
-    if isinstance(expr, (sympy.StrictGreaterThan, sympy.StrictLessThan)):
+    slack, strict = found
+    if strict:
         slack -= 1  # integers: slack > 0 is slack - 1 >= 0
     captured = free_unbacked_symbols(slack)
     if len(captured) != 1:
