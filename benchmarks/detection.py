@@ -257,6 +257,7 @@ def worker(row_name: str, mode: str, arm: str, output: str, backend: str = "eage
 
 def _in_fresh_process(row: str, mode: str, arm: str, backend: str, scratch: Path, timeout: float) -> dict[str, Any]:
     output = scratch / f"{row}-{mode}-{arm}.pt"
+    measured = {"row": row, "mode": mode, "arm": arm, "backend": backend}
     with tempfile.TemporaryDirectory(dir=scratch) as cache, tempfile.NamedTemporaryFile("r", suffix=".json") as out:
         # Both caches empty: the first call of a first process.
         env = dict(os.environ, GRAPHMEND_CACHE_DIR=cache, TORCHINDUCTOR_CACHE_DIR=os.path.join(cache, "inductor"),
@@ -266,10 +267,10 @@ def _in_fresh_process(row: str, mode: str, arm: str, backend: str, scratch: Path
         try:
             proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
-            return {"row": row, "mode": mode, "arm": arm, "backend": backend, "error": f"timed out after {timeout} s"}
+            return {**measured, "error": f"timed out after {timeout} s"}
         if proc.returncode != 0:
             tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or [f"exit {proc.returncode}"]
-            return {"row": row, "mode": mode, "arm": arm, "backend": backend, "error": tail[0]}
+            return {**measured, "error": tail[0]}
         result = json.loads(Path(out.name).read_text())
     result["output"] = str(output) if output.exists() else None
     return result
