@@ -178,6 +178,21 @@ def a_read_meets_a_tensor(step):
     return step.item() * 2 + step
 
 
+def stops_early(x):
+    # torchattacks' CW: an early stop whose return sits before the loop's
+    # end.  Without capture the frame breaks at the second ``.item()`` and
+    # Dynamo, seeing the loop, runs the rest eagerly; with it, the next
+    # break is the next iteration's, before the return.
+    best = 1e10
+    for step in range(12):
+        x = x * 0.5 + 1
+        torch._dynamo.graph_break()
+        if x.sum().item() > best:
+            return x
+        best = x.sum().item()
+    return x
+
+
 def sub_by_tensor(z, g, lr):
     # Dynamo reads a tensor alpha back; captured, it fails sub's meta kernel
     # at ``if alpha != 1`` in AOTAutograd (schedulefree's z step under inductor).
@@ -386,6 +401,29 @@ def test_never_more_graphs_than_torch_compile(forms, name):
     for x in INPUTS:
         assert torch.equal(ours(x.clone()), function(x.clone()))
     assert compat.graphs_compiled() - graphs <= plain.graphs
+
+
+def test_a_break_capture_moves_into_a_loop_costs_no_graph_per_iteration(forms):
+    """Dynamo's loop test stops at the first ``return``: a break before an
+    early return inside the loop reads as outside it, and Dynamo resumes
+    there, one resume graph per iteration (guarded on the loop's
+    iterator).  With capture, the trace reaches such a break where torch.compile's
+    stops at a ``.item()`` after the return; the frame is then judged
+    exactly and compiled without capture."""
+    function = forms.stops_early
+    torch._dynamo.reset()
+    plain = GraphCounter()
+    compiled = torch.compile(function, backend=plain)
+    plain_runs = [plain.runs_of(lambda: compiled(x.clone())) for x in INPUTS]
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    ours = graphmend.compile(function, backend=counter)
+    for x in INPUTS * 2:
+        assert torch.equal(ours(x.clone()), function(x.clone()))
+    assert counter.graphs <= plain.graphs and counter.never_run == 0
+    assert [counter.runs_of(lambda: ours(x.clone())) for x in INPUTS] == plain_runs
+    reasons = [why for code, why in capture.uncaptured_codes().items() if code.co_filename == forms.__file__]
+    assert any(why.startswith(capture.IN_A_LOOP) for why in reasons)
 
 
 def test_scope_restores_on_error_and_when_nested():
