@@ -317,6 +317,48 @@ class Neuron(nn.Module):
 """
 
 
+def test_a_frame_breaking_where_the_first_call_mends_is_traced_once_in_that_call(tmp_path, isolated_cache,
+                                                                                  monkeypatch):
+    """Called six times in the first call, the forward whose break that
+    call mends is traced once: its later calls in the call run eagerly
+    without a trace thrown away each time (xitorch's stopping test, 90
+    calls: a first call of 5.5 s, 2.5 s once traced once).  The next call
+    compiles the mended code."""
+    from torch._dynamo import symbolic_convert
+
+    module = load_module(textwrap.dedent(NEURON), tmp_path, "neuron_loop")
+    neuron, x = module.Neuron(0), torch.linspace(0, 3, 6)
+
+    def unrolled(x):
+        outputs = []
+        for _ in range(6):
+            torch._dynamo.graph_break()  # Dynamo runs the loop eagerly: each call is a frame
+            outputs.append(neuron(x))
+        return outputs
+
+    expected = unrolled(x)
+    traces = []
+    run = symbolic_convert.InstructionTranslator.run
+
+    def counting(self):
+        traces.append(self.f_code)
+        return run(self)
+
+    monkeypatch.setattr(symbolic_convert.InstructionTranslator, "run", counting)
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    try:
+        ours = gm_compile(unrolled, backend=counter)
+        first = ours(x)
+        traced_in_the_first_call = [code.co_name for code in traces].count("forward")
+        later = [ours(x) for _ in range(2)]
+    finally:
+        graphmend.unmend(neuron)
+    assert traced_in_the_first_call == 1
+    assert counter.never_run == 0
+    assert all(torch.equal(a, b) for out in (first, *later) for pair in zip(expected, out) for a, b in zip(*pair))
+
+
 @pytest.mark.parametrize("mechanism", [0, 1, 2])
 def test_a_diagnosed_site_in_a_function_mended_statically_is_mended_too(tmp_path, isolated_cache, mechanism):
     """snntorch's ``Leaky.forward``: its guard is mended statically, and its

@@ -43,6 +43,9 @@ class _Trace(threading.local):
     #: While a call is watched for sites to mend (:func:`mending_first`):
     #: whether a graph break (its ``GraphCompileReason``) is at one.
     mendable: Callable[[Any], bool] | None = None
+    #: While a call is watched: the codes met breaking at a site to mend,
+    #: which run eagerly, untraced, until the watch ends.
+    eager_until_mended: list[Any] | None = None
 
 
 #: Whether :func:`_run_frames_eagerly_once` could watch graph breaks on this torch.
@@ -66,16 +69,31 @@ def mending_first(mendable: Callable[[Any], bool]) -> Iterator[None]:
     Dynamo compiled for the frames holding those sites would be thrown
     away (an ODE solver's step compiled 10 graphs where torch.compile
     compiles 8).  Eager code is the code the break would have run anyway,
-    and the next call compiles the frame, mended or not."""
-    outer = _TRACE.mendable
-    _TRACE.mendable = mendable
+    and the next call compiles the frame, mended or not.
+
+    Within the call, such a frame is not traced again: every later call of
+    its code runs eagerly too (xitorch's Adam minimiser calls its stopping
+    test 90 times in a call; each was a trace of it thrown away).  When the
+    watch ends, Dynamo treats those codes as before."""
+    from torch._dynamo.types import FrameAction, FrameExecStrategy
+
+    outer = _TRACE.mendable, _TRACE.eager_until_mended
+    _TRACE.mendable, _TRACE.eager_until_mended = mendable, []
     try:
         yield
     finally:
-        _TRACE.mendable = outer
+        for code in _TRACE.eager_until_mended:
+            _set_code_exec_strategy(code, FrameExecStrategy(FrameAction.DEFAULT, FrameAction.DEFAULT))
+        _TRACE.mendable, _TRACE.eager_until_mended = outer
 
 
 _TRACE = _Trace()
+
+
+def _set_code_exec_strategy(code: Any, strategy: Any) -> None:
+    from torch._C._dynamo.eval_frame import set_code_exec_strategy
+
+    set_code_exec_strategy(code, strategy)
 
 
 def _share_replays_with_inlined_calls() -> None:
@@ -252,13 +270,16 @@ def _run_frames_eagerly_once() -> None:
                 "breaks where graphmend mends next" if mend_first else "fails while Dynamo traces it",
                 type(error).__name__, str(error).split("\n", 1)[0],
             )
+            until_mended = mend_first is not None and _TRACE.eager_until_mended is not None
+            if until_mended:
+                _TRACE.eager_until_mended.append(frame.f_code)
             return ConvertFrameReturn(
                 # Where graphmend mends next, what the frame calls runs eagerly
                 # too: compiled now as frames of their own, those graphs would
                 # be replaced by the frame's own graph on the next call.
                 frame_exec_strategy=FrameExecStrategy(FrameAction.SKIP,
                                                       FrameAction.SKIP if mend_first else FrameAction.DEFAULT),
-                apply_to_code=False,
+                apply_to_code=until_mended,
                 **extra,
             )
         finally:
