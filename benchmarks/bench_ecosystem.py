@@ -297,11 +297,14 @@ def _default_path(row: Any, training: bool, original: dict[str, Any], backend: s
             **_compare(original, called["first"])}
 
 
-def _torch_compile(row: Any, training: bool, original: dict[str, Any], backend: str = "eager") -> dict[str, Any]:
+def _torch_compile(row: Any, training: bool, original: dict[str, Any], backend: str = "eager",
+                   calls: int = 3) -> dict[str, Any]:
     """``torch.compile`` of the original on a counting ``backend``, called
-    as :func:`_default_path` calls graphmend's: its graphs compiled and
-    graph runs, and whether its first call changes a bit (the control for
-    the compiled comparisons)."""
+    as :func:`_default_path` called graphmend's (``calls`` times: code that
+    compiles afresh every call, an attack's optimizer built per call, makes
+    graphs per call in both arms): its graphs compiled and graph runs, and
+    whether its first call changes a bit (the control for the compiled
+    comparisons)."""
     import torch
 
     from graphmend.diagnosis import GraphCounter
@@ -309,7 +312,7 @@ def _torch_compile(row: Any, training: bool, original: dict[str, Any], backend: 
     fn, args, kwargs = row.build(training)
     counter = GraphCounter(backend)
     try:
-        called = _calls(row, training, fn, args, kwargs, torch.compile(fn, backend=counter), counter)
+        called = _calls(row, training, fn, args, kwargs, torch.compile(fn, backend=counter), counter, calls)
     finally:
         torch._dynamo.reset()
     return {**called["counts"], **_compare(original, called["first"])}
@@ -354,7 +357,8 @@ def worker(corpus: str, name: str, mode: str, explain: bool, backend: str = "eag
     # 1b. the original under torch.compile: its graphs and graph runs, and
     #     the control for step 6
     try:
-        result["compiled_original"] = _torch_compile(row, training, original, backend)
+        calls = len(result["default"]["runs"]) if "default" in result else 3
+        result["compiled_original"] = _torch_compile(row, training, original, backend, calls)
     except Exception as exc:
         errors["original_compiled"] = _error(exc)
 
