@@ -45,11 +45,11 @@ def _run(args: argparse.Namespace) -> int:
 
 def _detection_rows() -> set[str]:
     """The rows ``--cold`` times beside the corpus: the detection corpus's
-    and the library corpora's (:func:`benchmarks.corpus.find`)."""
-    from benchmarks import detection, ecosystem
-    from benchmarks.heldout import rows as heldout
+    and the library corpora's, held-out rounds included
+    (:func:`benchmarks.corpus.find`)."""
+    from benchmarks import corpus, detection
 
-    return {*detection.ROWS, *(row.name for row in (*ecosystem.ROWS, *heldout.ROWS))}
+    return {*detection.ROWS, *corpus.library_rows()}
 
 
 def _bench_cold(args: argparse.Namespace, rows: list[str], out) -> int:

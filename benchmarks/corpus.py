@@ -657,19 +657,29 @@ def find(name: str) -> Any:
     """The row called ``name``, as the fresh-process timing harness calls
     it (``title``, ``model()``, ``inputs()``): of this corpus, of the
     detection corpus (:mod:`benchmarks.detection`, which needs
-    torchvision), or a library row of the ecosystem corpus or the held-out
+    torchvision), or a library row of the ecosystem corpus or a held-out
     round, in inference (:class:`LibraryRow`)."""
     if name in ROWS:
         return ROWS[name]
-    from benchmarks import detection, ecosystem
-    from benchmarks.heldout import rows as heldout
+    from benchmarks import detection
 
     if name in detection.ROWS:
         return detection.ROWS[name]
-    library = {row.name: row for row in (*ecosystem.ROWS, *heldout.ROWS)}
+    library = library_rows()
     if name in library:
         return LibraryRow(library[name])
     raise KeyError(f"no row {name!r} in the corpus, the detection corpus or the library corpora")
+
+
+def library_rows() -> dict[str, Any]:
+    """The library rows by name: the ecosystem corpus's and every held-out
+    round's (their builders import their libraries when called)."""
+    from benchmarks import ecosystem
+    from benchmarks.heldout import round6, round7, round8
+    from benchmarks.heldout import rows as heldout
+
+    return {row.name: row for rows in (ecosystem.ROWS, heldout.ROWS, round6.ROWS, round7.ROWS, round8.ROWS)
+            for row in rows}
 
 
 class LibraryRow:

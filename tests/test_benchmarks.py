@@ -151,3 +151,18 @@ def test_steady_calls_go_on_while_graphmend_compile_watches():
     assert list(steady_calls(object(), 3)) == [0, 1, 2]
     first_call.watching = True
     assert len(list(steady_calls(compiled, 3))) == 3 + MOST_EXTRA_CALLS
+
+
+def test_the_timing_harness_finds_a_row_of_every_library_corpus():
+    """``--cold`` times a library row of the ecosystem corpus or of any
+    held-out round, in inference (the builders import their libraries only
+    when called, so no library is needed to list them)."""
+    from benchmarks import corpus, ecosystem
+    from benchmarks.__main__ import _detection_rows
+    from benchmarks.heldout import round6, round7, round8
+    from benchmarks.heldout import rows as heldout
+
+    names = _detection_rows()
+    for rows in (ecosystem.ROWS, heldout.ROWS, round6.ROWS, round7.ROWS, round8.ROWS):
+        assert {row.name for row in rows} <= names
+        assert corpus.find(rows[0].name).row is rows[0]
