@@ -75,25 +75,28 @@ def mending_first(mendable: Callable[[Any], bool]) -> Iterator[None]:
     its code runs eagerly too (xitorch's Adam minimiser calls its stopping
     test 90 times in a call; each was a trace of it thrown away).  When the
     watch ends, Dynamo treats those codes as before."""
-    from torch._dynamo.types import FrameAction, FrameExecStrategy
-
     outer = _TRACE.mendable, _TRACE.eager_until_mended
     _TRACE.mendable, _TRACE.eager_until_mended = mendable, []
     try:
         yield
     finally:
-        for code in _TRACE.eager_until_mended:
-            _set_code_exec_strategy(code, FrameExecStrategy(FrameAction.DEFAULT, FrameAction.DEFAULT))
+        _trace_again(_TRACE.eager_until_mended)
         _TRACE.mendable, _TRACE.eager_until_mended = outer
 
 
 _TRACE = _Trace()
 
 
-def _set_code_exec_strategy(code: Any, strategy: Any) -> None:
+def _trace_again(codes: list[Any]) -> None:
+    """Give ``codes``, run eagerly until now, back to Dynamo's default
+    (the strategy a code has before its first conversion)."""
+    if not codes:
+        return
     from torch._C._dynamo.eval_frame import set_code_exec_strategy
+    from torch._dynamo.types import FrameAction, FrameExecStrategy
 
-    set_code_exec_strategy(code, strategy)
+    for code in codes:
+        set_code_exec_strategy(code, FrameExecStrategy(FrameAction.DEFAULT, FrameAction.DEFAULT))
 
 
 def _share_replays_with_inlined_calls() -> None:
