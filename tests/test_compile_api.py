@@ -317,13 +317,14 @@ class Neuron(nn.Module):
 """
 
 
-def test_a_frame_breaking_where_the_first_call_mends_is_traced_once_in_that_call(tmp_path, isolated_cache,
+def test_a_frame_breaking_where_the_first_call_mends_is_traced_only_while_it_teaches_dynamo(tmp_path, isolated_cache,
                                                                                   monkeypatch):
-    """Called six times in the first call, the forward whose break that
-    call mends is traced once: its later calls in the call run eagerly
-    without a trace thrown away each time (xitorch's stopping test, 90
-    calls: a first call of 5.5 s, 2.5 s once traced once).  The next call
-    compiles the mended code."""
+    """Called six times in the first call with the same input, the forward
+    whose break that call mends is traced twice: the second trace teaches
+    Dynamo's automatic dynamic nothing new, and the other calls run
+    eagerly without a trace thrown away each time (xitorch's stopping test,
+    90 calls: a first call of 5.5 s, now 2.6 s).  The next call compiles
+    the mended code."""
     from torch._dynamo import symbolic_convert
 
     module = load_module(textwrap.dedent(NEURON), tmp_path, "neuron_loop")
@@ -354,8 +355,52 @@ def test_a_frame_breaking_where_the_first_call_mends_is_traced_once_in_that_call
         later = [ours(x) for _ in range(2)]
     finally:
         graphmend.unmend(neuron)
-    assert traced_in_the_first_call == 1
+    assert traced_in_the_first_call == 2
     assert counter.graphs == 1 and counter.never_run == 0  # the mended forward, compiled by the next call
+    assert all(torch.equal(a, b) for out in (first, *later) for pair in zip(expected, out) for a, b in zip(*pair))
+
+
+def test_a_frame_breaking_where_the_first_call_mends_is_traced_while_its_sizes_change(tmp_path, isolated_cache,
+                                                                                      monkeypatch):
+    """Called on inputs of six lengths in the first call, the forward whose
+    break that call mends is traced until a trace teaches Dynamo nothing
+    new (a later one sees the length change: a dynamic size), not six
+    times.  The mended forward then compiles once, for every length
+    (traced once only, it compiled a graph for the first length and another
+    when the second came)."""
+    from torch._dynamo import symbolic_convert
+
+    module = load_module(textwrap.dedent(NEURON), tmp_path, "neuron_sizes")
+    neuron = module.Neuron(0)
+
+    def unrolled(xs):
+        outputs = []
+        for x in xs:
+            torch._dynamo.graph_break()  # Dynamo runs the loop eagerly: each call is a frame
+            outputs.append(neuron(x))
+        return outputs
+
+    xs = [torch.linspace(0, 3, n) for n in range(5, 11)]
+    expected = unrolled(xs)
+    traces = []
+    run = symbolic_convert.InstructionTranslator.run
+
+    def counting(self):
+        traces.append(self.f_code)
+        return run(self)
+
+    monkeypatch.setattr(symbolic_convert.InstructionTranslator, "run", counting)
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    try:
+        ours = gm_compile(unrolled, backend=counter)
+        first = ours(xs)
+        traced_in_the_first_call = [code.co_name for code in traces].count("forward")
+        later = [ours(xs) for _ in range(2)]
+    finally:
+        graphmend.unmend(neuron)
+    assert 2 <= traced_in_the_first_call < len(xs)
+    assert counter.graphs == 1 and counter.never_run == 0
     assert all(torch.equal(a, b) for out in (first, *later) for pair in zip(expected, out) for a, b in zip(*pair))
 
 

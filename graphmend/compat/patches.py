@@ -43,9 +43,12 @@ class _Trace(threading.local):
     #: While a call is watched for sites to mend (:func:`mending_first`):
     #: whether a graph break (its ``GraphCompileReason``) is at one.
     mendable: Callable[[Any], bool] | None = None
-    #: While a call is watched: the codes met breaking at a site to mend,
-    #: which run eagerly, untraced, until the watch ends.
-    eager_until_mended: list[Any] | None = None
+    #: While a call is watched: id(code) -> [code, what Dynamo's automatic
+    #: dynamic remembered of it after its last trace, how often it was met
+    #: breaking at a site to mend] (by identity: equal code objects may be
+    #: two functions); a code whose trace taught nothing runs eagerly,
+    #: untraced, until the watch ends.
+    mended_first: dict[int, list[Any]] | None = None
 
 
 #: Whether :func:`_run_frames_eagerly_once` could watch graph breaks on this torch.
@@ -71,17 +74,58 @@ def mending_first(mendable: Callable[[Any], bool]) -> Iterator[None]:
     compiles 8).  Eager code is the code the break would have run anyway,
     and the next call compiles the frame, mended or not.
 
-    Within the call, such a frame is not traced again: every later call of
-    its code runs eagerly too (xitorch's Adam minimiser calls its stopping
-    test 90 times in a call; each was a trace of it thrown away).  When the
-    watch ends, Dynamo treats those codes as before."""
-    outer = _TRACE.mendable, _TRACE.eager_until_mended
-    _TRACE.mendable, _TRACE.eager_until_mended = mendable, []
+    Within the call, such a frame is traced again only while its traces
+    teach Dynamo which of its inputs change between calls (automatic
+    dynamic: the frame compiled later is then not specialised to one value
+    and compiled again for the next), and at most
+    :data:`MOST_TRACES_PER_WATCH` times; later calls of its code run
+    eagerly, untraced.  xitorch's Adam minimiser calls its stopping test 90
+    times in a call, each a trace thrown away (first call 5.5 s; 2.5 s
+    traced once, but tntorch's `truncated_svd`, resumed after `start =
+    time.time()` and called on cores of several shapes, then compiled 23
+    graphs for 21).  When the watch ends, Dynamo treats those codes as
+    before."""
+    outer = _TRACE.mendable, _TRACE.mended_first
+    _TRACE.mendable, _TRACE.mended_first = mendable, {}
     try:
         yield
     finally:
-        _trace_again(_TRACE.eager_until_mended)
-        _TRACE.mendable, _TRACE.eager_until_mended = outer
+        _trace_again([code for code, _, _, eager in _TRACE.mended_first.values() if eager])
+        _TRACE.mendable, _TRACE.mended_first = outer
+
+
+#: The most times a watched call traces a frame that breaks where graphmend
+#: mends next (Dynamo's own recompile limit).
+MOST_TRACES_PER_WATCH = 8
+
+
+def _dynamic_memory(code: Any) -> str:
+    """What Dynamo's automatic dynamic remembers of ``code``'s inputs
+    (``torch._dynamo.pgo``'s code state), as text; '' where this torch
+    keeps no such memory."""
+    try:
+        from torch._dynamo import pgo
+    except ImportError:
+        return ""
+    states = getattr(pgo, "_CODE_STATE", None) or {}
+    return repr([state.automatic_dynamic for key, state in states.items()
+                 if (getattr(key, "name", None), getattr(key, "firstlineno", None), getattr(key, "filename", None))
+                 == (code.co_name, code.co_firstlineno, code.co_filename)])
+
+
+def _met_breaking_where_mended_next(code: Any) -> bool:
+    """Count a watched call's trace of ``code`` that met a site graphmend
+    mends next; whether the code now runs eagerly until the watch ends (its
+    trace taught automatic dynamic nothing new, or it was traced the most
+    times)."""
+    memory = _dynamic_memory(code)
+    met = _TRACE.mended_first.get(id(code))
+    if met is None:
+        _TRACE.mended_first[id(code)] = [code, memory, 1, False]
+        return False
+    met[3] = memory == met[1] or met[2] + 1 >= MOST_TRACES_PER_WATCH
+    met[1], met[2] = memory, met[2] + 1
+    return met[3]
 
 
 _TRACE = _Trace()
@@ -273,9 +317,8 @@ def _run_frames_eagerly_once() -> None:
                 "breaks where graphmend mends next" if mend_first else "fails while Dynamo traces it",
                 type(error).__name__, str(error).split("\n", 1)[0],
             )
-            until_mended = mend_first is not None and _TRACE.eager_until_mended is not None
-            if until_mended:
-                _TRACE.eager_until_mended.append(frame.f_code)
+            until_mended = (mend_first is not None and _TRACE.mended_first is not None
+                            and _met_breaking_where_mended_next(frame.f_code))
             return ConvertFrameReturn(
                 # Where graphmend mends next, what the frame calls runs eagerly
                 # too: compiled now as frames of their own, those graphs would
