@@ -317,27 +317,25 @@ class Neuron(nn.Module):
 """
 
 
-def test_a_frame_breaking_where_the_first_call_mends_is_traced_only_while_it_teaches_dynamo(tmp_path, isolated_cache,
-                                                                                  monkeypatch):
-    """Called six times in the first call with the same input, the forward
-    whose break that call mends is traced twice: the second trace teaches
-    Dynamo's automatic dynamic nothing new, and the other calls run
-    eagerly without a trace thrown away each time (xitorch's stopping test,
-    90 calls: a first call of 5.5 s, now 2.6 s).  The next call compiles
-    the mended code."""
+def _neuron_called_in_an_eager_loop(tmp_path, monkeypatch, name: str, inputs: list[torch.Tensor]):
+    """Three calls of ``graphmend.compile`` of a loop calling a Neuron(0) on
+    each of ``inputs``, a break in the loop making each call its own frame
+    (Dynamo runs the loop eagerly).  Returns how often the first call traced
+    the forward, the graph counter, and whether every call gave eager's
+    outputs."""
     from torch._dynamo import symbolic_convert
 
-    module = load_module(textwrap.dedent(NEURON), tmp_path, "neuron_loop")
-    neuron, x = module.Neuron(0), torch.linspace(0, 3, 6)
+    module = load_module(textwrap.dedent(NEURON), tmp_path, name)
+    neuron = module.Neuron(0)
 
-    def unrolled(x):
+    def unrolled(xs):
         outputs = []
-        for _ in range(6):
-            torch._dynamo.graph_break()  # Dynamo runs the loop eagerly: each call is a frame
+        for x in xs:
+            torch._dynamo.graph_break()
             outputs.append(neuron(x))
         return outputs
 
-    expected = unrolled(x)
+    expected = unrolled(inputs)
     traces = []
     run = symbolic_convert.InstructionTranslator.run
 
@@ -350,14 +348,28 @@ def test_a_frame_breaking_where_the_first_call_mends_is_traced_only_while_it_tea
     counter = GraphCounter()
     try:
         ours = gm_compile(unrolled, backend=counter)
-        first = ours(x)
+        first = ours(inputs)
         traced_in_the_first_call = [code.co_name for code in traces].count("forward")
-        later = [ours(x) for _ in range(2)]
+        later = [ours(inputs) for _ in range(2)]
     finally:
         graphmend.unmend(neuron)
-    assert traced_in_the_first_call == 2
+    same = all(torch.equal(a, b) for out in (first, *later) for pair in zip(expected, out) for a, b in zip(*pair))
+    return traced_in_the_first_call, counter, same
+
+
+def test_a_frame_breaking_where_the_first_call_mends_is_traced_only_while_it_teaches_dynamo(tmp_path, isolated_cache,
+                                                                                            monkeypatch):
+    """Called six times in the first call with the same input, the forward
+    whose break that call mends is traced twice: the second trace teaches
+    Dynamo's automatic dynamic nothing new, and the other calls run
+    eagerly without a trace thrown away each time (xitorch's stopping test,
+    90 calls: a first call of 5.5 s, now 2.6 s).  The next call compiles
+    the mended code."""
+    traced, counter, same = _neuron_called_in_an_eager_loop(tmp_path, monkeypatch, "neuron_loop",
+                                                            [torch.linspace(0, 3, 6)] * 6)
+    assert traced == 2
     assert counter.graphs == 1 and counter.never_run == 0  # the mended forward, compiled by the next call
-    assert all(torch.equal(a, b) for out in (first, *later) for pair in zip(expected, out) for a, b in zip(*pair))
+    assert same
 
 
 def test_a_frame_breaking_where_the_first_call_mends_is_traced_while_its_sizes_change(tmp_path, isolated_cache,
@@ -368,40 +380,11 @@ def test_a_frame_breaking_where_the_first_call_mends_is_traced_while_its_sizes_c
     times.  The mended forward then compiles once, for every length
     (traced once only, it compiled a graph for the first length and another
     when the second came)."""
-    from torch._dynamo import symbolic_convert
-
-    module = load_module(textwrap.dedent(NEURON), tmp_path, "neuron_sizes")
-    neuron = module.Neuron(0)
-
-    def unrolled(xs):
-        outputs = []
-        for x in xs:
-            torch._dynamo.graph_break()  # Dynamo runs the loop eagerly: each call is a frame
-            outputs.append(neuron(x))
-        return outputs
-
-    xs = [torch.linspace(0, 3, n) for n in range(5, 11)]
-    expected = unrolled(xs)
-    traces = []
-    run = symbolic_convert.InstructionTranslator.run
-
-    def counting(self):
-        traces.append(self.f_code)
-        return run(self)
-
-    monkeypatch.setattr(symbolic_convert.InstructionTranslator, "run", counting)
-    torch._dynamo.reset()
-    counter = GraphCounter()
-    try:
-        ours = gm_compile(unrolled, backend=counter)
-        first = ours(xs)
-        traced_in_the_first_call = [code.co_name for code in traces].count("forward")
-        later = [ours(xs) for _ in range(2)]
-    finally:
-        graphmend.unmend(neuron)
-    assert 2 <= traced_in_the_first_call < len(xs)
+    inputs = [torch.linspace(0, 3, n) for n in range(5, 11)]
+    traced, counter, same = _neuron_called_in_an_eager_loop(tmp_path, monkeypatch, "neuron_sizes", inputs)
+    assert 2 <= traced < len(inputs)
     assert counter.graphs == 1 and counter.never_run == 0
-    assert all(torch.equal(a, b) for out in (first, *later) for pair in zip(expected, out) for a, b in zip(*pair))
+    assert same
 
 
 @pytest.mark.parametrize("mechanism", [0, 1, 2])

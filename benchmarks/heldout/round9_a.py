@@ -265,48 +265,35 @@ def _r9a_check_per_sample_grads(training: bool) -> Built:
 # --- higher -----------------------------------------------------------------------
 
 
-def _r9a_higher_maml_sgd(training: bool) -> Built:
-    model = _r9a_mlp()
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+def _r9a_higher_inner_loop_row(opt: torch.optim.Optimizer, model: torch.nn.Module) -> Built:
+    """Three inner steps of ``higher.innerloop_ctx(model, opt)`` on a fresh task (the torch
+    optimizer ``opt`` of ``model`` picks higher's differentiable counterpart)."""
 
-    def maml_sgd(model: torch.nn.Module, opt: Any, x_support: torch.Tensor, y_support: torch.Tensor,
-                 x_query: torch.Tensor) -> dict[str, Any]:
+    def inner_loop(model: torch.nn.Module, opt: Any, x_support: torch.Tensor, y_support: torch.Tensor,
+                   x_query: torch.Tensor) -> dict[str, Any]:
         return _r9a_inner_loop(model, opt, x_support, y_support, x_query, 3, copy_initial_weights=False)
 
-    return maml_sgd, (model, opt, *_r9a_task()), {}
+    return inner_loop, (model, opt, *_r9a_task()), {}
+
+
+def _r9a_higher_maml_sgd(training: bool) -> Built:
+    model = _r9a_mlp()
+    return _r9a_higher_inner_loop_row(torch.optim.SGD(model.parameters(), lr=0.1), model)
 
 
 def _r9a_higher_adam_masks(training: bool) -> Built:
     model = _r9a_mlp()
-    opt = torch.optim.Adam(model.parameters(), lr=0.05, amsgrad=True)
-
-    def maml_adam(model: torch.nn.Module, opt: Any, x_support: torch.Tensor, y_support: torch.Tensor,
-                  x_query: torch.Tensor) -> dict[str, Any]:
-        return _r9a_inner_loop(model, opt, x_support, y_support, x_query, 3, copy_initial_weights=False)
-
-    return maml_adam, (model, opt, *_r9a_task()), {}
+    return _r9a_higher_inner_loop_row(torch.optim.Adam(model.parameters(), lr=0.05, amsgrad=True), model)
 
 
 def _r9a_higher_rprop(training: bool) -> Built:
     model = _r9a_mlp()
-    opt = torch.optim.Rprop(model.parameters(), lr=0.02)
-
-    def maml_rprop(model: torch.nn.Module, opt: Any, x_support: torch.Tensor, y_support: torch.Tensor,
-                   x_query: torch.Tensor) -> dict[str, Any]:
-        return _r9a_inner_loop(model, opt, x_support, y_support, x_query, 3, copy_initial_weights=False)
-
-    return maml_rprop, (model, opt, *_r9a_task()), {}
+    return _r9a_higher_inner_loop_row(torch.optim.Rprop(model.parameters(), lr=0.02), model)
 
 
 def _r9a_higher_adagrad(training: bool) -> Built:
     model = _r9a_mlp()
-    opt = torch.optim.Adagrad(model.parameters(), lr=0.1, lr_decay=0.01)
-
-    def maml_adagrad(model: torch.nn.Module, opt: Any, x_support: torch.Tensor, y_support: torch.Tensor,
-                     x_query: torch.Tensor) -> dict[str, Any]:
-        return _r9a_inner_loop(model, opt, x_support, y_support, x_query, 3, copy_initial_weights=False)
-
-    return maml_adagrad, (model, opt, *_r9a_task()), {}
+    return _r9a_higher_inner_loop_row(torch.optim.Adagrad(model.parameters(), lr=0.1, lr_decay=0.01), model)
 
 
 def _r9a_higher_learned_hparams(training: bool) -> Built:

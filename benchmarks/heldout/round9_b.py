@@ -241,6 +241,13 @@ def _r9b_cooper_out(x: torch.Tensor, cmp: Any, roll_outs: list[Any]) -> dict[str
 # --- cooper ------------------------------------------------------------------------
 
 
+def _r9b_cooper_rolls(optimizer: Any, x: torch.Tensor) -> dict[str, Any]:
+    """Four ``optimizer.roll()`` calls on the same primal parameter ``x``."""
+    with torch.enable_grad():  # roll() backprops the Lagrangians itself
+        outs = [optimizer.roll(compute_cmp_state_kwargs={"x": x}) for _ in range(4)]
+    return _r9b_cooper_out(x, optimizer.cmp, outs)
+
+
 def _r9b_cooper_lagrangian(training: bool) -> Built:
     cmp = _r9b_cooper_cmp()
     with torch.no_grad():  # a multiplier that has taken a few dual steps
@@ -270,12 +277,7 @@ def _r9b_cooper_simultaneous_nupi(training: bool) -> Built:
                              ema_nu=0.1, maximize=True, init_type=cooper.optim.nuPIInitType.ZEROS)
     optimizer = cooper.optim.SimultaneousOptimizer(cmp, primal_optimizers=primal, dual_optimizers=dual)
 
-    def rolls(optimizer: Any, x: torch.Tensor) -> dict[str, Any]:
-        with torch.enable_grad():  # roll() backprops the Lagrangians itself
-            outs = [optimizer.roll(compute_cmp_state_kwargs={"x": x}) for _ in range(4)]
-        return _r9b_cooper_out(x, optimizer.cmp, outs)
-
-    return rolls, (optimizer, x), {}
+    return _r9b_cooper_rolls, (optimizer, x), {}
 
 
 def _r9b_cooper_indexed_sparse_nupi(training: bool) -> Built:
@@ -288,12 +290,7 @@ def _r9b_cooper_indexed_sparse_nupi(training: bool) -> Built:
                              maximize=True, init_type=cooper.optim.nuPIInitType.SGD)
     optimizer = cooper.optim.AlternatingDualPrimalOptimizer(cmp, primal_optimizers=primal, dual_optimizers=dual)
 
-    def rolls(optimizer: Any, x: torch.Tensor) -> dict[str, Any]:
-        with torch.enable_grad():  # roll() backprops the Lagrangians itself
-            outs = [optimizer.roll(compute_cmp_state_kwargs={"x": x}) for _ in range(4)]
-        return _r9b_cooper_out(x, optimizer.cmp, outs)
-
-    return rolls, (optimizer, x), {}
+    return _r9b_cooper_rolls, (optimizer, x), {}
 
 
 def _r9b_cooper_extragradient_augmented(training: bool) -> Built:
