@@ -692,12 +692,13 @@ def _judge_loops_exactly() -> None:
     def maybe_has_backedge(self):
         if heuristic(self):
             return True
-        if _ACTIVE.first_captured is None or _ACTIVE.shape_env is not getattr(getattr(self, "output", None), "shape_env", None):
+        trace_env = getattr(getattr(self, "output", None), "shape_env", None)
+        if _ACTIVE.first_captured is None or _ACTIVE.shape_env is not trace_env:  # nothing captured in this trace
             return False
         tx = self
         while tx is not None:
-            here = tx.current_instruction.offset
-            if any(inst.opname in jumps and inst.argval < here for inst in tx.instructions[tx.instruction_pointer or 0:]):
+            here, ahead = tx.current_instruction.offset, tx.instructions[tx.instruction_pointer or 0:]
+            if any(inst.opname in jumps and inst.argval < here for inst in ahead):
                 where = self.frame_summary()
                 raise Declined(f"{IN_A_LOOP}, at {where.filename}:{where.lineno}: Dynamo's loop test stops at an "
                                "early return, reads it as outside the loop and would resume it once per iteration")

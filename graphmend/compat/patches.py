@@ -9,6 +9,7 @@ make Dynamo run a whole frame eagerly, kept for diagnoses."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import inspect
 import logging
@@ -36,6 +37,20 @@ def _is_ours(code) -> bool:
     return is_rewritten(code) or code.co_filename in RUNTIME_FILES
 
 
+@dataclasses.dataclass
+class _MetFirst:
+    """A code a watched call traced and ran eagerly because it breaks where
+    graphmend mends next."""
+
+    code: Any
+    #: What Dynamo's automatic dynamic remembered of it after its last trace.
+    memory: str
+    traces: int = 1
+    #: Whether it now runs eagerly, untraced, until the watch ends (its last
+    #: trace taught automatic dynamic nothing new, or it was traced the most times).
+    eager: bool = False
+
+
 class _Trace(threading.local):
     #: Whether the frame Dynamo is converting on this thread, or a function
     #: it inlined, is rewritten code.
@@ -43,12 +58,9 @@ class _Trace(threading.local):
     #: While a call is watched for sites to mend (:func:`mending_first`):
     #: whether a graph break (its ``GraphCompileReason``) is at one.
     mendable: Callable[[Any], bool] | None = None
-    #: While a call is watched: id(code) -> [code, what Dynamo's automatic
-    #: dynamic remembered of it after its last trace, how often it was met
-    #: breaking at a site to mend] (by identity: equal code objects may be
-    #: two functions); a code whose trace taught nothing runs eagerly,
-    #: untraced, until the watch ends.
-    mended_first: dict[int, list[Any]] | None = None
+    #: While a call is watched: id(code) -> what its traces that met a site
+    #: to mend did (by identity: equal code objects may be two functions).
+    mended_first: dict[int, _MetFirst] | None = None
 
 
 #: Whether :func:`_run_frames_eagerly_once` could watch graph breaks on this torch.
@@ -90,7 +102,7 @@ def mending_first(mendable: Callable[[Any], bool]) -> Iterator[None]:
     try:
         yield
     finally:
-        _trace_again([code for code, _, _, eager in _TRACE.mended_first.values() if eager])
+        _trace_again([met.code for met in _TRACE.mended_first.values() if met.eager])
         _TRACE.mendable, _TRACE.mended_first = outer
 
 
@@ -121,11 +133,12 @@ def _met_breaking_where_mended_next(code: Any) -> bool:
     memory = _dynamic_memory(code)
     met = _TRACE.mended_first.get(id(code))
     if met is None:
-        _TRACE.mended_first[id(code)] = [code, memory, 1, False]
+        _TRACE.mended_first[id(code)] = _MetFirst(code, memory)
         return False
-    met[3] = memory == met[1] or met[2] + 1 >= MOST_TRACES_PER_WATCH
-    met[1], met[2] = memory, met[2] + 1
-    return met[3]
+    met.traces += 1
+    met.eager = memory == met.memory or met.traces >= MOST_TRACES_PER_WATCH
+    met.memory = memory
+    return met.eager
 
 
 _TRACE = _Trace()
