@@ -479,3 +479,56 @@ def test_a_frame_breaking_where_the_first_call_mends_runs_eagerly_once(tmp_path,
     assert counter.graphs == 1 and counter.never_run == 0
     assert counter.graphs < plain.graphs
     assert all(torch.equal(a, b) for out in (first, *later) for a, b in zip(expected, out))
+
+
+STOPPING = """
+import torch
+
+
+class Stop:
+    def __init__(self):
+        self.best = float("inf")
+        self.best_x = None
+
+    def check(self, x, previous):
+        step: float = float((x - previous).norm().item())
+        fval: float = float((x * x).sum().item())
+        if fval < self.best:
+            self.best = fval
+            self.best_x = x
+        return step < 1e-3
+
+
+def minimise(x, steps):
+    stop = Stop()
+    for _ in range(steps):
+        previous, x = x, x - 0.1 * torch.sin(x)
+        if stop.check(x, previous):
+            break
+    return stop.best_x
+"""
+
+
+def test_a_branch_on_a_number_read_back_before_it_is_not_mended_first(tmp_path, isolated_cache):
+    """xitorch's stopping test: ``fval: float = float(f.item())`` then ``if
+    fval < self.best:``.  Under [Capture] the ``if`` jumps on a Python
+    number, which [Where] cannot turn into a tensor test (the read-back is
+    not in the test, nor in a plain assignment it reads), so its rewrite
+    would break where the original does.  The first call used to run the
+    frame eagerly to mend it first, and the next calls compiled it again
+    (the minimiser: 14 graphs for torch.compile's 11); it now compiles in
+    the first call, as torch.compile's does."""
+    module = load_module(textwrap.dedent(STOPPING), tmp_path, "stopping")
+    x = torch.linspace(-1, 2, 5)
+    expected = module.minimise(x, 12)
+    counts = []
+    for compile_fn in (torch.compile, gm_compile):
+        torch._dynamo.reset()
+        counter = GraphCounter()
+        compiled = compile_fn(module.minimise, backend=counter)
+        first = compiled(x, 12)
+        counts.append((counter.graphs, counter.runs))
+        later = [compiled(x, 12) for _ in range(2)]
+        assert all(torch.equal(out, expected) for out in (first, *later))
+    graphmend.unmend(module.minimise)
+    assert counts[1] == counts[0]  # graphs compiled and run by the first call (it read 0 graphs: eager)

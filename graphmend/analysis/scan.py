@@ -59,13 +59,14 @@ def _own_nodes(function: ast.AST):
             pending.extend(ast.iter_child_nodes(node))
 
 
-def _mentions_tensor_call(node: ast.AST) -> bool:
-    return any(isinstance(n, ast.Call) and _callee(n) in _TENSOR_LIKE_CALLS for n in ast.walk(node))
+def _mentions_call(node: ast.AST, callees: frozenset[str] | set[str] = _TENSOR_LIKE_CALLS) -> bool:
+    return any(isinstance(n, ast.Call) and _callee(n) in callees for n in ast.walk(node))
 
 
-def _tensor_like_names(function: ast.AST) -> set[str]:
-    """Locals assigned (directly or through other such locals) from a
-    tensor-like call: a fixed point over the function's assignments."""
+def _names_assigned_from(function: ast.AST, callees: frozenset[str] | set[str] = _TENSOR_LIKE_CALLS) -> set[str]:
+    """Locals assigned (directly or through other such locals) from a call
+    of one of ``callees`` (by default a tensor-like call): a fixed point
+    over the function's plain assignments (``name = value``)."""
     assignments = [
         (target.id, node.value)
         for node in _own_nodes(function) if isinstance(node, ast.Assign)
@@ -78,10 +79,23 @@ def _tensor_like_names(function: ast.AST) -> set[str]:
         for name, value in assignments:
             if name in names:
                 continue
-            if _mentions_tensor_call(value) or any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(value)):
+            if _mentions_call(value, callees) or any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(value)):
                 names.add(name)
                 changed = True
     return names
+
+
+def reads_a_read_back(function: ast.AST, test: ast.AST) -> bool:
+    """Whether ``test`` reads a number back from a tensor (``t.item()``,
+    ``float(t)``...) or reads a local assigned from one, through plain
+    assignments (``n = (x > 0).sum().item()`` ... ``if n > 3:``): what
+    :func:`graphmend.rules.predicates.reads_a_read_back` finds over
+    libcst facts, where [Where] lowers the test to a tensor test."""
+    read_back = vocabulary.SCALAR_METHODS | vocabulary.SCALAR_BUILTINS
+    if _mentions_call(test, read_back):
+        return True
+    names = _names_assigned_from(function, read_back)
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(test))
 
 
 def _plainly_static(test: ast.AST) -> bool:
@@ -197,10 +211,10 @@ def might_hold_site(function: ast.AST, effect_helpers: frozenset[str] = frozense
             continue
         if raises_only(node) and not _plainly_static(test):
             return True
-        if _mentions_tensor_call(test):
+        if _mentions_call(test):
             return True
         if tensor_names is None:
-            tensor_names = _tensor_like_names(function)
+            tensor_names = _names_assigned_from(function)
         if any(isinstance(n, ast.Name) and n.id in tensor_names for n in ast.walk(test)):
             return True
     return tested_unique(function)

@@ -9,12 +9,16 @@ from collections.abc import Callable
 
 from graphmend import vocabulary
 from graphmend.analysis import scan
-from graphmend.analysis.source import ParsedFile, innermost, parse_file, statement_at
+from graphmend.analysis.source import DEFS, ParsedFile, innermost, parse_file, statement_at
 from graphmend.diagnosis.report import RULE_FOR
 
 
 _SCALAR_HINT = (
     "torch._dynamo.config.capture_scalar_outputs = True keeps the scalar in the graph"
+)
+_NUMBER_TEST_HINT = (
+    "the test is a Python number [Capture] holds (read back from a tensor before the test); [Where] "
+    "predicates tensor tests only: keep the value a tensor, or read it back inside the test"
 )
 _DS_HINT = (
     "torch._dynamo.config.capture_dynamic_output_shape_ops = True traces it with an "
@@ -96,6 +100,24 @@ def _scalar_where_may_fix(filename: str, lineno: int, reason: str) -> bool:
                             or indexing and scan.scalar_subscript(n))
 
 
+def _jumps_on_a_captured_number(filename: str, lineno: int, reason: str) -> bool:
+    """A jump on a number [Capture] holds (Dynamo's ``SymNodeVariable``)
+    whose test [Where] cannot lower to a tensor: it reads no read-back
+    (:func:`scan.reads_a_read_back`), so the rewritten test is the same
+    number, which the runtime's predicated forms leave to Python's branch
+    (xitorch's ``fval: float = float(f.item())`` ... ``if fval <
+    self._best_f:``).  Mending it would only compile the frame again."""
+    if "SymNodeVariable" not in reason:
+        return False
+    parsed = parse_file(filename)
+    statement = None if parsed is None else parsed.statement_at(lineno)
+    function = None if parsed is None else innermost(parsed.tree, lineno, DEFS)
+    if statement is None or function is None:
+        return False
+    test = statement.test if isinstance(statement, (ast.If, ast.While)) else statement
+    return not scan.reads_a_read_back(function, test)
+
+
 def gb_type(reason: str) -> str | None:
     """The gb_type of a break reason: its first line ("Data-dependent
     branching" for a data-dependent jump, whose reason has none)."""
@@ -124,6 +146,8 @@ def static_fix(category: str, reason: str, filename: str, lineno: int) -> tuple[
         if _statement_is(filename, lineno, scan.unique_binding):
             return "trap", None
         return None, _DS_HINT
+    if category == "DC" and _jumps_on_a_captured_number(filename, lineno, reason):
+        return None, _NUMBER_TEST_HINT
     if category in RULE_FOR:
         return RULE_FOR[category], None
     if category == "OTHER" and _holds(filename, lineno, scan.builtin_pow):

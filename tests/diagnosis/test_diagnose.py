@@ -343,3 +343,35 @@ def test_a_test_spanning_lines_is_reported_at_its_if():
     assert site.lineno == inspect.getsourcelines(_guard_over_lines)[1] + 1
     assert site.statement == "if (torch.round(torch.max(x)).long() > (steps - 1) and steps > 0):"
     assert (site.category, site.rule, site.fixable) == ("GUARD", "trap", True)
+
+
+JUMPS_ON_NUMBERS = '''
+def stopping(self, x, f):
+    fval: float = float(f.item())
+    if fval < self.best:
+        self.best = fval
+    n = (x > 0).sum().item()
+    if n > 3:
+        x = x * 2
+    if float(f) > 0.5:
+        x = x - 1
+    return x
+'''
+
+
+@pytest.mark.parametrize("line, rule", [(4, None), (7, "where"), (9, "where")])
+def test_a_jump_on_a_captured_number_is_fixable_only_where_the_test_reads_it_back(tmp_path, line, rule):
+    """Under [Capture] ``if`` on a read-back number jumps on a
+    ``SymNodeVariable``.  [Where] lowers the test to a tensor test where it
+    reads the read-back itself (``float(f) > 0.5``) or through a plain
+    assignment (``n = ....item()``); a number bound otherwise (an annotated
+    assignment) stays a Python number in the rewritten test, so that break
+    is not reported fixable and the hint says what would make it so."""
+    from graphmend.diagnosis.categories import static_fix
+
+    source = tmp_path / "jumps.py"
+    source.write_text(JUMPS_ON_NUMBERS)
+    fixed_by, hint = static_fix("DC", "generic_jump SymNodeVariable()", str(source), line)
+    assert fixed_by == rule
+    assert (hint is not None and "keep the value a tensor" in hint) == (rule is None)
+    assert static_fix("DC", "generic_jump TensorVariable()", str(source), line)[0] == "where"
