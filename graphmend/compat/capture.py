@@ -412,6 +412,7 @@ def _compile_failing_frames_without_capture() -> None:
                 # a tensor amount): Dynamo raises instead of running the frame eagerly.
                 raised = error
             finally:
+                captured = _ACTIVE.shape_env is not None
                 _ACTIVE.shapes = _ACTIVE.shape_env = _ACTIVE.first_captured = None
         if caused_by(raised or _ACTIVE.error, MendFirst):  # to run eagerly this once: graphmend mends it first
             _release(held)
@@ -421,6 +422,14 @@ def _compile_failing_frames_without_capture() -> None:
         breaks = output_graph.graph_break_reasons[reasons:]
         guards = [b for b in breaks if _moved_break(b.reason)]
         if raised is None and counters["frames"]["ok"] != ok and not guards:
+            _release(held)
+            return result
+        if raised is None and not captured and not guards and caused_by(_ACTIVE.error, Declined) is None:
+            # Given up on by Dynamo before it held a value in a graph: it was the trace
+            # without capture, and failed as that one fails (xitorch's minimiser: five
+            # frames meeting `torch.autograd.grad` or a generator were traced twice in its
+            # first call).  A hard error is retried: a value may have been made and not
+            # bound (PendingUnbackedSymbolNotFound).
             _release(held)
             return result
         # Thrown away: the attempt's break records, graphs and held log records are not counted.

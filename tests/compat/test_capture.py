@@ -199,6 +199,13 @@ def sub_by_tensor(z, g, lr):
     y = z * 2
     z.sub_(g, alpha=lr)
     return y + z
+
+
+def breaks_in_a_loop(x):
+    for _ in range(3):
+        x = x * 2
+        torch._dynamo.graph_break()
+    return x
 """
 
 #: Each breaks once under torch.compile and makes one graph under [Capture].
@@ -698,6 +705,26 @@ def test_a_guard_in_the_call_that_breaks_without_capture_keeps_the_trace(forms, 
     assert function.__code__ not in capture.uncaptured_codes()
     assert "Could not guard on data-dependent" in breaks_since(start)[0]  # the break, where it is, and why
     assert forms.helper_guard.__code__ in capture.uncaptured_codes()  # its own frame: the break moves there
+
+
+def test_a_frame_that_fails_before_capturing_anything_is_traced_once(forms, monkeypatch):
+    """A frame Dynamo gives up on (a break in a loop) before any value was
+    held in a graph failed as its trace without capture fails: it is not
+    traced again without capture (xitorch's minimiser: five frames, meeting
+    `torch.autograd.grad` or a generator, were traced twice in its first
+    call) nor listed among the frames [Capture] gave up on."""
+    function = forms.breaks_in_a_loop
+    x = torch.arange(4.0)
+    torch._dynamo.reset()
+    traces = _traces_of(function.__code__, monkeypatch)
+    plain = GraphCounter()
+    torch.compile(function, backend=plain)(x)
+    plain_traces, traces[0] = traces[0], 0
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    assert torch.equal(graphmend.compile(function, backend=counter)(x), function(x))
+    assert traces[0] == plain_traces and counter.graphs == plain.graphs
+    assert function.__code__ not in capture.uncaptured_codes()
 
 
 def _assuming_backend(gm, example_inputs):
