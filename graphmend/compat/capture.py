@@ -372,6 +372,8 @@ def _compile_failing_frames_without_capture() -> None:
     fake tensors) into "run this frame eagerly", which keeps the result
     exact but loses the whole frame, not one site.  A frame that failed is
     seen by the frame counter: ``counters["frames"]["ok"]`` did not move.
+    A frame Dynamo gave up on that way before the attempt held any value
+    failed as its trace without capture fails, and keeps that outcome.
     """
     from torch._dynamo import convert_frame, output_graph
     from torch._dynamo.utils import counters
