@@ -146,6 +146,8 @@ TENSOR_STATE_ATTRIBUTES = _names("data grad requires_grad real imag retains_grad
 SCALAR_METHODS = _names("item tolist")
 #: Builtins that read a tensor's value into Python.
 SCALAR_BUILTINS = _names("int float bool")
+#: Either, by the callee's last name.
+READ_BACKS = SCALAR_METHODS | SCALAR_BUILTINS
 #: Builtins a deferred message may apply to a tensor: its value read into
 #: Python (or its text), which the runtime makes after the graph.
 MESSAGE_READERS = SCALAR_BUILTINS | _names("str repr")

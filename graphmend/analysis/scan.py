@@ -88,13 +88,14 @@ def _names_assigned_from(function: ast.AST, callees: frozenset[str] | set[str] =
 def reads_a_read_back(function: ast.AST, test: ast.AST) -> bool:
     """Whether ``test`` reads a number back from a tensor (``t.item()``,
     ``float(t)``...) or reads a local assigned from one, through plain
-    assignments (``n = (x > 0).sum().item()`` ... ``if n > 3:``): what
-    :func:`graphmend.rules.predicates.reads_a_read_back` finds over
-    libcst facts, where [Where] lowers the test to a tensor test."""
-    read_back = vocabulary.SCALAR_METHODS | vocabulary.SCALAR_BUILTINS
-    if _mentions_call(test, read_back):
+    assignments (``n = (x > 0).sum().item()`` ... ``if n > 3:``): where
+    [Where] may lower the test to a tensor test.  What
+    :func:`graphmend.rules.predicates.reads_a_read_back` finds over libcst
+    facts, and more (``float(x)`` of anything; a name only some of whose
+    stores read one back): a coarse yes keeps a break [Where]'s."""
+    if _mentions_call(test, vocabulary.READ_BACKS):
         return True
-    names = _names_assigned_from(function, read_back)
+    names = _names_assigned_from(function, vocabulary.READ_BACKS)
     return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(test))
 
 

@@ -26,7 +26,6 @@ _DS_HINT = (
 )
 
 
-_SCALAR_CALLS = vocabulary.SCALAR_METHODS | vocabulary.SCALAR_BUILTINS
 
 
 def _calls(node: ast.AST) -> set[str]:
@@ -93,7 +92,7 @@ def _scalar_where_may_fix(filename: str, lineno: int, reason: str) -> bool:
     if parsed is None:
         return False
     node = innermost(parsed.tree, lineno, (ast.If, ast.While, ast.IfExp))
-    if node is not None and _calls(node.test) & _SCALAR_CALLS:
+    if node is not None and _calls(node.test) & vocabulary.READ_BACKS:
         return True
     indexing = gb_type(reason) == "Data dependent operator"
     return _statement_holds(parsed, lineno, lambda n: scan.arange_tolist(n) or scan.static_read(n)
