@@ -9,9 +9,11 @@ can prove safe, reached by that input or not.  It adds the sites a
 persistent record (:mod:`graphmend.mending.records`) kept from earlier processes,
 then compiles with the user's keyword arguments and makes the call.
 Mending costs a cheap walk over live objects, an ``ast`` scan and, the
-first time a source is seen, the rules on the functions that hold sites;
-the rewritten sources are cached, so a second process pays for the walk
-alone.  The user's backend sees only the final graphs.
+first time a source is seen, the rules on the functions that hold sites
+(run in a helper process; the call waits only for the file of its first
+frame, and for each other file when Dynamo first meets one of its
+functions); the rewritten sources are cached, so a second process pays
+for the walk alone.  The user's backend sees only the final graphs.
 
 The first calls are watched (Dynamo's own break records, not another
 trace).  A fixable break one meets in code the static mending did not
@@ -79,7 +81,7 @@ from graphmend.errors import GraphmendError, VerificationError
 from graphmend.modules import submodules
 from graphmend import compat
 from graphmend.mending.live import (mend, mend_sites, mended_functions, mended_source, mended_statement, preserved,
-                                    unmend, unmend_functions)
+                                    settle, unmend, unmend_functions)
 from graphmend.mending.reach import reach
 
 logger = logging.getLogger("graphmend")
@@ -247,18 +249,19 @@ class _FirstCall:
         # step function); kept for later rounds, so no tensor is held.
         self.arguments = tuple(a for a in (*args, *kwargs.values()) if not isinstance(a, torch.Tensor) and (
             isinstance(a, torch.nn.Module) or callable(a)))
+        # Lazily: the functions the helper process still rewrites are mended
+        # as Dynamo meets them, and by the end of this call (settle()).
         mend(self.obj, modules=self.modules, rules=self.rules, only_modules=self.modules is not None,
-             args=self.arguments, while_waiting=self._while_rules_run)
-        mended = mended_functions(self.obj)
+             args=self.arguments, while_waiting=self._while_rules_run, lazily=not self.verify)
         self.record = records.key(self.obj, args, kwargs)
         sites = records.load(self.record)
         if self.diagnose:
             report = _quietly(state, _diagnose, self.obj, *args, **kwargs)
             sites += [(b.filename, b.lineno) for b in report.breaks if b.fixable]
         if sites:
-            mended += self._mend_sites(sites)
-        logger.debug("graphmend: mended %s", sorted({f.__qualname__ for f in mended}))
-        if self.verify and mended:
+            self._mend_sites(sites)
+        mended = mended_functions(self.obj) if self.verify else []
+        if mended:
             actual = _quietly(state, self.obj, *args, **kwargs)
             difference = first_difference(expected, actual)
             if difference is not None:
@@ -299,8 +302,11 @@ class _FirstCall:
         process this round."""
         self._rounds_left -= 1
         codes_before = {id(code) for code in compat.compiled_codes()}
-        with BreakRecorder() as recorder, compat.mending_first(self._mended_next):
-            result = self.compiled(*args, **kwargs)
+        try:
+            with BreakRecorder() as recorder, compat.mending_first(self._mended_next):
+                result = self.compiled(*args, **kwargs)
+        finally:
+            settle()  # what the call did not meet takes its mended code now
         # Dynamo's tracker lists a code once, however often it is reset.
         self._watched_codes.update(code for code in compat.compiled_codes() if id(code) not in codes_before)
         met = {(b.filename, b.lineno) for b in recorder.report(ask_rules=False).breaks if b.fixable}

@@ -14,6 +14,10 @@ else in graphmend touches ``torch._dynamo`` beyond its public API.
   (``ConvertFrame.__call__``): see :func:`_run_frames_eagerly_once`.
 * Frame exec strategies (``set_code_exec_strategy``): the runtime's
   functions are never compiled as frames of their own.
+* The functions Dynamo meets (``UserFunctionVariable.__init__``) and the
+  frames it starts: :func:`await_mending` lets graphmend.compile's first
+  call start before every rewrite is in, finishing each as Dynamo meets
+  its function.  No rule needs it: where its probe fails, the call waits.
 * Types of loggers and string formatters while tracing: torch 2.11's
   ``LoggingLoggerVariable`` and ``StringFormatVariable`` have no
   ``python_type``, so ``isinstance(logger, logging.Logger)`` and
@@ -67,7 +71,7 @@ from graphmend.compat.counters import (compiled_codes, compiled_entry_count, fra
                                        has_compiled_entries, isolated_code_state, private_compile_options,
                                        profiling_backend, reset_code, what_dynamo_calls)
 from graphmend.compat.installation import install, installed, rules_off
-from graphmend.compat.patches import is_rewritten, mending_first, mends_first
+from graphmend.compat.patches import await_mending, awaits_mending, is_rewritten, mending_first, mends_first
 # _state is imported for the tests that reset it.
 from graphmend.compat.probing import PROBES, Probe, _state, disabled_rules, probes  # noqa: F401
 from graphmend.compat.registry import graph_break_entry, graph_break_id, graph_break_registry
@@ -77,7 +81,7 @@ from graphmend.compat.tracing import (attribute_stores_pending, constant_result,
                                       graph_break, is_logger, logger_key, register_replay, skip_frames, stores_pending)
 
 __all__ = [
-    "Probe", "PROBES", "SELF_TEST_RULES", "attribute_stores_pending", "compiled_codes", "compiled_entry_count",
+    "Probe", "PROBES", "SELF_TEST_RULES", "attribute_stores_pending", "await_mending", "awaits_mending", "compiled_codes", "compiled_entry_count",
     "constant_result", "disabled_rules", "effects_mark", "effects_pending", "effects_since", "find_logger",
     "frames_run_eagerly",
     "graph_break", "graph_break_entry", "graph_break_id", "graph_break_reasons", "graph_break_registry",

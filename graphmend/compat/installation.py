@@ -17,7 +17,8 @@ import torch
 
 from graphmend.compat import tracing
 from graphmend.compat.patches import (_record_frames_run_eagerly, _run_frames_eagerly_once,
-                                      _share_replays_with_inlined_calls, _type_loggers_and_formatters)
+                                      _share_replays_with_inlined_calls, _tell_functions_met,
+                                      _type_loggers_and_formatters)
 from graphmend.compat.probing import _LOCK, _generic_id, _state, _untyped_variables, disabled_rules, probes
 from graphmend.compat.selftest import self_test
 
@@ -57,6 +58,8 @@ def install(runtime: types.ModuleType) -> None:
             tracing.TRACES_MODULE_DICT = not untyped
         if results["loop skips"].ok:
             _record_frames_run_eagerly()
+        if results["functions met while tracing"].ok and results["eager fallback"].ok:
+            _tell_functions_met()
         if not any(rule in disabled_rules() for rule in ("defer", "trap")):
             _state["self_test"] = self_test(runtime)
         off = disabled_rules()

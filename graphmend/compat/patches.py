@@ -3,8 +3,9 @@ their probe passes, each leaving code that is not rewritten as Dynamo
 would run it: replays inside inlined rewritten code, failing frames of
 rewritten code run eagerly, frames that break where graphmend is about to
 mend run eagerly once (:func:`mending_first`), the types of loggers
-and formatters while tracing (torch 2.11), and the breaks in loops that
-make Dynamo run a whole frame eagerly, kept for diagnoses."""
+and formatters while tracing (torch 2.11), the breaks in loops that
+make Dynamo run a whole frame eagerly, kept for diagnoses, and the
+functions Dynamo meets while rewrites are awaited (:func:`await_mending`)."""
 
 from __future__ import annotations
 
@@ -65,6 +66,36 @@ class _Trace(threading.local):
 
 #: Whether :func:`_run_frames_eagerly_once` could watch graph breaks on this torch.
 MENDS_FIRST = False
+#: Whether :func:`_tell_functions_met` is installed.
+TELLS_FUNCTIONS_MET = False
+#: While rewrites are awaited (:func:`await_mending`): told each function
+#: Dynamo meets, and the code of each frame it is about to convert.
+_MET: Callable[[Any], bool] | None = None
+
+
+def awaits_mending() -> bool:
+    """Whether :func:`await_mending` works on this torch."""
+    return TELLS_FUNCTIONS_MET
+
+
+def await_mending(met: Callable[[Any], bool] | None) -> None:
+    """From now on (until called with None), ``met(function)`` is called
+    with each Python function Dynamo meets before it reads the function's
+    code, and ``met(code)`` with the code of each frame Dynamo is about to
+    convert; a frame for which it returns True runs eagerly this once, with
+    what it calls (its code was out of date: the next call compiles the
+    code it has now).  graphmend.compile's first call finishes the
+    rewrites of functions it reaches only where Dynamo meets them."""
+    global _MET
+    _MET = met
+
+
+def _tell(met: Callable[[Any], bool], obj: Any) -> bool:
+    try:
+        return met(obj)
+    except Exception:  # a bug in graphmend must not break the trace: the code stays as it is
+        logger.warning("graphmend: finishing the mending of %r failed", obj, exc_info=True)
+        return False
 
 
 def mends_first() -> bool:
@@ -154,6 +185,30 @@ def _trace_again(codes: list[Any]) -> None:
 
     for code in codes:
         set_code_exec_strategy(code, FrameExecStrategy(FrameAction.DEFAULT, FrameAction.DEFAULT))
+
+
+def _tell_functions_met() -> None:
+    """Tell :func:`await_mending`'s callback each Python function Dynamo
+    meets: ``UserFunctionVariable`` (methods and the functions of module
+    calls, hooks and partials included) is built before anything reads
+    the function's code, and a guard on its code is written when the
+    trace ends."""
+    global TELLS_FUNCTIONS_MET
+    from torch._dynamo.variables.functions import UserFunctionVariable
+
+    original = UserFunctionVariable.__init__
+    if not getattr(original, "_graphmend_tells_functions_met", False):
+
+        @functools.wraps(original)
+        def __init__(self, fn, *args, **kwargs):
+            met = _MET
+            if met is not None:
+                _tell(met, fn)
+            original(self, fn, *args, **kwargs)
+
+        __init__._graphmend_tells_functions_met = True
+        UserFunctionVariable.__init__ = __init__
+    TELLS_FUNCTIONS_MET = True
 
 
 def _share_replays_with_inlined_calls() -> None:
@@ -308,12 +363,19 @@ def _run_frames_eagerly_once() -> None:
         output_graph.GraphCompileReason.__post_init__ = __post_init__
         MENDS_FIRST = True
     # ``skip_reason`` is a field from torch 2.13 on (a TypeError before).
-    extra = {}
-    if "skip_reason" in inspect.signature(ConvertFrameReturn).parameters:
-        extra["skip_reason"] = "graphmend: the rewritten code fails; it runs eagerly"
+    has_skip_reason = "skip_reason" in inspect.signature(ConvertFrameReturn).parameters
+
+    def eagerly(why: str, callees: Any, apply_to_code: bool) -> Any:
+        extra = {"skip_reason": f"graphmend: {why}; it runs eagerly"} if has_skip_reason else {}
+        return ConvertFrameReturn(frame_exec_strategy=FrameExecStrategy(FrameAction.SKIP, callees),
+                                  apply_to_code=apply_to_code, **extra)
 
     @functools.wraps(original)
     def __call__(self, frame, cache_entry, hooks, frame_state, skip=0):
+        met = _MET
+        if met is not None and _tell(met, frame.f_code):
+            # Mended only now: what it calls runs eagerly too, as where graphmend mends next.
+            return eagerly("its mended code was not yet in place", FrameAction.SKIP, False)
         outer = _TRACE.mended
         _TRACE.mended = is_rewritten(frame.f_code)
         try:
@@ -332,15 +394,11 @@ def _run_frames_eagerly_once() -> None:
             )
             until_mended = (mend_first is not None and _TRACE.mended_first is not None
                             and _met_breaking_where_mended_next(frame.f_code))
-            return ConvertFrameReturn(
-                # Where graphmend mends next, what the frame calls runs eagerly
-                # too: compiled now as frames of their own, those graphs would
-                # be replaced by the frame's own graph on the next call.
-                frame_exec_strategy=FrameExecStrategy(FrameAction.SKIP,
-                                                      FrameAction.SKIP if mend_first else FrameAction.DEFAULT),
-                apply_to_code=until_mended,
-                **extra,
-            )
+            # Where graphmend mends next, what the frame calls runs eagerly
+            # too: compiled now as frames of their own, those graphs would
+            # be replaced by the frame's own graph on the next call.
+            return eagerly("it breaks where graphmend mends next" if mend_first else "the rewritten code fails",
+                           FrameAction.SKIP if mend_first else FrameAction.DEFAULT, until_mended)
         finally:
             _TRACE.mended = outer
 

@@ -88,6 +88,19 @@ def _probe_loop_skips() -> Probe:
     return Probe("loop skips", ok, "" if ok else f"raise_loop_graph_break{tuple(params)}")
 
 
+def _probe_function_variables() -> Probe:
+    """Dynamo's variable for a Python function, which it builds before it
+    reads the function's code; no rule needs it (graphmend.compile's first
+    call waits for every rewrite before it starts where it fails)."""
+    try:
+        from torch._dynamo.variables.functions import UserFunctionVariable
+        params = list(inspect.signature(UserFunctionVariable.__init__).parameters)
+    except (ImportError, AttributeError, ValueError) as error:
+        return Probe("functions met while tracing", False, str(error))
+    ok = params[:2] == ["self", "fn"]
+    return Probe("functions met while tracing", ok, "" if ok else f"UserFunctionVariable.__init__{tuple(params)}")
+
+
 def _untyped_variables() -> list[type]:
     """Dynamo's variable classes for loggers and string formatters that
     inherit ``VariableTracker.python_type`` (which raises): torch 2.11.
@@ -119,7 +132,7 @@ def _generic_id() -> bool:
 
 PROBES: tuple[Callable[[], Probe], ...] = (
     _probe_reorderable, _probe_inlining, _probe_convert_frame, _probe_exec_strategy, _probe_typed_variables,
-    _probe_loop_skips,
+    _probe_loop_skips, _probe_function_variables,
 )
 
 

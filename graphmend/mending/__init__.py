@@ -16,6 +16,9 @@ The entry points (``mend``, ``mend_sites``, ``unmend``, ``show``) are
 * step 4, :mod:`.swap`: ``__code__`` swapped in place, and undone; its
   registry is the one record of what is mended.
 
+The helper's rewrites may be finished after graphmend.compile's first call
+has started: as Dynamo meets each function (:mod:`.live`).
+
 Around them: :mod:`.records` (what ``graphmend.compile`` learnt, kept across
 processes) and :mod:`.hook` (modules mended as they are imported).
 

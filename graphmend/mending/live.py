@@ -10,6 +10,14 @@ How a function is mended, one module per step:
    that reproduces the original's, at the file's line numbers.
 4. :mod:`graphmend.mending.swap` -- ``__code__`` swapped in place, and undone.
 
+graphmend.compile's first mend does not wait for the helper process's
+rewrites (step 2) before the call starts, but for the file of the call's
+first frame: each other file is finished (steps 3 and 4) when Dynamo first
+meets one of its functions (:class:`_Awaited`, through
+:func:`graphmend.compat.await_mending`), and the rest when the call ends
+(:func:`settle`).  xitorch's minimiser reaches twelve functions to mend
+and runs none of them.
+
 Which functions ``mend(model)`` reaches is :mod:`graphmend.mending.reach`'s
 (with ``modules=``, :mod:`graphmend.mending.search`'s; for a reported site,
 :mod:`graphmend.mending.sites`'s).  torch, the standard library and
@@ -21,6 +29,8 @@ from __future__ import annotations
 import ast
 import contextlib
 import copy
+import dataclasses
+import functools
 import logging
 import sys
 import textwrap
@@ -32,12 +42,14 @@ from typing import Any
 import torch
 
 from graphmend.analysis.source import collector_paused, first_line, line_map, parse_file
+from graphmend import compat
 from graphmend.errors import GraphmendError, SourceError
 from graphmend.mending import search, swap
 from graphmend.mending.foreign import foreign, module_name
 from graphmend.mending.reach import reach
-from graphmend.mending.resolve import Unmendable, check_rebuildable, describe, left_alone, resolve, resolve_quietly
-from graphmend.mending.rewrite import FilePlan, plan_file, rewrite_plans, runtime_bindings
+from graphmend.mending.resolve import (Unmendable, chain, check_rebuildable, describe, left_alone, resolve,
+                                      resolve_quietly)
+from graphmend.mending.rewrite import FilePlan, Rewrites, plan_file, runtime_bindings
 from graphmend.mending.scope import mended_code, move_to_file_lines
 from graphmend.mending.sidecar import Sidecar, worthwhile
 from graphmend.mending.sites import function_at
@@ -119,9 +131,103 @@ def _file_failure(filename: str) -> Iterator[None]:
         logger.warning("graphmend: mending functions in %s failed; left unchanged", filename, exc_info=True)
 
 
+@dataclasses.dataclass
+class _Awaited:
+    """Files the helper process is still rewriting, in graphmend.compile's
+    first mend: each is finished when Dynamo first meets one of its
+    functions (:func:`_met`), and all of them by :func:`settle`.  A
+    function Dynamo has not met has run only eagerly, if at all, where its
+    original code does what the mended code does; so it can take its
+    mended code at any time, and no graph is compiled for code that is
+    then replaced."""
+
+    rewrites: Rewrites
+    sidecar: Sidecar | None
+    anchor: Any  # what ``unmend`` finds the functions under
+    plans: dict[int, FilePlan]  # by index in ``rewrites``
+    by_function: dict[types.FunctionType, int]
+    by_code: dict[types.CodeType, int]  # the original codes, for frames Dynamo starts at
+
+    def finish(self, index: int) -> None:
+        plan = self.plans.pop(index)
+        for function, *_ in plan.targets:
+            del self.by_function[function]
+            self.by_code.pop(function.__code__, None)
+        with _file_failure(plan.filename):
+            mended = _finish_file(plan, self.rewrites.text(index), {})
+            if mended:
+                logger.debug("graphmend: mended %s (awaited)", sorted(f.__qualname__ for f in mended))
+            _remember(self.anchor, mended)
+
+
+_AWAITED: _Awaited | None = None
+
+
+def _met(obj: Any) -> bool:
+    """Dynamo met ``obj``: a function it is about to trace, or the code of
+    a frame it is about to start.  Its file, if still being rewritten, is
+    finished now; whether it was (a frame so met runs its original code:
+    Dynamo should not compile it)."""
+    with LOCK:
+        awaited = _AWAITED
+        if awaited is None:
+            return False
+        index = awaited.by_code.get(obj) if isinstance(obj, types.CodeType) else awaited.by_function.get(obj)
+        if index is None:
+            return False
+        awaited.finish(index)
+        if not awaited.plans:
+            settle()
+        return True
+
+
+def settle() -> None:
+    """Finish every file still being rewritten (waiting for the helper)."""
+    global _AWAITED
+    with LOCK:
+        awaited, _AWAITED = _AWAITED, None
+        if awaited is None:
+            return
+        compat.await_mending(None)
+        try:
+            with collector_paused():
+                for index in list(awaited.plans):
+                    awaited.finish(index)
+        finally:
+            if awaited.sidecar is not None:
+                awaited.sidecar.close()
+
+
+def _settled(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Public entry points see every file finished."""
+
+    @functools.wraps(function)
+    def settled(*args: Any, **kwargs: Any) -> Any:
+        settle()
+        return function(*args, **kwargs)
+
+    return settled
+
+
+def _first_frames(obj: Any) -> set[types.FunctionType]:
+    """The functions a call of ``obj`` starts in: Dynamo's first frame."""
+    while isinstance(obj, functools.partial):
+        obj = obj.func
+    try:
+        return set(chain(obj))
+    except Unmendable:
+        return set()
+
+
 def _mend_functions(requests: Iterable[tuple[types.FunctionType, Lines]], rules: Iterable[str] | None,
-                    while_waiting: Callable[[], Any] | None = None) -> list[types.FunctionType]:
-    """Mend each (function, lines); the functions now mended (new or before)."""
+                    while_waiting: Callable[[], Any] | None = None, *,
+                    lazily_for: Any = None) -> list[types.FunctionType]:
+    """Mend each (function, lines); the functions now mended (new or before).
+    With ``lazily_for`` (the object graphmend.compile compiles), the files
+    the helper process rewrites are finished later (:class:`_Awaited`),
+    but the one holding the first frame of its call."""
+    global _AWAITED
+    first_frames = _first_frames(lazily_for) if lazily_for is not None else set()
     # A rule plugged into the pipeline is there; without the pipeline imported
     # (LibCST, which a cold first mend leaves to the helper) there are only the built-in ones.
     pipeline = sys.modules.get("graphmend.pipeline")
@@ -151,8 +257,11 @@ def _mend_functions(requests: Iterable[tuple[types.FunctionType, Lines]], rules:
             left_alone(function, str(why))
             continue
         groups.setdefault((function.__code__.co_filename, wanted.static), []).append((function, wanted))
+    if first_frames:  # the helper answers in order: the file Dynamo needs first goes first
+        groups = dict(sorted(groups.items(), key=lambda item: first_frames.isdisjoint(f for f, _ in item[1])))
     # The helper starts first: it imports LibCST while this process parses.
     sidecar = Sidecar.start() if groups and worthwhile(rule_names) else None
+    awaited = None
     try:
         with collector_paused():
             plans = []
@@ -162,15 +271,29 @@ def _mend_functions(requests: Iterable[tuple[types.FunctionType, Lines]], rules:
                     if plan is not None:
                         plans.append(plan)
             if plans:
-                for plan, text in zip(plans, rewrite_plans(plans, sidecar, while_waiting)):
+                rewrites = Rewrites(plans, sidecar, while_waiting)
+                # Only a first mend has a helper, and nothing mended before.
+                if lazily_for is not None and not previous and compat.awaits_mending():
+                    awaited = _Awaited(rewrites, sidecar, lazily_for, {}, {}, {})
+                for index, plan in enumerate(plans):
+                    if awaited is not None and rewrites.from_helper(index) \
+                            and first_frames.isdisjoint(function for function, *_ in plan.targets):
+                        awaited.plans[index] = plan
+                        for function, *_ in plan.targets:
+                            awaited.by_function[function] = index
+                            awaited.by_code[function.__code__] = index
+                        continue
                     with _file_failure(plan.filename):
-                        done.extend(_finish_file(plan, text, previous))
+                        done.extend(_finish_file(plan, rewrites.text(index), previous))
         for function, (source, code, coverage) in previous.items():
             if function not in MENDED:  # mending it again failed: it keeps its earlier mending
                 swap.apply(function, code, source, coverage, runtime_bindings(source))
                 done.append(function)
     finally:
-        if sidecar is not None:
+        if awaited is not None and awaited.plans:
+            _AWAITED = awaited
+            compat.await_mending(_met)
+        elif sidecar is not None:
             sidecar.close()
     return done
 
@@ -178,9 +301,10 @@ def _mend_functions(requests: Iterable[tuple[types.FunctionType, Lines]], rules:
 # -- public API -----------------------------------------------------------------------
 
 
+@_settled
 def mend(obj: Any, *, modules: str | Iterable[str] | None = None, rules: Iterable[str] | None = None,
          only_modules: bool = False, args: Iterable[Any] = (),
-         while_waiting: Callable[[], Any] | None = None) -> Any:
+         while_waiting: Callable[[], Any] | None = None, lazily: bool = False) -> Any:
     """Rewrite ``obj`` in memory, in place, so Dynamo meets fewer graph breaks.
 
     A function comes back as itself, its code mended and ``__wrapped__`` set
@@ -197,8 +321,11 @@ def mend(obj: Any, *, modules: str | Iterable[str] | None = None, rules: Iterabl
     it lies in ``modules`` too.  ``while_waiting`` is work the caller needs
     done anyway, called while a helper process rewrites
     (:mod:`graphmend.mending.sidecar`; ``graphmend.compile`` imports its backend
-    there).  Raises :class:`GraphmendError` only for an ``obj`` that is not
-    callable.
+    there).  With ``lazily`` (``graphmend.compile``'s first mend), the
+    files the helper still rewrites when the call starts are finished as
+    Dynamo meets their functions, and by :func:`settle`; every other entry
+    point here settles first.  Raises :class:`GraphmendError` only for an
+    ``obj`` that is not callable.
     """
     if not callable(obj) and not isinstance(obj, (staticmethod, classmethod)):
         raise GraphmendError(f"mend() needs a function or an nn.Module, not {type(obj).__name__}")
@@ -226,10 +353,13 @@ def mend(obj: Any, *, modules: str | Iterable[str] | None = None, rules: Iterabl
                 own = [f for f in own if search.matches(module_name(f), prefixes)]
             functions = own + search.functions_behind_in(candidates, prefixes)
         requests = [(function, None) for function in dict.fromkeys(functions)]
-        _remember(obj, _mend_functions(requests, rules, while_waiting))
+        mended = _mend_functions(requests, rules, while_waiting, lazily_for=obj if lazily else None)
+        logger.debug("graphmend: mended %s", sorted(f.__qualname__ for f in mended))
+        _remember(obj, mended)
     return obj
 
 
+@_settled
 def mended_functions(obj: Any) -> list[types.FunctionType]:
     """The functions mending ``obj`` mended (and still mended)."""
     anchor = _anchor(obj)
@@ -250,6 +380,7 @@ def _remember(obj: Any, functions: list[types.FunctionType]) -> None:
     owned.extend(f for f in functions if f not in owned)
 
 
+@_settled
 def mend_sites(
     sites: Iterable[tuple[str, int]],
     candidates: Iterable[Any],
@@ -286,6 +417,7 @@ def mend_sites(
         return mended
 
 
+@_settled
 def unmend(obj: Any) -> Any:
     """Undo ``mend`` (and ``graphmend.compile``'s mending) of ``obj``; returns ``obj``."""
     with LOCK:
@@ -298,6 +430,7 @@ def unmend(obj: Any) -> Any:
     return obj
 
 
+@_settled
 def unmend_functions(functions: Iterable[types.FunctionType]) -> None:
     """Undo the mending of these functions alone."""
     with LOCK:
@@ -306,6 +439,7 @@ def unmend_functions(functions: Iterable[types.FunctionType]) -> None:
                 swap.restore(function)
 
 
+@_settled
 def mended_source(obj: Any) -> str:
     """The mended source of a mended function (or of a module's ``forward``)."""
     # A mended function is itself, even when it wraps another
@@ -318,6 +452,7 @@ def mended_source(obj: Any) -> str:
 
 
 @contextlib.contextmanager
+@_settled
 def preserved() -> Iterator[None]:
     """Mend and unmend at will inside: afterwards every function runs the
     code it ran before, mended or not, and ``unmend`` finds what it found.
@@ -343,6 +478,7 @@ def preserved() -> Iterator[None]:
             _OWNED.update(owned)
 
 
+@_settled
 def mended_statement(filename: str, lineno: int) -> str | None:
     """The code a mended function runs for the statement at ``filename:lineno``
     (the lines the rewrite put in its place), or None where no live function

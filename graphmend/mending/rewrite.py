@@ -7,7 +7,7 @@ the functions inside their class headers), with the message helpers and
 callee summaries read from live objects (:mod:`.callees`).  Then each
 skeleton's rewrite comes from the cache (:mod:`.cache`), from the helper
 process (:mod:`.sidecar`), or from :func:`graphmend.pipeline.transform_skeleton`
-run here (:func:`rewrite_plans`).
+run here (:class:`Rewrites`).
 """
 
 from __future__ import annotations
@@ -118,43 +118,57 @@ def plan_file(filename: str, requests: list[tuple[types.FunctionType, Coverage]]
     return FilePlan(filename, parsed, targets, parsed.skeleton(unit for _, _, unit, _ in targets), options, rule_names)
 
 
-def rewrite_plans(plans: list[FilePlan], sidecar: Sidecar | None,
-                  while_waiting: Callable[[], Any] | None) -> list[str | SourceError]:
+class Rewrites:
     """Each plan's rewritten skeleton (or why the rules failed on it), from
     the cache, the helper process or the rules run here.  compat is
     installed (its self-test run) while the helper works: a rule it turns
     off does not apply, and a helper's answer made with it is not used.
-    ``while_waiting`` is called once, before the helper's answers are
-    read, when there are any to wait for."""
-    cached = [cache.load(plan.cache_key()) for plan in plans]
-    tickets = {}
-    if sidecar is not None:
-        tickets = {index: sidecar.submit(plan.skeleton, plan.options, plan.filename)
-                   for index, plan in enumerate(plans) if cached[index] is None}
-    off = set(compat.rules_off(_runtime()))
-    if tickets and while_waiting is not None:
-        while_waiting()
-    texts: list[str | SourceError] = []
-    for index, plan in enumerate(plans):
-        # A rule compat turned off: another cache entry, and not the helper's answer.
-        stale = bool(off & plan.options.rules)
-        text = cache.load(plan.cache_key(off)) if stale else cached[index]
-        if text is None:
-            if index in tickets and not stale:
-                try:
-                    text = sidecar.result(tickets[index])
-                except SidecarFailed as why:
-                    logger.debug("graphmend: the helper process did not rewrite %s (%s); rewriting here",
-                                 plan.filename, why)
-            if text is None:
-                from graphmend.pipeline import transform_skeleton
+    ``while_waiting`` is called once, before any helper's answer is read,
+    when there are any to wait for."""
 
-                options = dataclasses.replace(plan.options, rules=plan.options.rules - off)
-                try:
-                    text = transform_skeleton(plan.skeleton, options, plan.filename).code
-                except SourceError as err:
-                    texts.append(err)
-                    continue
-            cache.store(plan.cache_key(off), text)
-        texts.append(text)
-    return texts
+    def __init__(self, plans: list[FilePlan], sidecar: Sidecar | None,
+                 while_waiting: Callable[[], Any] | None) -> None:
+        self.plans = plans
+        self._sidecar = sidecar
+        self._cached = [cache.load(plan.cache_key()) for plan in plans]
+        self._tickets = {}
+        if sidecar is not None:
+            self._tickets = {index: sidecar.submit(plan.skeleton, plan.options, plan.filename)
+                             for index, plan in enumerate(plans) if self._cached[index] is None}
+        self._off = set(compat.rules_off(_runtime()))
+        if self._tickets and while_waiting is not None:
+            while_waiting()
+
+    def _stale(self, index: int) -> bool:
+        """Whether a rule compat turned off applies to plan ``index``: another
+        cache entry, and not the helper's answer."""
+        return bool(self._off & self.plans[index].options.rules)
+
+    def from_helper(self, index: int) -> bool:
+        """Whether plan ``index``'s text is the helper's answer, which
+        :meth:`text` may wait for."""
+        return index in self._tickets and not self._stale(index)
+
+    def text(self, index: int) -> str | SourceError:
+        """Plan ``index``'s rewritten skeleton, or why the rules failed on it
+        (asked once per plan: the helper's answer is handed over once)."""
+        plan, stale = self.plans[index], self._stale(index)
+        text = cache.load(plan.cache_key(self._off)) if stale else self._cached[index]
+        if text is not None:
+            return text
+        if self.from_helper(index):
+            try:
+                text = self._sidecar.result(self._tickets[index])
+            except SidecarFailed as why:
+                logger.debug("graphmend: the helper process did not rewrite %s (%s); rewriting here",
+                             plan.filename, why)
+        if text is None:
+            from graphmend.pipeline import transform_skeleton
+
+            options = dataclasses.replace(plan.options, rules=plan.options.rules - self._off)
+            try:
+                text = transform_skeleton(plan.skeleton, options, plan.filename).code
+            except SourceError as err:
+                return err
+        cache.store(plan.cache_key(self._off), text)
+        return text

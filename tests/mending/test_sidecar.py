@@ -145,20 +145,24 @@ def _plan(tmp_path, monkeypatch):
 def test_a_helper_answer_is_used(tmp_path, monkeypatch):
     plan = _plan(tmp_path, monkeypatch)
     waited = []
-    assert rewrite.rewrite_plans([plan], _FakeHelper(), lambda: waited.append(1)) == ["HELPER\n"]
+    rewrites = rewrite.Rewrites([plan], _FakeHelper(), lambda: waited.append(1))
     assert waited == [1]
+    assert rewrites.from_helper(0)
+    assert rewrites.text(0) == "HELPER\n"
 
 
 def test_a_failed_helper_is_answered_in_process(tmp_path, monkeypatch):
     plan = _plan(tmp_path, monkeypatch)
-    [text] = rewrite.rewrite_plans([plan], _FakeHelper(fail=True), None)
+    text = rewrite.Rewrites([plan], _FakeHelper(fail=True), None).text(0)
     assert text == transform_skeleton(plan.skeleton, plan.options, plan.filename).code
 
 
 def test_a_rule_compat_turns_off_discards_the_helper_answer(tmp_path, monkeypatch):
     plan = _plan(tmp_path, monkeypatch)
     monkeypatch.setattr(compat.installation, "disabled_rules", lambda: {"defer": "off for this test"})
-    [text] = rewrite.rewrite_plans([plan], _FakeHelper(), None)
+    rewrites = rewrite.Rewrites([plan], _FakeHelper(), None)
+    assert not rewrites.from_helper(0)
+    text = rewrites.text(0)
     without_defer = RuleOptions(rules=frozenset({"trap", "where"}), effect_helpers=plan.options.effect_helpers)
     assert text == transform_skeleton(plan.skeleton, without_defer, plan.filename).code
     assert "logger.warning(" in text
@@ -218,10 +222,140 @@ def test_a_cold_first_compile_leaves_libcst_to_the_helper(tmp_path):
 
 def test_a_cached_rewrite_is_read_once_and_not_written_again(tmp_path, monkeypatch):
     plan = _plan(tmp_path, monkeypatch)
-    [first] = rewrite.rewrite_plans([plan], None, None)
+    first = rewrite.Rewrites([plan], None, None).text(0)
     loads, stores = [], []
     real_load = rewrite.cache.load
     monkeypatch.setattr(rewrite.cache, "load", lambda key: loads.append(key) or real_load(key))
     monkeypatch.setattr(rewrite.cache, "store", lambda key, body: stores.append(key))
-    assert rewrite.rewrite_plans([plan], _FakeHelper(), None) == [first]  # the cache's, not the helper's
+    rewrites = rewrite.Rewrites([plan], _FakeHelper(), None)
+    assert not rewrites.from_helper(0)
+    assert rewrites.text(0) == first  # the cache's, not the helper's
     assert len(loads) == 1 and stores == []
+
+
+LAZY_HELPERS = textwrap.dedent('''
+    import torch
+
+
+    def helper(x):
+        if x.sum() > 0:
+            y = x * 2
+        else:
+            y = x - 1
+        return y + 1
+''')
+
+LAZY_UNUSED = textwrap.dedent('''
+    import torch
+
+
+    def never(x):
+        if x.sum() > 0:
+            return x * 3
+        return x
+''')
+
+LAZY_ENTRY = textwrap.dedent('''
+    import torch
+
+    import lazy_helpers
+    import lazy_unused
+
+
+    class Model(torch.nn.Module):
+        def forward(self, x):
+            if self.training:
+                return lazy_unused.never(x)
+            if (x < -100).any():
+                raise ValueError("too small")
+            return lazy_helpers.helper(x) * 2
+
+
+    class Looping(torch.nn.Module):
+        def forward(self, x):
+            for _ in range(2):
+                torch._dynamo.graph_break()  # a break in a loop: the frame runs eagerly
+                x = lazy_helpers.helper(x)
+            return x
+''')
+
+LAZY_SCRIPT = textwrap.dedent('''
+    import json, sys
+    sys.path.insert(0, sys.argv[1])
+    import torch
+    import lazy_entry, lazy_helpers, lazy_unused
+    import graphmend
+    from graphmend.mending import live
+    from graphmend.mending.swap import MENDED
+    from torch._dynamo.utils import counters
+
+    events, how = [], ["settle"]
+    finish = live._Awaited.finish
+    def recorded(self, index):
+        events.append([self.plans[index].filename.rsplit("/", 1)[-1], how[0]])
+        return finish(self, index)
+    live._Awaited.finish = recorded
+    real_met = live._met
+    def met(obj):
+        how[0] = type(obj).__name__
+        try:
+            return real_met(obj)
+        finally:
+            how[0] = "settle"
+    live._met = met
+
+    model = getattr(lazy_entry, sys.argv[2])().eval()
+    x = torch.randn(8).abs()
+    expected = [model(x), model(x)]
+    compiled = graphmend.compile(model, backend="eager")
+    first = compiled(x)
+    graphs_first = counters["stats"]["unique_graphs"]
+    second = compiled(x)
+    print(json.dumps({
+        "events": events,
+        "identical": torch.equal(expected[0], first) and torch.equal(expected[1], second),
+        "graphs_first": graphs_first,
+        "graphs": counters["stats"]["unique_graphs"],
+        "breaks": sum(counters["graph_break"].values()),
+        "mended": sorted(f.__name__ for f in MENDED),
+        "libcst_imported": "libcst" in sys.modules,
+        "usable_cpus": __import__("graphmend.mending.sidecar").mending.sidecar.usable_cpus(),
+    }))
+''')
+
+
+def _run_lazy(tmp_path, model: str) -> dict:
+    for name, source in (("lazy_helpers", LAZY_HELPERS), ("lazy_unused", LAZY_UNUSED), ("lazy_entry", LAZY_ENTRY)):
+        (tmp_path / f"{name}.py").write_text(source)
+    script = tmp_path / "lazy.py"
+    script.write_text(LAZY_SCRIPT)
+    env = dict(os.environ, PYTHONPATH=str(ROOT), GRAPHMEND_CACHE_DIR=str(tmp_path / "cache"))
+    proc = subprocess.run([sys.executable, str(script), str(tmp_path), model], capture_output=True, text=True,
+                          env=env, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    if result["usable_cpus"] < 2:
+        pytest.skip("one CPU: no helper process, every rewrite is in before the call")
+    assert result["identical"]
+    assert not result["libcst_imported"]
+    return result
+
+
+def test_a_first_call_awaits_only_the_rewrites_dynamo_meets(tmp_path):
+    """The first call starts while the helper still rewrites: a helper's
+    file is finished when Dynamo first meets its function (before it reads
+    the code: the first call compiles it mended), a file the call never
+    meets when the call ends; the entry's own file before the call."""
+    result = _run_lazy(tmp_path, "Model")
+    assert result["events"] == [["lazy_helpers.py", "function"], ["lazy_unused.py", "settle"]]
+    assert (result["graphs_first"], result["graphs"], result["breaks"]) == (1, 1, 0)
+    assert {"forward", "helper", "never"} <= set(result["mended"])
+
+
+def test_a_frame_started_before_its_rewrite_is_in_runs_eagerly_once(tmp_path):
+    """A function whose first frame Dynamo starts (called from a frame run
+    eagerly) while its rewrite is awaited: that frame runs its original
+    code eagerly, and the next one compiles the mended code."""
+    result = _run_lazy(tmp_path, "Looping")
+    assert result["events"] == [["lazy_helpers.py", "code"]]
+    assert "helper" in result["mended"]
