@@ -15,8 +15,8 @@ left out of the key.
 * ``graphmend.runtime`` is what rewritten code imports: nothing of graphmend
   but ``conventions``, ``compat``, the vocabulary of calls and ``modules``
   (walking a model without hashing its modules): it needs torch alone.
-* ``graphmend.compat`` imports nothing of graphmend but ``conventions`` and
-  the vocabulary.
+* ``graphmend.compat`` imports nothing of graphmend but ``conventions``,
+  the vocabulary and ``storage`` (where its self-tests' verdicts are kept).
 
 It imports nothing.
 """
@@ -36,14 +36,15 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "graphmend.modules": (),
     "graphmend.layers": (),
     "graphmend.compare": (),
-    "graphmend.compat": ("graphmend.conventions", "graphmend.vocabulary"),
+    "graphmend.storage": ("graphmend.layers",),
+    "graphmend.compat": ("graphmend.conventions", "graphmend.vocabulary", "graphmend.storage"),
     "graphmend.runtime": ("graphmend.conventions", "graphmend.vocabulary", "graphmend.modules", "graphmend.compat"),
     "graphmend.analysis": _WORDS,
     "graphmend.rules": (*_WORDS, "graphmend.analysis"),
     "graphmend.pipeline": (*_WORDS, "graphmend.analysis", "graphmend.rules", "graphmend.compat", "graphmend.runtime"),
     "graphmend.fix": (*_WORDS, "graphmend.analysis", "graphmend.pipeline"),
-    "graphmend.mending": (*_WORDS, "graphmend", "graphmend.layers", "graphmend.analysis", "graphmend.rules",
-                          "graphmend.compat", "graphmend.pipeline"),
+    "graphmend.mending": (*_WORDS, "graphmend", "graphmend.layers", "graphmend.storage", "graphmend.analysis",
+                          "graphmend.rules", "graphmend.compat", "graphmend.pipeline"),
     "graphmend.diagnosis": (*_WORDS, "graphmend.analysis", "graphmend.rules", "graphmend.compat", "graphmend.pipeline"),
     "graphmend.testing": ("graphmend.diagnosis", "graphmend.api"),
     "graphmend.pytest_plugin": ("graphmend.testing",),

@@ -105,7 +105,7 @@ from typing import Any
 
 import torch
 
-from graphmend.compat import headroom
+from graphmend.compat import headroom, verdicts
 from graphmend.compat.counters import FRAMES_RUN_EAGERLY, forget
 from graphmend.compat.failures import MendFirst, caused_by
 
@@ -342,14 +342,15 @@ def self_test() -> str | None:
 
 def disabled() -> str | None:
     """Why [Capture] is off on this torch (probe, then self-test, once per
-    process; one warning naming the torch version), or None."""
+    process, a pass kept across processes; one warning naming the torch
+    version), or None."""
     with _LOCK:
         if not _state["checked"]:
             _state["checked"] = True
             why = probe()
             if why is None:
                 _compile_failing_frames_without_capture()
-                why = self_test()
+                why = verdicts.passed_before("capture", self_test)
             if why is not None:
                 why = f"{why} (torch {torch.__version__})"
                 warnings.warn(f"graphmend: on torch {torch.__version__} [capture] is off: {why}",

@@ -21,6 +21,7 @@ from graphmend.compat.patches import (_record_frames_run_eagerly, _run_frames_ea
                                       _type_loggers_and_formatters)
 from graphmend.compat.probing import _LOCK, _generic_id, _state, _untyped_variables, disabled_rules, probes
 from graphmend.compat.selftest import self_test
+from graphmend.compat.verdicts import passed_before
 
 
 def rules_off(runtime: types.ModuleType) -> dict[str, str]:
@@ -40,8 +41,9 @@ def install(runtime: types.ModuleType) -> None:
     """Apply the patches the probes allow, then run :func:`self_test` on
     ``runtime`` (the module rewritten code calls; once per process: on the
     first mend or compile, or when rewritten code first imports the
-    runtime).  A probe or a self-test check that fails turns its rules off
-    with one warning naming the torch version."""
+    runtime; a pass an earlier process kept is read instead,
+    :mod:`.verdicts`).  A probe or a self-test check that fails turns its
+    rules off with one warning naming the torch version."""
     with _LOCK:
         if _state["installed"]:
             return
@@ -61,7 +63,7 @@ def install(runtime: types.ModuleType) -> None:
         if results["functions met while tracing"].ok and results["eager fallback"].ok:
             _tell_functions_met()
         if not any(rule in disabled_rules() for rule in ("defer", "trap")):
-            _state["self_test"] = self_test(runtime)
+            _state["self_test"] = passed_before("compat", lambda: self_test(runtime))
         off = disabled_rules()
         if off:
             warnings.warn(

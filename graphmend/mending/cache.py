@@ -16,55 +16,24 @@ writing the same entry each publish a whole file, and readers see one or the
 other, never a mix.  The cache is an optimisation only: any I/O failure is
 logged at debug level and the caller transforms afresh.
 
-The folder is ``$GRAPHMEND_CACHE_DIR``, else ``$XDG_CACHE_HOME/graphmend``,
-else ``~/.cache/graphmend``.
+The folder is :func:`graphmend.storage.cache_dir`.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import logging
-import os
 import sys
-import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import graphmend
-from graphmend.layers import imported_by, layer_of
+from graphmend.storage import cache_dir, code_digest, write_atomically
 
 logger = logging.getLogger("graphmend")
 
 _FORMAT = "graphmend-cache/1"
-_PACKAGE_DIR = Path(__file__).resolve().parent.parent
-
-
-def cache_dir() -> Path:
-    """Where entries live (not created until something is stored)."""
-    explicit = os.environ.get("GRAPHMEND_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "graphmend"
-
-
-@functools.cache
-def _rule_code_digest() -> str:
-    """The digest of the code that decides what a transform outputs: every
-    module of the pipeline's layer and of the layers it may import
-    (:func:`graphmend.layers.imported_by`), so that a module the rules come
-    to read is in the key as soon as the layer test lets them read it."""
-    layers = imported_by("graphmend.pipeline")
-    digest = hashlib.sha256()
-    for file in sorted(_PACKAGE_DIR.rglob("*.py")):
-        relative = file.relative_to(_PACKAGE_DIR)
-        parts = (_PACKAGE_DIR.name, *relative.with_suffix("").parts)
-        if layer_of(".".join(parts[:-1] if parts[-1] == "__init__" else parts)) in layers:
-            digest.update(str(relative).encode())
-            digest.update(file.read_bytes())
-    return digest.hexdigest()
 
 
 def cache_key(source: str, *, rules: Iterable[str], lines: Iterable[int] | None, also_static: bool = False,
@@ -74,7 +43,7 @@ def cache_key(source: str, *, rules: Iterable[str], lines: Iterable[int] | None,
         "format": _FORMAT,
         "source": hashlib.sha256(source.encode()).hexdigest(),
         "graphmend": graphmend.__version__,
-        "rule_code": _rule_code_digest(),
+        "rule_code": code_digest("graphmend.pipeline"),
         "rules": list(rules),
         "lines": None if lines is None else sorted(lines),
         "also_static": also_static,
@@ -120,30 +89,6 @@ def load(key: str) -> str | None:
         logger.debug("graphmend cache: corrupt entry %s, rebuilding it", path)
         return None
     return body
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Publish ``text`` at ``path`` with ``os.replace`` (readers see the old
-    or the new file, never a mix); failures are logged at debug level and
-    only cost speed."""
-    temp_name = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(
-            "w", encoding="utf-8", newline="", dir=path.parent, prefix=".tmp-", delete=False
-        ) as file:
-            temp_name = file.name
-            file.write(text)
-        os.replace(temp_name, path)
-        temp_name = None
-    except OSError as err:
-        logger.debug("graphmend cache: cannot write %s: %s", path, err)
-    finally:
-        if temp_name is not None:
-            try:
-                os.unlink(temp_name)
-            except OSError:
-                pass
 
 
 def store(key: str, body: str) -> None:

@@ -11,7 +11,7 @@ A record is keyed by everything its sites depend on: the compiled object
 versions, and the argument signature of the first call (types, shapes,
 dtypes, devices).  Each site names its file and line together with the
 SHA-256 of the file's text, so an edited file's site is ignored.  Records
-live beside the source cache (:func:`graphmend.mending.cache.cache_dir`), are
+live beside the source cache (:func:`graphmend.storage.cache_dir`), are
 written atomically, and are only an optimisation: a missing or corrupt
 record just means the break is met once more.
 """
@@ -27,7 +27,7 @@ import torch
 import torch.utils._pytree as pytree
 
 import graphmend
-from graphmend.mending.cache import cache_dir, write_atomically
+from graphmend.storage import cache_dir, write_atomically
 
 _FORMAT = "graphmend-record/1"
 

@@ -41,9 +41,10 @@ SOURCE = textwrap.dedent('''
 
 
 @pytest.fixture
-def fresh_compat(monkeypatch):
+def fresh_compat(monkeypatch, tmp_path):
     """compat as if nothing had run in this process (the patches, which are
-    idempotent, stay installed)."""
+    idempotent, stay installed), with no self-test pass kept."""
+    monkeypatch.setenv("GRAPHMEND_CACHE_DIR", str(tmp_path / "fresh-compat-cache"))
     monkeypatch.setitem(compat._state, "installed", False)
     monkeypatch.setitem(compat._state, "probes", ())
     monkeypatch.setitem(compat._state, "self_test", None)
@@ -165,6 +166,32 @@ def test_a_failing_self_test_turns_its_rules_off_and_diagnose_says_why(fresh_com
     assert not guard.fixable and guard.rule is None
     assert "[trap] is disabled" in guard.hint and "self-test" in guard.hint
     assert "rule [trap] is disabled" in str(report)
+
+
+def test_a_self_test_pass_is_kept_for_the_next_process_and_a_failure_is_not(fresh_compat, monkeypatch) -> None:
+    """A later process with the same torch build, Dynamo settings and
+    runtime code reads the pass instead of compiling the self-test again;
+    a failure is checked again each time (and warns each time)."""
+    from graphmend.compat import installation, verdicts
+
+    assert _install_and_catch() == []
+    ran = []
+    monkeypatch.setattr(installation, "self_test", lambda runtime: ran.append(1) or {})
+    compat._state.update(installed=False, self_test=None)
+    assert _install_and_catch() == [] and ran == []  # the kept pass: nothing compiled
+    assert compat.disabled_rules() == {}
+
+    compat._state.update(installed=False, self_test=None)
+    with torch._dynamo.config.patch(recompile_limit=torch._dynamo.config.recompile_limit + 1):
+        _install_and_catch()
+    assert ran == [1]  # another setting: checked again
+
+    failing = {"trap": "self-test: forced to fail by the test"}
+    assert verdicts.passed_before("forced", lambda: failing) == failing
+    assert verdicts.passed_before("forced", lambda: ran.append(2) or {}) == {}
+    assert ran == [1, 2]  # the failure was not kept
+    assert verdicts.passed_before("forced", lambda: ran.append(3) or {}) == {}
+    assert ran == [1, 2]  # the pass was
 
 
 def test_the_self_test_is_cheap_and_leaves_no_trace() -> None:

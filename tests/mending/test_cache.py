@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import graphmend
-from graphmend import pipeline
+from graphmend import pipeline, storage
 from graphmend.mending import cache
 from graphmend.analysis.source import parse_text
 from graphmend.mending.live import mend, unmend
@@ -72,11 +72,11 @@ def test_the_key_follows_the_code_the_rules_may_read(tmp_path, monkeypatch, requ
     # it, the public API is not.
     package = tmp_path / "graphmend"
     shutil.copytree(Path(graphmend.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(cache, "_PACKAGE_DIR", package)
-    request.addfinalizer(cache._rule_code_digest.cache_clear)
+    monkeypatch.setattr(storage, "_PACKAGE_DIR", package)
+    request.addfinalizer(storage.code_digest.cache_clear)
 
     def key() -> str:
-        cache._rule_code_digest.cache_clear()
+        storage.code_digest.cache_clear()
         return cache.cache_key("source", rules=["where"], lines=None)
 
     def edit(name: str, old: str, new: str) -> None:
