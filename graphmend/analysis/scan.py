@@ -99,6 +99,29 @@ def reads_a_read_back(function: ast.AST, test: ast.AST) -> bool:
     return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(test))
 
 
+def leaves_a_loop(function: ast.AST, branch: ast.If) -> bool:
+    """Whether ``branch``, an ``if`` inside a loop of ``function``, leaves
+    the loop on one arm only: a ``break`` or ``continue``, or a ``return``
+    that the other arm does not match (torchattacks' CW: ``if cost.item() >
+    prev_cost: return best_adv_images`` in its step loop).  [Where] runs
+    both arms of the ``if`` it merges, and leaving a loop cannot be run
+    both ways: the rules leave such a branch as it is
+    (:mod:`graphmend.rules.where.returns` lowers no return inside a loop;
+    an arm with a ``break`` or ``continue`` is declined)."""
+    loops = [n for n in _own_nodes(function) if isinstance(n, (ast.For, ast.AsyncFor, ast.While))]
+    if not any(branch is n for loop in loops for n in ast.walk(loop)):
+        return False
+
+    def exits(arm: list[ast.stmt]) -> tuple[bool, bool]:
+        """(returns, breaks or continues) somewhere in ``arm``'s own code."""
+        nodes = [n for statement in arm for n in (statement, *_own_nodes(statement))]
+        return (any(isinstance(n, ast.Return) for n in nodes),
+                any(isinstance(n, (ast.Break, ast.Continue)) for n in nodes))
+
+    (then_returns, then_jumps), (else_returns, else_jumps) = exits(branch.body), exits(branch.orelse)
+    return then_jumps or else_jumps or then_returns != else_returns
+
+
 def _plainly_static(test: ast.AST) -> bool:
     """``x is None``, ``isinstance(...)``, ``len(...) > 2``, ``x.shape[0] == 3``, constants."""
     if isinstance(test, ast.Constant):

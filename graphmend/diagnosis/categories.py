@@ -20,6 +20,10 @@ _NUMBER_TEST_HINT = (
     "the test is a Python number [Capture] holds (read back from a tensor before the test); [Where] "
     "predicates tensor tests only: keep the value a tensor, or read it back inside the test"
 )
+_LOOP_EXIT_HINT = (
+    "the branch leaves its loop on one arm only (return, break or continue): [Where] runs both arms of "
+    "what it merges, which leaving a loop cannot be"
+)
 _DS_HINT = (
     "torch._dynamo.config.capture_dynamic_output_shape_ops = True traces it with an "
     "unbacked size, if later code does not branch on that size"
@@ -117,6 +121,18 @@ def _jumps_on_a_captured_number(filename: str, lineno: int, reason: str) -> bool
     return not scan.reads_a_read_back(function, test)
 
 
+def _branch_leaves_a_loop(filename: str, lineno: int) -> bool:
+    """The ``if`` whose test holds the site leaves its loop on one arm
+    (:func:`scan.leaves_a_loop`): [Where] declines it, so mending it
+    first would only run the frame eagerly and compile it a call later."""
+    parsed = parse_file(filename)
+    branch = None if parsed is None else innermost(parsed.tree, lineno, (ast.If,))
+    function = None if parsed is None else innermost(parsed.tree, lineno, DEFS)
+    if branch is None or function is None or not branch.test.lineno <= lineno <= branch.test.end_lineno:
+        return False
+    return scan.leaves_a_loop(function, branch)
+
+
 def gb_type(reason: str) -> str | None:
     """The gb_type of a break reason: its first line ("Data-dependent
     branching" for a data-dependent jump, whose reason has none)."""
@@ -136,6 +152,8 @@ def static_fix(category: str, reason: str, filename: str, lineno: int) -> tuple[
     if category == "SCALAR":
         if _holds(filename, lineno, scan.one_hot_call):
             return "trap", None  # a one-hot width read from data: encoded at a captured width
+        if _branch_leaves_a_loop(filename, lineno):
+            return None, f"{_LOOP_EXIT_HINT}; {_SCALAR_HINT}"
         if _scalar_where_may_fix(filename, lineno, reason):
             return "where", _SCALAR_HINT  # the hint, unless [Where] fixes it or says why not
         return None, _SCALAR_HINT
@@ -147,6 +165,8 @@ def static_fix(category: str, reason: str, filename: str, lineno: int) -> tuple[
         return None, _DS_HINT
     if category == "DC" and _jumps_on_a_captured_number(filename, lineno, reason):
         return None, _NUMBER_TEST_HINT
+    if category == "DC" and _branch_leaves_a_loop(filename, lineno):
+        return None, _LOOP_EXIT_HINT
     if category in RULE_FOR:
         return RULE_FOR[category], None
     if category == "OTHER" and _holds(filename, lineno, scan.builtin_pow):

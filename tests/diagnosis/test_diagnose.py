@@ -375,3 +375,51 @@ def test_a_jump_on_a_captured_number_is_fixable_only_where_the_test_reads_it_bac
     assert fixed_by == rule
     assert (hint is not None and "keep the value a tensor" in hint) == (rule is None)
     assert static_fix("DC", "generic_jump TensorVariable()", str(source), line)[0] == "where"
+
+
+BRANCHES_IN_A_LOOP = '''
+import torch
+
+
+def attack(x, steps):
+    prev = 1e10
+    for step in range(steps):
+        cost = (x * step).sum()
+        if cost.item() > prev:
+            return x
+        prev = cost.item()
+        if cost.item() > 30:
+            break
+        if cost.item() > 20:
+            x = x * 2
+        else:
+            x = x - 1
+    if x.sum().item() > 0:
+        return x
+    return -x
+'''
+
+
+@pytest.mark.parametrize("line, rule", [(9, None), (12, None), (14, "where"), (18, "where")])
+def test_a_branch_leaving_its_loop_on_one_arm_is_not_fixable(tmp_path, line, rule):
+    """torchattacks' CW stops early with ``if cost.item() > prev_cost:
+    return best_adv_images`` inside its step loop.  [Where] runs both arms
+    of what it merges, and leaving a loop cannot be run both ways: the
+    rules decline such a branch (a return inside a loop, a ``break``), so
+    the break is not reported fixable, and graphmend.compile's first call
+    compiles its frame instead of running it eagerly to mend it for nothing.
+    A branch in the loop that leaves it on neither arm, and an early return
+    outside any loop, stay [Where]'s."""
+    from graphmend.diagnosis.categories import static_fix
+    from graphmend.pipeline import transform_source
+
+    source = tmp_path / "loops.py"
+    source.write_text(BRANCHES_IN_A_LOOP)
+    for category, reason in (("SCALAR", "Unsupported Tensor.item() call with capture_scalar_outputs=False"),
+                             ("DC", "generic_jump TensorVariable()")):
+        fixed_by, hint = static_fix(category, reason, str(source), line)
+        assert fixed_by == rule
+        assert (hint is not None and "leaves its loop" in hint) == (rule is None)
+    mended = transform_source(BRANCHES_IN_A_LOOP, lines=frozenset({line}), filename=str(source)).code
+    statement = BRANCHES_IN_A_LOOP.splitlines()[line - 1]
+    assert (statement in mended.splitlines()) == (rule is None)  # what the rules decline stays as written
