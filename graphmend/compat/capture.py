@@ -843,6 +843,16 @@ def declined_graph(output: Any, gm: Any, binders: dict[Any, Any]) -> str | None:
 NUMBERS_ONLY = "the graph only reads values back and computes numbers from them (Python does that without a graph run)"
 
 
+def _reads_back(node: Any) -> bool:
+    """``t.item()``, or NumPy's ``a.item()`` as Dynamo traces it (through
+    ``torch._numpy``: a ``numpy_method_wrapper`` of ``item``; torchsde's
+    ``int(seed)`` of a NumPy seed)."""
+    if node.op == "call_method":
+        return node.target == "item"
+    return node.op == "call_function" and type(node.target).__name__ == "numpy_method_wrapper" \
+        and getattr(node.target, "method", None) == "item"
+
+
 def numbers_only(gm: Any) -> bool:
     """Whether ``gm`` computes no tensor: its nodes read values back
     (``.item()``) and compute numbers, and no node makes a tensor or takes
@@ -853,7 +863,9 @@ def numbers_only(gm: Any) -> bool:
     run per call for arithmetic on a few numbers (Karras EMA's ``beta``,
     ``(1 - 1/(step.item() + 1)) ** gamma`` in a frame of its own), or for
     nothing (pykan's ``prune_input``: graphs of ``torch.sym_int(0)``
-    whose result nobody reads, one per index of a loop)."""
+    whose result nobody reads, one per index of a loop), or torchsde's
+    ``torch.Generator(device).manual_seed(int(seed))`` of a NumPy seed (a
+    graph run for each Brownian sample, where torch.compile has none)."""
     import torch.utils._pytree as pytree
 
     def tensor(value: Any) -> bool:
@@ -865,7 +877,7 @@ def numbers_only(gm: Any) -> bool:
         for node in graph.nodes:
             if node.op not in ("call_method", "call_function", "call_module"):
                 continue
-            if node.op == "call_method" and node.target == "item":
+            if _reads_back(node):
                 continue  # a read: the value is a number from here on
             if node.target is torch.scalar_tensor and all(user.op == "output" for user in node.users):
                 continue  # Dynamo's wrapping of a number the frame returns

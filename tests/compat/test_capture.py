@@ -178,6 +178,13 @@ def a_read_meets_a_tensor(step):
     return step.item() * 2 + step
 
 
+def seeded_noise(x, seed):
+    # torchsde's _randn: a generator seeded from a NumPy value, which Dynamo
+    # traces through torch._numpy (``int(seed)`` is a wrapped ``item``).
+    generator = torch.Generator().manual_seed(int(seed))
+    return x + torch.randn(3, generator=generator)
+
+
 def stops_early(x):
     # torchattacks' CW: an early stop whose return sits before the loop's
     # end.  Without capture the frame breaks at the second ``.item()`` and
@@ -641,6 +648,30 @@ def test_a_frame_that_computes_only_numbers_from_a_read_runs_no_graph(forms):
         assert ours(torch.tensor([value])) == forms.numbers_from_a_read(torch.tensor([value]))
     assert capture.uncaptured_codes()[forms.numbers_from_a_read.__code__] == capture.NUMBERS_ONLY
     assert counter.graphs == 0 and counter.runs_of(lambda: ours(torch.tensor([3]))) == 0
+
+
+def test_a_frame_that_only_reads_a_numpy_value_back_runs_no_graph(forms):
+    """``torch.Generator().manual_seed(int(seed))`` of a NumPy seed: with
+    capture, the frame after the generator's break was a graph holding one
+    NumPy ``item`` (torchsde's Brownian samples: 70 graph runs a call where
+    torch.compile has none); a NumPy read is a read, and the frame
+    compiles as torch.compile compiles it."""
+    import numpy as np
+
+    torch._dynamo.reset()
+    plain = GraphCounter()
+    theirs = torch.compile(forms.seeded_noise, backend=plain)
+    x = torch.zeros(3)
+    for seed in (3, 5, 3):
+        theirs(x, np.uint32(seed))
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    ours = graphmend.compile(forms.seeded_noise, backend=counter)
+    for seed in (3, 5, 3):
+        assert torch.equal(ours(x, np.uint32(seed)), forms.seeded_noise(x, np.uint32(seed)))
+    runs = counter.runs_of(lambda: ours(x, np.uint32(3)))
+    assert runs <= plain.runs_of(lambda: theirs(x, np.uint32(3)))
+    assert counter.graphs <= plain.graphs
 
 
 def test_noop_a_read_that_meets_a_tensor_keeps_capture(forms):
