@@ -8,7 +8,10 @@ objects hold:
 
 * a function: the wrappers around it (``__wrapped__``), the values in its
   closure cells and defaults, the globals its code names (and, for a global
-  that is a Python module, the attributes of it the code names: ``misc.f``);
+  that is a Python module, the attributes of it the code names: ``misc.f``),
+  and the same attributes of the modules it imports itself, where they are
+  already imported (``import torchsde`` inside the function, then
+  ``torchsde.sdeint(...)``);
 * a bound method: its function and the object it is bound to;
 * a ``functools.partial``: its function and its arguments;
 * an ``nn.Module``: what :func:`graphmend.mending.search.model_functions` finds
@@ -36,9 +39,12 @@ that holds no site costs a parse of its file, once.
 
 from __future__ import annotations
 
+import dis
 import functools
+import importlib.util
 import linecache
 import logging
+import sys
 import time
 import types
 from collections import deque
@@ -94,6 +100,37 @@ def _module_functions(module: torch.nn.Module) -> list[Any]:
         return []
     candidates = search.called_by_name(search.model_functions(module, prefixes), search.forward_roots(module))
     return search.functions_behind_in(candidates, prefixes)
+
+
+_IMPORT_NAME = dis.opmap["IMPORT_NAME"]
+
+
+def imported_modules(function: types.FunctionType) -> list[types.ModuleType]:
+    """The modules ``function``'s code (nested functions included) imports
+    itself (``import a.b``, ``from .c import d``), each module of a dotted
+    name, where ``sys.modules`` already has it: nothing is imported."""
+    found: list[types.ModuleType] = []
+    package = function.__globals__.get("__package__") or ""
+    pending = [function.__code__]
+    while pending:
+        code = pending.pop()
+        pending.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        if _IMPORT_NAME not in code.co_code[::2]:  # the opcodes, one per two bytes
+            continue
+        level = 0
+        for instruction in dis.get_instructions(code):
+            if instruction.opname == "LOAD_CONST" and isinstance(instruction.argval, int):
+                level = instruction.argval  # IMPORT_NAME's level is loaded two instructions before it
+            elif instruction.opname == "IMPORT_NAME":
+                try:
+                    name = importlib.util.resolve_name("." * level + instruction.argval, package) if level else \
+                        instruction.argval
+                except ImportError:  # a relative import above the top-level package
+                    continue
+                parts = name.split(".")
+                found.extend(m for m in (sys.modules.get(".".join(parts[:i])) for i in range(1, len(parts) + 1))
+                             if m is not None)
+    return found
 
 
 class _Walk:
@@ -193,13 +230,19 @@ class _Walk:
                 continue
             value = globals_[name]
             if isinstance(value, types.ModuleType):
-                if foreign_module(value.__name__):
-                    continue
-                # Through __dict__: a lazy module's __getattr__ may import.
-                attributes = vars(value)
-                self.push_all(attributes[n] for n in names if n in attributes)
+                self.module_attributes(value, names)
             else:
                 self.push(value)
+        for imported in imported_modules(function):
+            self.module_attributes(imported, names)
+
+    def module_attributes(self, module: types.ModuleType, names: set[str]) -> None:
+        """The attributes of a Python module that a reached function names."""
+        if foreign_module(module.__name__):
+            return
+        # Through __dict__: a lazy module's __getattr__ may import.
+        attributes = vars(module)
+        self.push_all(attributes[n] for n in names if n in attributes)
 
     def module(self, module: torch.nn.Module) -> None:
         self.push_all(_module_functions(module))

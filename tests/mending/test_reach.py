@@ -148,6 +148,29 @@ def test_every_calling_style_reaches_the_model(modules, style):
     assert {"Block.forward", "Solver.integrate", "centre"} <= reached
 
 
+def test_a_function_reaches_what_it_imports_itself_where_it_is_imported(modules, tmp_path):
+    """``import library`` inside the function, then ``library.centre(x)``
+    (torchsde's entry points called from a function that imports torchsde
+    itself): the module's attributes the code names are reached when the
+    module is already imported; a module that is not is left unimported."""
+    library, _ = modules
+    local = load_module(textwrap.dedent(f"""
+        def solve(x):
+            import {library.__name__}
+            from {library.__name__} import Solver
+            return {library.__name__}.centre(x) + Solver(2.0).integrate(x)
+
+
+        def later(x):
+            import gm_case_never_imported_anywhere
+            return gm_case_never_imported_anywhere.centre(x)
+    """), tmp_path, "local")
+    reached = _names(reach(local.solve).functions)
+    assert {"solve", "centre", "Solver.__init__", "Solver.integrate"} <= reached
+    assert _names(reach(local.later).functions) == {"later"}
+    assert "gm_case_never_imported_anywhere" not in sys.modules
+
+
 def test_the_walk_never_collects_torch_or_the_standard_library(modules):
     _, user = modules
     assert not any(map(foreign, reach(user.train_step).functions))
