@@ -172,7 +172,10 @@ def _met(obj: Any) -> bool:
         awaited = _AWAITED
         if awaited is None:
             return False
-        index = awaited.by_code.get(obj) if isinstance(obj, types.CodeType) else awaited.by_function.get(obj)
+        if isinstance(obj, types.CodeType):
+            index = awaited.by_code.get(obj)
+        else:  # Dynamo's function variables hold TorchScript functions too
+            index = awaited.by_function.get(obj) if isinstance(obj, types.FunctionType) else None
         if index is None:
             return False
         awaited.finish(index)
