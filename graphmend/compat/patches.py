@@ -33,18 +33,6 @@ def is_rewritten(code) -> bool:
     return RUNTIME_ALIAS in code.co_names
 
 
-def _resumes_rewritten_code(code) -> bool:
-    """Whether ``code`` is a function Dynamo made to resume rewritten code
-    after a graph break (whose own names may no longer call the runtime)."""
-    try:
-        from torch._dynamo.resume_execution import ContinueExecutionCache
-
-        resumed = ContinueExecutionCache.generated_code_metadata.get(code)
-    except (ImportError, AttributeError):  # another torch: such a frame counts as not rewritten
-        return False
-    return resumed is not None and is_rewritten(resumed.code)
-
-
 def _is_ours(code) -> bool:
     """Whether ``code`` is rewritten code or one of the runtime's functions."""
     return is_rewritten(code) or code.co_filename in RUNTIME_FILES
@@ -340,10 +328,9 @@ class _ReplaysInSubgraph(list):
 def _run_frames_eagerly_once() -> None:
     """Run a frame eagerly this once, not compiled, in two cases:
 
-    * Dynamo fails to trace rewritten code, or a function it made to
-      resume rewritten code after a break, because the code itself fails
+    * Dynamo fails to trace rewritten code because the code itself fails
       (a shape error met on fake tensors: ``TorchRuntimeError``; or the
-      user's own exception, to which Dynamo appends the user's stack).  Tracing runs no code, so the frame starts
+      user's own exception).  Tracing runs no code, so the frame starts
       from the top: eagerly the deferred messages print, the deferred
       checks raise and the failing statement raises its own error, in
       program order, as the original did eagerly; with ``fullgraph=True``
@@ -390,7 +377,7 @@ def _run_frames_eagerly_once() -> None:
             # Mended only now: what it calls runs eagerly too, as where graphmend mends next.
             return eagerly("its mended code was not yet in place", FrameAction.SKIP, False)
         outer = _TRACE.mended
-        _TRACE.mended = is_rewritten(frame.f_code) or _resumes_rewritten_code(frame.f_code)
+        _TRACE.mended = is_rewritten(frame.f_code)
         try:
             return original(self, frame, cache_entry, hooks, frame_state, skip=skip + 1)
         except Exception as error:

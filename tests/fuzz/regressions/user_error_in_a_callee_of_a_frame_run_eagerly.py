@@ -1,11 +1,13 @@
 # The 5,000-program run at b226750 (seed 19005, 7 of its programs; there at
 # a6f5b07 too): eagerly `_index_same(v0)` raises IndexError on a 0-dim
 # tensor. graphmend.compile merged the `if`s, so Dynamo traced further and
-# met the error on fake tensors in the frame resuming `f` (now run eagerly:
-# it resumes rewritten code) and again in `_index_same`, a frame of its own
-# that is not rewritten: Dynamo raises the user's IndexError with its own
-# "from user code" stack appended to the message, where the eager original
-# (and torch.compile of it, on these inputs) raise it bare.
+# met the error on fake tensors in frames graphmend does not count as
+# rewritten (the one Dynamo made to resume `f`, which names no runtime
+# function, and `_index_same`, called from it): Dynamo raises the user's
+# IndexError with its own "from user code" stack appended to the message,
+# where the eager original (and torch.compile of it, on these inputs) raise
+# it bare. Treating the resume frame as rewritten is not enough: the error
+# then comes from `_index_same`.
 GRAD = False
 
 
