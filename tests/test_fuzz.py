@@ -41,12 +41,6 @@ KNOWN_BUGS: dict = {
         lambda m: m.arm == "compiled" and m.detail.startswith("error:") and "NotImplementedError" in m.detail
         and "_random_same(" in m.program.source(),
     ),
-    "user_error_in_a_callee_of_a_frame_run_eagerly": (
-        "the user's own exception met while Dynamo traces a frame that is not rewritten (a callee of a frame "
-        "graphmend runs eagerly) gets Dynamo's 'from user code' stack appended to its message, where the original "
-        "raises it bare: same type, longer message",
-        lambda m: m.arm == "compiled" and m.detail.startswith("error:") and "from user code:" in m.detail,
-    ),
 }
 
 

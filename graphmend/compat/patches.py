@@ -341,7 +341,8 @@ def _run_frames_eagerly_once() -> None:
       (:func:`mending_first`): raised at the break, before anything is
       compiled for the frame.
 
-    The frame is compiled again on its next call.
+    Either way what the frame calls runs eagerly too, this once.  The frame
+    is compiled again on its next call.
     """
     global MENDS_FIRST
     from torch._dynamo import convert_frame, exc, output_graph
@@ -394,11 +395,15 @@ def _run_frames_eagerly_once() -> None:
             )
             until_mended = (mend_first is not None and _TRACE.mended_first is not None
                             and _met_breaking_where_mended_next(frame.f_code))
-            # Where graphmend mends next, what the frame calls runs eagerly
-            # too: compiled now as frames of their own, those graphs would
-            # be replaced by the frame's own graph on the next call.
+            # What the frame calls runs eagerly too, this once: where graphmend
+            # mends next, graphs compiled now for its callees would be
+            # replaced by the frame's own graph on the next call; where the
+            # code fails, a callee Dynamo traced would meet the same error on
+            # fake tensors, in code that is not rewritten, and raise it with
+            # Dynamo's stack appended to the message (`_index_same(v0)` of a
+            # 0-dim tensor, in the fuzz).
             return eagerly("it breaks where graphmend mends next" if mend_first else "the rewritten code fails",
-                           FrameAction.SKIP if mend_first else FrameAction.DEFAULT, until_mended)
+                           FrameAction.SKIP, until_mended)
         finally:
             _TRACE.mended = outer
 

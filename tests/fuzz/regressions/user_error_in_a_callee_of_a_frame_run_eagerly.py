@@ -1,13 +1,14 @@
 # The 5,000-program run at b226750 (seed 19005, 7 of its programs; there at
 # a6f5b07 too): eagerly `_index_same(v0)` raises IndexError on a 0-dim
 # tensor. graphmend.compile merged the `if`s, so Dynamo traced further and
-# met the error on fake tensors in frames graphmend does not count as
-# rewritten (the one Dynamo made to resume `f`, which names no runtime
-# function, and `_index_same`, called from it): Dynamo raises the user's
-# IndexError with its own "from user code" stack appended to the message,
-# where the eager original (and torch.compile of it, on these inputs) raise
-# it bare. Treating the resume frame as rewritten is not enough: the error
-# then comes from `_index_same`.
+# met the error on fake tensors in a rewritten frame (resuming `f` after a
+# break), which graphmend then ran eagerly, but with its callees left to
+# Dynamo: `_index_same`, a frame of its own that is not rewritten, met the
+# error again while traced, and Dynamo raised the user's IndexError with
+# its "from user code" stack appended to the message, where the eager
+# original (and torch.compile of it, on these inputs) raise it bare.
+# Fixed: what a frame run eagerly because its rewritten code fails calls
+# runs eagerly too, this once.
 GRAD = False
 
 
