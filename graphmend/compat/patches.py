@@ -366,9 +366,11 @@ def _run_frames_eagerly_once() -> None:
     # ``skip_reason`` is a field from torch 2.13 on (a TypeError before).
     has_skip_reason = "skip_reason" in inspect.signature(ConvertFrameReturn).parameters
 
-    def eagerly(why: str, callees: Any, apply_to_code: bool) -> Any:
+    def eagerly(why: str, apply_to_code: bool) -> Any:
+        """The frame, and what it calls, run eagerly (this once, or until
+        the watch ends with ``apply_to_code``)."""
         extra = {"skip_reason": f"graphmend: {why}; it runs eagerly"} if has_skip_reason else {}
-        return ConvertFrameReturn(frame_exec_strategy=FrameExecStrategy(FrameAction.SKIP, callees),
+        return ConvertFrameReturn(frame_exec_strategy=FrameExecStrategy(FrameAction.SKIP, FrameAction.SKIP),
                                   apply_to_code=apply_to_code, **extra)
 
     @functools.wraps(original)
@@ -376,7 +378,7 @@ def _run_frames_eagerly_once() -> None:
         met = _MET
         if met is not None and _tell(met, frame.f_code):
             # Mended only now: what it calls runs eagerly too, as where graphmend mends next.
-            return eagerly("its mended code was not yet in place", FrameAction.SKIP, False)
+            return eagerly("its mended code was not yet in place", False)
         outer = _TRACE.mended
         _TRACE.mended = is_rewritten(frame.f_code)
         try:
@@ -403,7 +405,7 @@ def _run_frames_eagerly_once() -> None:
             # Dynamo's stack appended to the message (`_index_same(v0)` of a
             # 0-dim tensor, in the fuzz).
             return eagerly("it breaks where graphmend mends next" if mend_first else "the rewritten code fails",
-                           FrameAction.SKIP, until_mended)
+                           until_mended)
         finally:
             _TRACE.mended = outer
 

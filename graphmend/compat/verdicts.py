@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -24,8 +23,6 @@ from typing import TypeVar
 import torch
 
 from graphmend.storage import cache_dir, code_digest, write_atomically
-
-logger = logging.getLogger("graphmend")
 
 Verdict = TypeVar("Verdict")
 

@@ -30,8 +30,6 @@ _DS_HINT = (
 )
 
 
-
-
 def _calls(node: ast.AST) -> set[str]:
     names = set()
     for sub in ast.walk(node):
