@@ -591,7 +591,12 @@ def _decline_while_tracing() -> None:
 
     * a guard on a captured value (``Unsupported`` with one of
       :data:`UNBACKED_GUARDS`) raises :class:`Declined` at once: the frame
-      falls back anyway (see :func:`declined_graph`);
+      falls back anyway (see :func:`declined_graph`); so does a break Dynamo
+      is about to restart the trace for, where its reason is such a guard
+      (a call whose fake tensors meet one, ``UserError``: Dynamo's second
+      trace, up to that break, would end in a graph the frame gives up:
+      Grounding DINO's backbone and text encoder, a second of a first call,
+      before ``torch.linspace`` takes a captured size);
     * one source line making more than :data:`MOST_SHAPES_PER_LINE`
       data-dependent shapes is a loop whose body torch.compile breaks in (a
       per-class ``nms``, a per-expert ``torch.where``): torch.compile
@@ -614,7 +619,7 @@ def _decline_while_tracing() -> None:
       ``return`` in the second) is given up on too: torch.compile's own
       breaks, the timid side.
     """
-    from torch._dynamo import exc
+    from torch._dynamo import exc, symbolic_convert
     from torch.fx.experimental import symbolic_shapes
 
     def deciding(init: Callable[..., None], declines: bool) -> Callable[..., None]:
@@ -635,6 +640,20 @@ def _decline_while_tracing() -> None:
     # which Dynamo raises as UserError; a jump catches that one to break with
     # its own words (generic_jump), which say more than this error's.
     exc.UserError.__init__ = deciding(exc.UserError.__init__, declines=False)
+    entry = getattr(symbolic_convert, "SpeculationEntry", None)
+    restart = getattr(entry, "fail_and_restart_analysis", None)
+    if restart is not None:
+
+        @functools.wraps(restart)
+        def fail_and_restart_analysis(self, *args, **kwargs):
+            # The break's reason is recorded already (graph_break_reasons), so
+            # the attempt is given up on whatever the second trace finds.
+            reason = getattr(self, "reason", None)
+            if _ACTIVE.shapes is not None and getattr(reason, "graph_break", False) and _moved_break(reason.reason):
+                raise Declined(f"{GUARD}: {_why(reason)}")
+            return restart(self, *args, **kwargs)
+
+        entry.fail_and_restart_analysis = fail_and_restart_analysis
     bindings = symbolic_shapes.compute_unbacked_bindings
 
     @functools.wraps(bindings)

@@ -213,6 +213,17 @@ def breaks_in_a_loop(x):
         x = x * 2
         torch._dynamo.graph_break()
     return x
+
+
+def spaced(n):
+    return torch.linspace(0.0, 1.0, n)
+
+
+def sized_then_spaced(x):
+    # Grounding DINO's encoder: a value captured in one call, then a call
+    # whose fake tensors need a captured value as a Python int.
+    total = torch.nonzero(x > 0).sum()
+    return spaced((x > 0).sum()).sum() + total
 """
 
 #: Each breaks once under torch.compile and makes one graph under [Capture].
@@ -736,6 +747,31 @@ def test_a_guard_in_the_call_that_breaks_without_capture_keeps_the_trace(forms, 
     assert function.__code__ not in capture.uncaptured_codes()
     assert "Could not guard on data-dependent" in breaks_since(start)[0]  # the break, where it is, and why
     assert forms.helper_guard.__code__ in capture.uncaptured_codes()  # its own frame: the break moves there
+
+
+def test_a_guard_met_in_a_later_call_gives_the_frame_up_without_a_second_trace(forms, monkeypatch):
+    """A call whose fake tensors meet a guard on a captured value, not in
+    the call that captured the first one: Dynamo would trace the frame
+    again up to that break only for [Capture] to give the graph up.  It is
+    given up on at the break: one trace with capture, then torch.compile's
+    own traces, graphs and runs."""
+    function = forms.sized_then_spaced
+    x = INPUTS[0]
+    torch._dynamo.reset()
+    traces = _traces_of(function.__code__, monkeypatch)
+    plain = GraphCounter()
+    compiled = torch.compile(function, backend=plain)
+    plain_runs = plain.runs_of(lambda: compiled(x.clone()))
+    plain_traces, traces[0] = traces[0], 0
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    ours = graphmend.compile(function, backend=counter)
+    assert counter.runs_of(lambda: ours(x.clone())) == plain_runs
+    assert torch.equal(ours(x.clone()), function(x.clone()))
+    assert counter.graphs == plain.graphs and counter.never_run == 0
+    assert traces[0] == plain_traces + 1
+    why = capture.uncaptured_codes()[function.__code__]
+    assert why.startswith("a captured value meets a guard: ") and "Could not extract specialized integer" in why
 
 
 def test_a_frame_that_fails_before_capturing_anything_is_traced_once(forms, monkeypatch):
