@@ -675,11 +675,11 @@ def library_rows() -> dict[str, Any]:
     """The library rows by name: the ecosystem corpus's and every held-out
     round's (their builders import their libraries when called)."""
     from benchmarks import ecosystem
-    from benchmarks.heldout import round6, round7, round8, round9
+    from benchmarks.heldout import round6, round7, round8, round9, round10, round11
     from benchmarks.heldout import rows as heldout
 
     return {row.name: row for rows in (ecosystem.ROWS, heldout.ROWS, round6.ROWS, round7.ROWS, round8.ROWS,
-                                       round9.ROWS)
+                                       round9.ROWS, round10.ROWS, round11.ROWS)
             for row in rows}
 
 

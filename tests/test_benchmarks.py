@@ -159,10 +159,11 @@ def test_the_timing_harness_finds_a_row_of_every_library_corpus():
     when called, so no library is needed to list them)."""
     from benchmarks import corpus, ecosystem
     from benchmarks.__main__ import _detection_rows
-    from benchmarks.heldout import round6, round7, round8, round9
+    from benchmarks.heldout import round6, round7, round8, round9, round10, round11
     from benchmarks.heldout import rows as heldout
 
     names = _detection_rows()
-    for rows in (ecosystem.ROWS, heldout.ROWS, round6.ROWS, round7.ROWS, round8.ROWS, round9.ROWS):
+    for rows in (ecosystem.ROWS, heldout.ROWS, round6.ROWS, round7.ROWS, round8.ROWS, round9.ROWS, round10.ROWS,
+                 round11.ROWS):
         assert {row.name for row in rows} <= names
         assert corpus.find(rows[0].name).row is rows[0]
