@@ -838,6 +838,15 @@ def declined_graph(output: Any, gm: Any, binders: dict[Any, Any]) -> str | None:
     * The graph computes no tensor: it reads values back and computes
       numbers from them (:func:`numbers_only`).
     * The graph runs an assertion eager does not make (:func:`assumed_fact`).
+    * The trace captured a value while a torch function mode was active
+      when the frame started (``torch.set_default_device``, ``with
+      torch.device(...)`` around the call, any ``TorchFunctionMode``):
+      torch 2.13's Dynamo then drops the ``.item()`` from the graph and
+      hands the number back to Python as ``None`` wherever it leaves the
+      graph (returned, stored in a dict, live across a break).  neurodiffeq
+      sets a default device on import, and its solver's
+      ``closure().item()`` raised ``AttributeError`` where torch.compile
+      runs.  Timid: a captured value the graph keeps to itself works.
     * Under inductor with gradients enabled, the graph holds a captured
       value and updates in place an input that requires grad
       (:func:`updated_grad_input`).
@@ -846,6 +855,10 @@ def declined_graph(output: Any, gm: Any, binders: dict[Any, Any]) -> str | None:
     root = getattr(getattr(output, "root_tx", None), "current_instruction", None)
     if reason is not None and reason.graph_break and _moved_break(reason.reason, getattr(root, "offset", None)):
         return f"{GUARD}: {_why(reason)}"
+    modes = getattr(output, "torch_function_mode_stack", None)
+    if modes and _captured_any(output.shape_env):
+        return (f"{UNDER_A_MODE} ({', '.join(type(mode).__name__ for mode in modes)}): Dynamo can hand "
+                "a captured number back to Python as None")
     if numbers_only(gm):
         return NUMBERS_ONLY
     assumed = assumed_fact(gm, output.shape_env, binders)
@@ -870,6 +883,17 @@ def _reads_back(node: Any) -> bool:
         return node.target == "item"
     return node.op == "call_function" and type(node.target).__name__ == "numpy_method_wrapper" \
         and getattr(node.target, "method", None) == "item"
+
+
+#: How the reason of a frame given up on under a torch function mode starts.
+UNDER_A_MODE = "the trace captured a value under a torch function mode"
+
+
+def _captured_any(shape_env: Any) -> bool:
+    """Whether ``shape_env`` holds a captured (unbacked) symbol."""
+    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+
+    return shape_env is not None and any(free_unbacked_symbols(symbol) for symbol in shape_env.var_to_range)
 
 
 def numbers_only(gm: Any) -> bool:

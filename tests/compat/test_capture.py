@@ -3,6 +3,7 @@ by graphmend.compile's callable only, exact, with a fallback to the break."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import logging.handlers
 import textwrap
@@ -217,6 +218,14 @@ def breaks_in_a_loop(x):
 
 def spaced(n):
     return torch.linspace(0.0, 1.0, n)
+
+
+def number_out(x):
+    return x.sum(), (x * 2).sum().item()
+
+
+def number_out_without_a_mode(x):
+    return x.sum(), (x * 2).sum().item()
 
 
 def sized_then_spaced(x):
@@ -772,6 +781,50 @@ def test_a_guard_met_in_a_later_call_gives_the_frame_up_without_a_second_trace(f
     assert traces[0] == plain_traces + 1
     why = capture.uncaptured_codes()[function.__code__]
     assert why.startswith("a captured value meets a guard: ") and "Could not extract specialized integer" in why
+
+
+@contextlib.contextmanager
+def _default_device(device: str):
+    torch.set_default_device(device)
+    try:
+        yield
+    finally:
+        torch.set_default_device(None)
+
+
+@pytest.mark.parametrize("mode", ["torch.set_default_device", "with torch.device"])
+def test_a_frame_started_under_a_torch_function_mode_is_compiled_without_capture(forms, mode):
+    """A torch function mode active when the frame starts (neurodiffeq sets
+    a default device on import): torch 2.13's Dynamo drops ``.item()``
+    from the graph and hands the number back as None (the solver's
+    ``closure().item()`` raised AttributeError where torch.compile runs).
+    The frame compiles without capture: eager's values, torch.compile's
+    graphs."""
+    function = forms.number_out
+    x = INPUTS[0]
+    under_the_mode = (lambda: torch.device("cpu")) if mode == "with torch.device" else (lambda: _default_device("cpu"))
+    torch._dynamo.reset()
+    plain = GraphCounter()
+    with under_the_mode():
+        expected = torch.compile(function, backend=plain)(x.clone())
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    ours = graphmend.compile(function, backend=counter)
+    with under_the_mode():
+        for _ in range(2):
+            assert first_difference(ours(x.clone()), function(x.clone())) is None
+    assert first_difference(expected, function(x.clone())) is None
+    assert counter.graphs == plain.graphs and counter.never_run == 0
+    assert capture.uncaptured_codes()[function.__code__].startswith(capture.UNDER_A_MODE)
+
+
+def test_noop_a_frame_started_outside_any_torch_function_mode_keeps_capture(forms):
+    function = forms.number_out_without_a_mode
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    ours = graphmend.compile(function, backend=counter)
+    assert first_difference(ours(INPUTS[0].clone()), function(INPUTS[0].clone())) is None
+    assert counter.graphs == 1 and function.__code__ not in capture.uncaptured_codes()
 
 
 def test_a_frame_that_fails_before_capturing_anything_is_traced_once(forms, monkeypatch):
