@@ -49,6 +49,9 @@ Safety
       captured value: Dynamo breaks at that call with the switches on as
       without, so that frame keeps its trace (:func:`_in_first_captured_call`); or
     * the graph would assert something eager does not (:func:`assumed_fact`); or
+    * the trace captured a value under a torch function mode active when
+      the frame started, which torch 2.13's Dynamo hands back as ``None``
+      (:func:`declined_graph`); or
     * the graph computes no tensor, only numbers from values it reads back
       (:func:`numbers_only`): without capture Python computes them, with no
       graph run; or
