@@ -674,12 +674,9 @@ def find(name: str) -> Any:
 def library_rows() -> dict[str, Any]:
     """The library rows by name: the ecosystem corpus's and every held-out
     round's (their builders import their libraries when called)."""
-    from benchmarks import ecosystem
-    from benchmarks.heldout import round6, round7, round8, round9, round10, round11
-    from benchmarks.heldout import rows as heldout
+    from benchmarks import ecosystem, heldout
 
-    return {row.name: row for rows in (ecosystem.ROWS, heldout.ROWS, round6.ROWS, round7.ROWS, round8.ROWS,
-                                       round9.ROWS, round10.ROWS, round11.ROWS)
+    return {row.name: row for rows in (ecosystem.ROWS, *(round_.ROWS for round_ in heldout.rounds()))
             for row in rows}
 
 
