@@ -651,9 +651,9 @@ def _decline_while_tracing() -> None:
         def fail_and_restart_analysis(self, *args, **kwargs):
             # The break's reason is recorded already (graph_break_reasons), so
             # the attempt is given up on whatever the second trace finds.
-            reason = getattr(self, "reason", None)
-            if _ACTIVE.shapes is not None and getattr(reason, "graph_break", False) and _moved_break(reason.reason):
-                raise Declined(f"{GUARD}: {_why(reason)}")
+            why = _guard_moved_by(getattr(self, "reason", None)) if _ACTIVE.shapes is not None else None
+            if why is not None:
+                raise Declined(why)
             return restart(self, *args, **kwargs)
 
         entry.fail_and_restart_analysis = fail_and_restart_analysis
@@ -854,10 +854,10 @@ def declined_graph(output: Any, gm: Any, binders: dict[Any, Any]) -> str | None:
       value and updates in place an input that requires grad
       (:func:`updated_grad_input`).
     """
-    reason = getattr(output, "compile_subgraph_reason", None)
     root = getattr(getattr(output, "root_tx", None), "current_instruction", None)
-    if reason is not None and reason.graph_break and _moved_break(reason.reason, getattr(root, "offset", None)):
-        return f"{GUARD}: {_why(reason)}"
+    moved = _guard_moved_by(getattr(output, "compile_subgraph_reason", None), getattr(root, "offset", None))
+    if moved is not None:
+        return moved
     modes = getattr(output, "torch_function_mode_stack", None)
     if modes and _captured_any(output.shape_env):
         return (f"{UNDER_A_MODE} ({', '.join(type(mode).__name__ for mode in modes)}): Dynamo can hand "
@@ -1371,6 +1371,15 @@ def _moved_break(reason: str, offset: int | None = None) -> bool:
     and, where ``offset`` says where the graph breaks, breaking at that call."""
     same = (_ACTIVE.same_break or {}).get(reason)
     return unbacked_guard(reason) and (same is None or offset is not None and offset != same)
+
+
+def _guard_moved_by(reason: Any, offset: int | None = None) -> str | None:
+    """Why a graph break (a ``GraphCompileReason``, or None) gives the frame
+    up: it is a guard on a captured value that moves the break
+    (:func:`_moved_break`); None where it is not."""
+    if reason is None or not getattr(reason, "graph_break", False) or not _moved_break(reason.reason, offset):
+        return None
+    return f"{GUARD}: {_why(reason)}"
 
 
 def _root_instruction() -> tuple[Any, Any] | None:
