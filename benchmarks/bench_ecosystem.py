@@ -315,7 +315,7 @@ def _torch_compile(row: Any, training: bool, original: dict[str, Any], backend: 
         called = _calls(row, training, fn, args, kwargs, torch.compile(fn, backend=counter), counter, calls)
     finally:
         torch._dynamo.reset()
-    return {**called["counts"], **_compare(original, called["first"])}
+    return {**called["counts"], "later_error": called["later_error"], **_compare(original, called["first"])}
 
 
 def worker(corpus: str, name: str, mode: str, explain: bool, backend: str = "eager") -> dict[str, Any]:
@@ -471,6 +471,18 @@ def _run_worker(corpus: str, name: str, mode: str, explain: bool, timeout: float
     return result
 
 
+def _errors(result: dict[str, Any]) -> dict[str, str]:
+    """A result's errors by stage, with the error of a later call that
+    could not run in either compiled arm (a first call that ran is what the
+    counts and comparisons read; a user still meets the raise)."""
+    errors = dict(result.get("errors", {}))
+    for arm, key in (("default", "default"), ("compiled_original", "original_compiled")):
+        later = (result.get(arm) or {}).get("later_error")
+        if later:
+            errors[f"{key} (a later call)"] = later
+    return errors
+
+
 def _cats(report: dict[str, Any] | None) -> str:
     if not report:
         return "?"
@@ -561,7 +573,7 @@ def markdown(results: list[dict[str, Any]], environment: dict[str, str], corpus:
                 totals["e0"] += before["events"]
                 totals["e1"] += after["events"]
             eager = r.get("eager") or {}
-            errors = "; ".join(f"{k}: {v[:120]}" for k, v in r.get("errors", {}).items()).replace("|", "\\|")
+            errors = "; ".join(f"{k}: {v[:120]}" for k, v in _errors(r).items()).replace("|", "\\|")
             lost = _capture_lost(before, after)
             if lost:
                 errors = (errors + "; " if errors else "") + lost
@@ -630,7 +642,7 @@ def write_csv(results: list[dict[str, Any]], path: Path) -> None:
         for r in results:
             before, after, default = r.get("before"), r.get("after"), r.get("default") or {}
             eager, compiled = r.get("eager") or {}, r.get("compiled") or {}
-            errors = "; ".join(f"{k}: {(v.splitlines() or [''])[0][:200]}" for k, v in r.get("errors", {}).items())
+            errors = "; ".join(f"{k}: {(v.splitlines() or [''])[0][:200]}" for k, v in _errors(r).items())
             torch_compile = r.get("compiled_original") or {}
             writer.writerow([
                 r["row"], f"{r.get('library', '?')} {r.get('version', '')}".strip(), r["mode"],

@@ -133,6 +133,26 @@ def test_ecosystem_worker_names_compiled_gradients_as_the_eager_ones():
         assert comparison["identical"] and comparison["grads_identical"], comparison
 
 
+def test_a_later_call_that_raises_is_in_the_errors_of_both_tables(tmp_path):
+    """A compiled arm whose first call ran and a later one raised (torchquad
+    on torch 2.13: Dynamo's ``OrderedDict.popitem(last=False)`` pops the
+    last item): the counts read the calls that ran, and the raise is shown
+    in the markdown table and the CSV, not only kept in the JSON."""
+    import csv
+
+    from benchmarks.bench_ecosystem import markdown, write_csv
+
+    result = {"row": "r", "library": "lib", "version": "1", "mode": "inference", "errors": {},
+              "default": {"first": {"break_count": 0, "breaks": []}, "settled": {"break_count": 0, "breaks": []},
+                          "runs_per_call": 0, "graphs_compiled": 1, "never_run": 0, "identical": True,
+                          "later_error": "TypeError: amin() missing 1 required positional arguments"},
+              "compiled_original": {"later_error": None}}
+    assert "default (a later call): TypeError: amin()" in markdown([result], {})
+    write_csv([result], tmp_path / "r.csv")
+    (row,) = csv.DictReader(open(tmp_path / "r.csv"))
+    assert row["errors"] == "default (a later call): TypeError: amin() missing 1 required positional arguments"
+
+
 def test_steady_calls_go_on_while_graphmend_compile_watches():
     """A watched call may run frames eagerly (fewer graph runs): the count
     waits for two unwatched calls in a row; torch.compile's object gets
