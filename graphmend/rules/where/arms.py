@@ -489,6 +489,17 @@ def _arm_thunk(ctx: Context, original: cst.If, cond: cst.Name, arm: Arm, raises:
         statements_ = [s.visit(_Raises(ctx, original, path)) for s in statements_]
     renamer = _Renamer(renamed_names, renamed_attributes)
     copy.extend(statement.visit(renamer) for statement in statements_)
+    # An attribute the other arm stores and this one leaves is read at the
+    # end of this arm, inside both_arms: where it does not exist yet (the
+    # other arm creates it, as pomegranate's `_reset_cache` registers its
+    # buffers), both_arms catches the AttributeError and the original `if`
+    # runs.  Read after both_arms, the error was raised in the traced frame,
+    # which Dynamo then ran eagerly whole.
+    left = {} if raises else {key: f"{key[0]}_{key[1]}__{arm.suffix}" for key in attributes
+                              if key not in renamed_attributes}
+    renamed_attributes.update(left)
+    copy.extend(assign(cst.Name(renamed_attributes[key]), cst.Attribute(cst.Name(key[0]), cst.Name(key[1])))
+                for key in left)
     result = None
     if returns:
         result = cst.Name(f"{generated('return', line).value}__{arm.suffix}")

@@ -220,3 +220,38 @@ def test_no_higher_order_op_after_an_attribute_store(function: str, tmp_path: Pa
     else:
         (reason,) = reasons
         assert "Dynamo would drop its attribute stores" in reason
+
+
+class _Cache(torch.nn.Module):
+    """pomegranate's Normal: ``reset_cache`` registers its buffers only in
+    the arm, so the first call finds none."""
+
+    def __init__(self, reset_cache: Callable[..., Any]) -> None:
+        super().__init__()
+        self.reset_cache = reset_cache
+        self.register_buffer("covs", torch.tensor([0.5, 2.0]))
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        scale = self.reset_cache(self)
+        return x * scale, self.log_scale.clone(), self.inv_scale.clone()
+
+
+def test_a_buffer_the_arm_creates_falls_back_at_the_if_not_for_the_whole_frame(tmp_path: Path) -> None:
+    """The merge reads the buffers the arm leaves, and on the first call
+    they do not exist: that read is in the other arm, so ``both_arms``
+    catches the AttributeError and the original ``if`` runs, with its one
+    break.  Read after ``both_arms`` (as it was), the error was raised in
+    the traced frame and Dynamo ran the whole frame eagerly: no graph for
+    ``scale = self.covs * 2`` either (pomegranate's EM fit: 42 operators
+    out of its graphs).  The second call finds them and compiles one graph."""
+    original, mended, _ = mend_source(fixture("buffer_created_in_one_arm"), tmp_path, rules=["where"])
+    x = torch.tensor([1.0, -3.0])
+    expected = _Cache(original.reset_cache)(x)
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    model = _Cache(mended.reset_cache)
+    compiled = torch.compile(model, backend=counter)
+    assert first_difference(expected, compiled(x)) is None
+    assert counter.frame_count == 3  # forward before the call, reset_cache before the if, the rest of forward
+    assert first_difference(expected, compiled(x)) is None
+    assert counter.frame_count == 4  # reset_cache whole, now the buffers exist
