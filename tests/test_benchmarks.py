@@ -135,8 +135,8 @@ def test_ecosystem_worker_names_compiled_gradients_as_the_eager_ones():
 
 def test_a_later_call_that_raises_is_in_the_errors_of_both_tables(tmp_path):
     """A compiled arm whose first call ran and a later one raised (torchquad
-    on torch 2.13: Dynamo's ``OrderedDict.popitem(last=False)`` pops the
-    last item): the counts read the calls that ran, and the raise is shown
+    on torch 2.13: Dynamo's ``popitem(last=False)`` on an OrderedDict's
+    ``copy()`` pops the last item): the counts read the calls that ran, and the raise is shown
     in the markdown table and the CSV, not only kept in the JSON."""
     import csv
 

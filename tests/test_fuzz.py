@@ -117,3 +117,28 @@ def test_compiled_arm_captures_as_graphmend_compile_does(tmp_path):
     assert (tally.capture_held, tally.capture_fell_back) == (1, 1)
     assert (tally.fixable, tally.one_graph) == (1, 1)
     assert sum(tally.fallback_reasons.values()) == 1, tally.fallback_reasons
+
+
+POPS_THE_FIRST = ("def f(x, y, acc, ns):\n    order = collections.OrderedDict(a=1.0, b=2.0).copy()\n"
+                  "    return x + order.popitem(last=False)[1]\n")
+
+
+def test_a_difference_torch_compile_shows_too_is_counted_and_kept(tmp_path):
+    """torch 2.13's Dynamo pops the last item for ``popitem(last=False)`` of
+    an OrderedDict's ``copy()``:
+    the compiled arm differs from eager as torch.compile of the original
+    does, which is Dynamo's, not a mismatch; the program is kept so that it
+    can be looked at (``--save`` writes it)."""
+    import collections
+
+    import torch
+
+    namespace = {"collections": collections}
+    exec(POPS_THE_FIRST, namespace)
+    x = torch.zeros(2)
+    if torch.equal(torch.compile(namespace["f"], backend="eager")(x, x, [], {}), namespace["f"](x, x, [], {})):
+        pytest.skip("this torch's Dynamo pops the first item")
+    tally = check_batch([SourceProgram("import collections\n\n\n" + POPS_THE_FIRST)], tmp_path)
+    assert not tally.mismatches, tally.mismatches[0].report()
+    assert tally.dynamo_divergences >= 1
+    assert "popitem(last=False)" in tally.dynamo_examples[0]

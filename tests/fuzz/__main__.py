@@ -48,7 +48,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--minutes", type=float, default=float("inf"), help="start no batch after this long")
     parser.add_argument("--reduce", type=int, default=20, metavar="K", help="reduce at most K kinds of mismatch")
-    parser.add_argument("--save", metavar="DIR", help="write each reduced mismatch to DIR/mismatch_<n>.py, and one program per kind that stays broken to DIR/stays_<n>.py")
+    parser.add_argument("--save", metavar="DIR", help="write each reduced mismatch to DIR/mismatch_<n>.py, programs per kind that stays broken to "
+                        "DIR/stays_<n>_<i>.py, and the first compiled differences torch.compile of the original "
+                        "shows too to DIR/dynamo_<i>.py")
     args = parser.parse_args(argv)
 
     from fuzz.runner import Tally, reduce, worker
@@ -93,6 +95,8 @@ def main(argv: list[str] | None = None) -> int:
         for number, examples in enumerate(total.stay_examples.values()):
             for index, example in enumerate(examples):
                 (Path(args.save) / f"stays_{number}_{index}.py").write_text(example)
+        for index, example in enumerate(total.dynamo_examples):
+            (Path(args.save) / f"dynamo_{index}.py").write_text(example)
     for what, count in total.runner_errors.most_common():
         print(f"runner error ({count} batches): {what}")
     print(f"rules fired: {sum(total.fired.values())}")

@@ -239,6 +239,9 @@ class Tally:
     #: The first programs seen for each kind in ``stays`` (their source,
     #: with the break's line), so that a summary can show what stays.
     stay_examples: dict = field(default_factory=dict)
+    #: The first programs counted in ``dynamo_divergences`` (their source,
+    #: with the row and the difference), so that they can be looked at.
+    dynamo_examples: list = field(default_factory=list)
 
     def merge(self, other: Tally) -> None:
         self.programs += other.programs
@@ -258,6 +261,7 @@ class Tally:
             mine.extend(examples[: STAY_EXAMPLES - len(mine)])
         self.mismatches += other.mismatches
         self.dynamo_divergences += other.dynamo_divergences
+        self.dynamo_examples.extend(other.dynamo_examples[: STAY_EXAMPLES - len(self.dynamo_examples)])
         self.fired.update(other.fired)
         self.declined.update(other.declined)
         self.runner_errors.update(other.runner_errors)
@@ -439,6 +443,9 @@ def _check_program(program, original, mended, rows, counter, tally, capture=True
                             else difference(again, actual, dynamo_messages=False))
         if between_compiled is None:
             tally.dynamo_divergences += 1
+            if len(tally.dynamo_examples) < STAY_EXAMPLES:
+                tally.dynamo_examples.append(f"# row {row_index}: {found}\n# grad={program.grad}, "
+                                             f"inference={program.inference}\n{program.source()}")
             continue
         return Mismatch(program, "compiled", row_index, found)
     return None
