@@ -199,7 +199,8 @@ class Mismatch:
         return f"{self.arm} arm, input row {self.row}: {self.detail}\n{self.program.source()}"
 
 
-#: How many programs :class:`Tally` keeps for each kind of break that stays.
+#: How many programs :class:`Tally` keeps for each kind of break that stays,
+#: and of the compiled differences that are Dynamo's.
 STAY_EXAMPLES = 5
 
 
@@ -409,8 +410,12 @@ def _count_graphs(report, program: Program, tally: Tally) -> None:
         examples = tally.stay_examples.setdefault(what, [])
         if len(examples) < STAY_EXAMPLES:
             statements = sorted({b.statement for b in report.breaks})
-            examples.append(f"# breaks at: {statements}\n# grad={program.grad}, inference={program.inference}\n"
-                            f"{program.source()}")
+            examples.append(_example(program, f"breaks at: {statements}"))
+
+
+def _example(program, what: str) -> str:
+    """A kept program: ``what`` was seen, in which mode, then its source."""
+    return f"# {what}\n# grad={program.grad}, inference={program.inference}\n{program.source()}"
 
 
 def _check_program(program, original, mended, rows, counter, tally, capture=True, raises_only=False) -> Mismatch | None:
@@ -444,8 +449,7 @@ def _check_program(program, original, mended, rows, counter, tally, capture=True
         if between_compiled is None:
             tally.dynamo_divergences += 1
             if len(tally.dynamo_examples) < STAY_EXAMPLES:
-                tally.dynamo_examples.append(f"# row {row_index}: {found}\n# grad={program.grad}, "
-                                             f"inference={program.inference}\n{program.source()}")
+                tally.dynamo_examples.append(_example(program, f"row {row_index}: {found}"))
             continue
         return Mismatch(program, "compiled", row_index, found)
     return None

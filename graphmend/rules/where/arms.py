@@ -494,9 +494,9 @@ def _arm_thunk(ctx: Context, original: cst.If, cond: cst.Name, arm: Arm, raises:
     # other arm creates it, as pomegranate's `_reset_cache` registers its
     # buffers), both_arms catches the AttributeError and the original `if`
     # runs.  Read after both_arms, the error was raised in the traced frame,
-    # which Dynamo then ran eagerly whole.
-    left = {} if raises else {key: f"{key[0]}_{key[1]}__{arm.suffix}" for key in attributes
-                              if key not in renamed_attributes}
+    # which Dynamo then ran eagerly whole.  (No arm raises where an arm
+    # stores attributes: _check_arms declines that.)
+    left = {key: f"{key[0]}_{key[1]}__{arm.suffix}" for key in attributes if key not in renamed_attributes}
     renamed_attributes.update(left)
     copy.extend(assign(cst.Name(renamed_attributes[key]), cst.Attribute(cst.Name(key[0]), cst.Name(key[1])))
                 for key in left)
@@ -516,14 +516,10 @@ def _arm_thunk(ctx: Context, original: cst.If, cond: cst.Name, arm: Arm, raises:
         read_locals.append(cond.value)
     values: dict[str | tuple[str, str], cst.BaseExpression] = {
         name: cst.Name(renamed_names.get(name, name)) for name in names}
-    for obj, attr in attributes:
-        values[(obj, attr)] = (
-            cst.Name(renamed_attributes[(obj, attr)]) if (obj, attr) in renamed_attributes
-            else cst.Attribute(cst.Name(obj), cst.Name(attr))
-        )
+    values.update((key, cst.Name(renamed_attributes[key])) for key in attributes)
     exported = [] if raises else [
         *(renamed_names[name] for name in names if name in live and name in renamed_names),
-        *(renamed_attributes[key] for key in attributes if key in renamed_attributes),
+        *(renamed_attributes[key] for key in attributes),
         *([result.value] if returns else []),
     ]
     if not arm_body:  # an else-less if: the arm computes nothing
