@@ -224,8 +224,12 @@ def _calls(row: Any, training: bool, fn: Any, args: tuple, kwargs: dict, compile
     while graphmend.compile watches them, :func:`benchmarks.steady_calls`), fresh
     inputs after the first (a row's inputs may carry a graph that one
     backward frees): each call's break report and graph runs, the first
-    call's outcome, and the error of a later call that could not run."""
+    call's outcome, and the error of a later call that could not run.  Then
+    one more call under the profiler: the operators the steady state runs
+    in graphs and outside them (a frame Dynamo gives up on runs eagerly,
+    whole, with no graph run to count)."""
     from graphmend.diagnosis import BreakRecorder
+    from graphmend.diagnosis.tracing import silenced
 
     reports, runs, first, later_error = [], [], None, None
     for call in steady_calls(compiled, calls):
@@ -247,9 +251,13 @@ def _calls(row: Any, training: bool, fn: Any, args: tuple, kwargs: dict, compile
         first = first or outcome
         reports.append(recorder.report(ask_rules=False))
         runs.append(counter.runs - before)
-    return {"reports": reports, "first": first, "later_error": later_error,
-            "counts": {"graphs_compiled": counter.graphs, "never_run": counter.never_run,
-                       "runs_per_call": runs[-1], "runs": runs}}
+    counts = {"graphs_compiled": counter.graphs, "never_run": counter.never_run, "runs_per_call": runs[-1], "runs": runs}
+    if later_error is None:
+        _, args, kwargs = row.build(training)
+        with silenced():
+            profile = counter.profile(lambda: _run(row, training, fn, args, kwargs, compiled))
+        counts.update(ops=profile.ops, ops_in_graphs=profile.ops_in_graphs)
+    return {"reports": reports, "first": first, "later_error": later_error, "counts": counts}
 
 
 def _default_path(row: Any, training: bool, original: dict[str, Any], backend: str = "eager") -> dict[str, Any]:
@@ -512,6 +520,20 @@ def _capture_lost(before: dict[str, Any] | None, after: dict[str, Any] | None) -
     return ""
 
 
+def _ops_share(counts: dict[str, Any]) -> float | None:
+    """The share of a steady call's operators that ran in graphs."""
+    return counts["ops_in_graphs"] / counts["ops"] if counts.get("ops") else None
+
+
+def _fewer_ops_in_graphs(result: dict[str, Any]) -> str:
+    """Fewer graph runs can mean less in graphs: flag a default path that
+    runs a smaller share of its operators in graphs than torch.compile."""
+    mended, original = _ops_share(result.get("default") or {}), _ops_share(result.get("compiled_original") or {})
+    if mended is not None and original is not None and mended < original - 0.05:
+        return f"**FEWER OPS IN GRAPHS than torch.compile: {100 * original:.0f}% -> {100 * mended:.0f}%**"
+    return ""
+
+
 def _yes(value: Any) -> str:
     return {True: "yes", False: "**NO**", None: "-"}.get(value, str(value))
 
@@ -523,6 +545,10 @@ def _compiled_yes(result: dict[str, Any], key: str, arm: str = "compiled") -> st
     if mended is False and original is False:
         return "no, as the original compiled"
     return _yes(mended)
+
+
+def _percent(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.0f}%" if whole else "?"
 
 
 def _num(report: dict[str, Any] | None, key: str) -> str:
@@ -552,12 +578,13 @@ def markdown(results: list[dict[str, Any]], environment: dict[str, str], corpus:
         lines += [
             f"## {mode}",
             "",
-            "| row | library | graphmend.compile, first process: graph runs per call and graphs compiled "
-            "(torch.compile → graphmend.compile), breaks (1st call → settled), identical | "
+            "| row | library | graphmend.compile, first process: graph runs per call, graphs compiled and "
+            "operators in graphs (torch.compile → graphmend.compile), breaks (1st call → settled), identical | "
             "diagnosis path: graphs | breaks | events | sites | ops captured | remaining (category:events) | eager identical | eager grads | compiled identical | compiled grads | errors / warnings |",
             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
-        totals = {"b0": 0, "b1": 0, "e0": 0, "e1": 0, "d": 0, "r0": 0, "r1": 0, "g0": 0, "g1": 0}
+        totals = {"b0": 0, "b1": 0, "e0": 0, "e1": 0, "d": 0, "r0": 0, "r1": 0, "g0": 0, "g1": 0,
+                  "i0": 0, "o0": 0, "i1": 0, "o1": 0}
         for r in rows:
             before, after, default = r.get("before"), r.get("after"), r.get("default")
             torch_compile = r.get("compiled_original") or {}
@@ -566,6 +593,11 @@ def markdown(results: list[dict[str, Any]], environment: dict[str, str], corpus:
                 totals["r1"] += default["runs_per_call"]
                 totals["g0"] += torch_compile["graphs_compiled"]
                 totals["g1"] += default["graphs_compiled"]
+            if default and default.get("ops") and torch_compile.get("ops"):
+                totals["i0"] += torch_compile["ops_in_graphs"]
+                totals["o0"] += torch_compile["ops"]
+                totals["i1"] += default["ops_in_graphs"]
+                totals["o1"] += default["ops"]
             if before and after:
                 totals["b0"] += before["break_count"]
                 totals["b1"] += after["break_count"]
@@ -574,9 +606,9 @@ def markdown(results: list[dict[str, Any]], environment: dict[str, str], corpus:
                 totals["e1"] += after["events"]
             eager = r.get("eager") or {}
             errors = "; ".join(f"{k}: {v[:120]}" for k, v in _errors(r).items()).replace("|", "\\|")
-            lost = _capture_lost(before, after)
-            if lost:
-                errors = (errors + "; " if errors else "") + lost
+            for lost in (_capture_lost(before, after), _fewer_ops_in_graphs(r)):
+                if lost:
+                    errors = (errors + "; " if errors else "") + lost
             lines.append(
                 f"| {r['row']} | {r.get('library', '?')} {r.get('version', '')} "
                 f"| {_default_cell(r)} "
@@ -593,7 +625,9 @@ def markdown(results: list[dict[str, Any]], environment: dict[str, str], corpus:
         lines += [
             "",
             f"Totals ({mode}, {len(rows)} rows): graph runs per call {totals['r0']} → {totals['r1']}, "
-            f"graphs compiled {totals['g0']} → {totals['g1']} (torch.compile → graphmend.compile); "
+            f"graphs compiled {totals['g0']} → {totals['g1']}, operators in graphs "
+            f"{_percent(totals['i0'], totals['o0'])} → {_percent(totals['i1'], totals['o1'])} "
+            "(torch.compile → graphmend.compile); "
             f"breaks {totals['b0']} → {totals['d']} (graphmend.compile, "
             f"first process) / {totals['b1']} (diagnosis path), events {totals['e0']} → {totals['e1']}.",
             "",
@@ -617,7 +651,8 @@ def markdown(results: list[dict[str, Any]], environment: dict[str, str], corpus:
 
 CSV_COLUMNS = (
     "row", "library", "mode", "runs_per_call_torch_compile", "runs_per_call_default", "graphs_compiled_torch_compile",
-    "graphs_compiled_default", "never_run_default", "graphs_before", "breaks_before", "breaks_default_first_call",
+    "graphs_compiled_default", "never_run_default", "ops_in_graphs_torch_compile", "ops_torch_compile",
+    "ops_in_graphs_default", "ops_default", "graphs_before", "breaks_before", "breaks_default_first_call",
     "breaks_default_settled", "default_graphs_per_call", "breaks_diagnosis_path", "identical_default", "gradients_identical_default",
     "identical_mended_eager", "gradients_identical_mended_eager", "identical_mended_compiled",
     "gradients_identical_mended_compiled", "remaining_default", "remaining_diagnosis_path", "errors",
@@ -627,7 +662,7 @@ CSV_COLUMNS = (
 def write_csv(results: list[dict[str, Any]], path: Path) -> None:
     """One line a row and mode: graph runs per call and graphs compiled,
     torch.compile's and graphmend.compile's (and its graphs that never
-    ran); breaks before, after the default path (its
+    ran), and the operators a steady call runs in graphs and in all; breaks before, after the default path (its
     first call and where the process settles) and after the diagnosis path;
     whether outputs and gradients are bit-identical; the remaining break
     events by category; what failed."""
@@ -648,7 +683,8 @@ def write_csv(results: list[dict[str, Any]], path: Path) -> None:
                 r["row"], f"{r.get('library', '?')} {r.get('version', '')}".strip(), r["mode"],
                 cell(torch_compile.get("runs_per_call")), cell(default.get("runs_per_call")),
                 cell(torch_compile.get("graphs_compiled")), cell(default.get("graphs_compiled")),
-                cell(default.get("never_run")),
+                cell(default.get("never_run")), cell(torch_compile.get("ops_in_graphs")), cell(torch_compile.get("ops")),
+                cell(default.get("ops_in_graphs")), cell(default.get("ops")),
                 cell(before and before["graph_count"]), cell(before and before["break_count"]),
                 cell(default.get("first", {}).get("break_count")), cell(default.get("settled", {}).get("break_count")),
                 " ".join(map(str, default.get("graphs_per_call", []))),
@@ -666,7 +702,9 @@ def _default_cell(result: dict[str, Any]) -> str:
     torch_compile = result.get("compiled_original") or {}
     return (f"runs {torch_compile.get('runs_per_call', '?')} → {default.get('runs_per_call', '?')}, graphs "
             f"{torch_compile.get('graphs_compiled', '?')} → {default.get('graphs_compiled', '?')}"
-            f"{' (%d never ran)' % default['never_run'] if default.get('never_run') else ''}; "
+            f"{' (%d never ran)' % default['never_run'] if default.get('never_run') else ''}, ops in graphs "
+            f"{_percent(torch_compile.get('ops_in_graphs', 0), torch_compile.get('ops', 0))} → "
+            f"{_percent(default.get('ops_in_graphs', 0), default.get('ops', 0))}; "
             f"breaks {_num(before, 'break_count')} → {default['first']['break_count']} → "
             f"{default['settled']['break_count']}; {_compiled_yes(result, 'identical', 'default')}, "
             f"grads {_compiled_yes(result, 'grads_identical', 'default')}")

@@ -153,6 +153,46 @@ def test_a_later_call_that_raises_is_in_the_errors_of_both_tables(tmp_path):
     assert row["errors"] == "default (a later call): TypeError: amin() missing 1 required positional arguments"
 
 
+def test_the_ecosystem_tables_count_operators_in_graphs_and_flag_a_frame_run_eagerly_whole(tmp_path):
+    """Fewer graph runs can be a frame Dynamo gave up on, run eagerly whole:
+    each arm's steady call is profiled, its operators in graphs counted, and
+    a default path with a smaller share than torch.compile's is flagged."""
+    import csv
+
+    import torch
+
+    from benchmarks.bench_ecosystem import _calls, markdown, write_csv
+    from benchmarks.ecosystem import Row
+    from graphmend.diagnosis import GraphCounter
+
+    def make(training):
+        return (lambda x: (x + 1).sin()), (torch.ones(4),), {}
+
+    row = Row("r", "lib", "1", "r", (), make, modes=("inference",))
+    fn, args, kwargs = row.build(False)
+    counts = {}
+    for arm, stance in (("compiled_original", "default"), ("default", "force_eager")):
+        counter = GraphCounter()
+        with torch.compiler.set_stance(stance):
+            counts[arm] = _calls(row, False, fn, args, kwargs, torch.compile(fn, backend=counter), counter)["counts"]
+    assert {k: counts["compiled_original"][k] for k in ("runs_per_call", "ops", "ops_in_graphs")} == {
+        "runs_per_call": 1, "ops": 2, "ops_in_graphs": 2}
+    assert {k: counts["default"][k] for k in ("runs_per_call", "ops", "ops_in_graphs")} == {
+        "runs_per_call": 0, "ops": 2, "ops_in_graphs": 0}
+    report = {"first": {"break_count": 0, "breaks": []}, "settled": {"break_count": 0, "breaks": []}}
+    result = {"row": "r", "library": "lib", "version": "1", "mode": "inference", "errors": {},
+              "default": {**report, **counts["default"], "identical": True},
+              "compiled_original": {**counts["compiled_original"], "later_error": None}}
+    table = markdown([result], {})
+    assert "ops in graphs 100% → 0%" in table
+    assert "**FEWER OPS IN GRAPHS than torch.compile: 100% -> 0%**" in table
+    assert "operators in graphs 100% → 0%" in table
+    write_csv([result], tmp_path / "r.csv")
+    (line,) = csv.DictReader(open(tmp_path / "r.csv"))
+    assert (line["ops_in_graphs_torch_compile"], line["ops_torch_compile"], line["ops_in_graphs_default"],
+            line["ops_default"]) == ("2", "2", "0", "2")
+
+
 def test_steady_calls_go_on_while_graphmend_compile_watches():
     """A watched call may run frames eagerly (fewer graph runs): the count
     waits for two unwatched calls in a row; torch.compile's object gets

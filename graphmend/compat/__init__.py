@@ -42,7 +42,7 @@ else in graphmend touches ``torch._dynamo`` beyond its public API.
 * What a diagnosis counts (:func:`graph_break_reasons`,
   :func:`graphs_compiled`, :func:`guard_failures`) and how it keeps its
   compiled entries apart from the user's (:func:`compiled_codes`,
-  :func:`reset_code`, :func:`profiling_backend`, :func:`private_compile_options`),
+  :func:`reset_code`, :func:`private_compile_options`),
   as ``torch._dynamo.explain`` reads them.
 
 :func:`install` applies what the probes allow, once, when the runtime is
@@ -69,7 +69,7 @@ from graphmend.compat import tracing
 from graphmend.compat.counters import (compiled_codes, compiled_entry_count, frames_run_eagerly, graph_break_reasons,
                                        graphs_compiled, guard_failures,
                                        has_compiled_entries, isolated_code_state, private_compile_options,
-                                       profiling_backend, reset_code, what_dynamo_calls)
+                                       reset_code, what_dynamo_calls)
 from graphmend.compat.installation import install, installed, rules_off
 from graphmend.compat.patches import await_mending, awaits_mending, is_rewritten, mending_first, mends_first
 # _state is imported for the tests that reset it.
@@ -88,7 +88,7 @@ __all__ = [
     "graph_break", "graph_break_entry", "graph_break_id", "graph_break_reasons", "graph_break_registry",
     "graphs_compiled", "guard_failures", "has_compiled_entries", "install", "installed", "is_logger",
     "is_rewritten", "isolated_code_state", "logger_key", "mending_first", "mends_first", "nested_graph_breaks",
-    "private_compile_options", "probes", "profiling_backend", "register_replay", "reset_code", "rules_off",
+    "private_compile_options", "probes", "register_replay", "reset_code", "rules_off",
     "self_test", "skip_frames", "stores_pending", "what_dynamo_calls",
 ]
 

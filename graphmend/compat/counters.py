@@ -61,14 +61,6 @@ def guard_failures() -> dict[Any, list[str]]:
     return failures
 
 
-def profiling_backend(gm: torch.fx.GraphModule, example_inputs: Any) -> Callable[..., Any]:
-    """A backend that runs the graph as plain FX code inside a ``TORCHDYNAMO``
-    profiler range."""
-    from torch._dynamo.profiler import fx_insert_profiling
-
-    return fx_insert_profiling(gm, example_inputs)
-
-
 def compiled_codes() -> list[Any]:
     """The code objects Dynamo has been asked to compile and that still live."""
     from torch._dynamo import convert_frame

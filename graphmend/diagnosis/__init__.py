@@ -28,11 +28,11 @@ verdict on each DS / SCALAR site), :mod:`.tracing` (the entry points).
 from __future__ import annotations
 
 from graphmend.diagnosis.categories import break_category
-from graphmend.diagnosis.counting import GraphCounter
+from graphmend.diagnosis.counting import GraphCounter, Profile
 from graphmend.diagnosis.recording import BreakRecorder, fixable_site, original_function_name
 from graphmend.diagnosis.report import CATEGORIES, MENDED, RULE_FOR, TORCH, Break, Fallback, Recompile, Report, short_path
 from graphmend.diagnosis.tracing import Call, call, diagnose, diagnose_calls
 
-__all__ = ["CATEGORIES", "MENDED", "RULE_FOR", "TORCH", "Break", "BreakRecorder", "Call", "Fallback", "GraphCounter",
+__all__ = ["CATEGORIES", "MENDED", "RULE_FOR", "TORCH", "Break", "BreakRecorder", "Call", "Fallback", "GraphCounter", "Profile",
            "Recompile", "Report", "break_category", "call", "diagnose", "diagnose_calls", "fixable_site",
            "original_function_name", "short_path"]

@@ -5,14 +5,18 @@ every later call pays (on a GPU each run is at least one launch).  A loop
 whose body breaks compiles a few graphs and runs them many times, so the
 first count alone says nothing of latency; and a graph compiled that never
 runs is a compile paid for nothing.  :class:`GraphCounter` counts both at
-the one place every graph passes: the backend.
+the one place every graph passes: the backend.  Fewer runs can also mean
+less in graphs (a frame Dynamo gives up on runs eagerly, whole, and runs no
+graph at all), so :meth:`GraphCounter.profile` also counts the operators a
+call runs inside graphs and outside them.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -37,6 +41,8 @@ class GraphCounter:
         #: Where each graph's code comes from: the user's line of its first
         #: operation (``file:line in function``).
         self.origins: list[str] = []
+        #: Whether graph runs are marked for the profiler (:meth:`profile`).
+        self._marking = False
 
     def __call__(self, gm: torch.fx.GraphModule, example_inputs: Any) -> Callable[..., Any]:
         compiled = compat.what_dynamo_calls(self.backend(gm, example_inputs))
@@ -46,6 +52,9 @@ class GraphCounter:
 
         def run(*args: Any) -> Any:
             self.runs_per_graph[index] += 1
+            if self._marking:
+                with torch.profiler.record_function(GRAPH_RANGE):
+                    return compiled(*args)
             return compiled(*args)
 
         return run
@@ -74,6 +83,70 @@ class GraphCounter:
         before = self.runs
         call()
         return self.runs - before
+
+    def profile(self, call: Callable[[], Any]) -> Profile:
+        """``call()`` under the profiler, every graph run inside a
+        :data:`GRAPH_RANGE` range: its graph runs and the operators it runs
+        in graphs and outside them (:meth:`Profile.of`)."""
+        self._marking = True
+        try:
+            with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+                runs = self.runs_of(call)
+        finally:
+            self._marking = False
+        return Profile.of(runs, prof.events())
+
+
+#: The profiler range around each graph run while :meth:`GraphCounter.profile` watches.
+GRAPH_RANGE = "graphmend: graph run"
+
+#: The autograd engine's range around each node of a backward pass.
+_BACKWARD_RANGE = "autograd::engine::evaluate_function"
+
+
+@dataclass(frozen=True)
+class Profile:
+    """What one profiled call ran: graph runs, and its operators (each
+    top-level ``aten::`` operator the forward dispatches once; operators an
+    operator calls do not count) with their CPU time, all of them and those
+    inside a graph run, the way Dynamo's own ``torch._dynamo.profiler``
+    counts them.  A backward pass's operators are left out: the autograd
+    engine runs them outside any graph on a backend that compiles forward
+    graphs only, and inside compiled ones where a backend compiles the
+    backward too, so the counts compare arms on any backend."""
+
+    runs: int
+    ops: int
+    ops_in_graphs: int
+    us: float
+    us_in_graphs: float
+
+    @property
+    def share_in_graphs(self) -> float | None:
+        """The share of the operators that ran inside graphs."""
+        return self.ops_in_graphs / self.ops if self.ops else None
+
+    @classmethod
+    def of(cls, runs: int, events: Iterable[Any]) -> Profile:
+        events = sorted(events, key=lambda e: e.time_range.start)
+        graphs = [e.time_range for e in events if e.name == GRAPH_RANGE]
+        backward = [e.time_range for e in events if e.name.startswith(_BACKWARD_RANGE)]
+        ops = ops_in_graphs = 0
+        us = us_in_graphs = 0.0
+        last_end = -1
+        for event in events:
+            span = event.time_range
+            if not event.name.startswith("aten::") or span.start < last_end:
+                continue  # not an operator, or called by one
+            last_end = span.end
+            if any(b.start <= span.start and span.end <= b.end for b in backward):
+                continue
+            ops += 1
+            us += span.elapsed_us()
+            if any(g.start <= span.start and span.end <= g.end for g in graphs):
+                ops_in_graphs += 1
+                us_in_graphs += span.elapsed_us()
+        return cls(runs, ops, ops_in_graphs, us, us_in_graphs)
 
 
 _FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')

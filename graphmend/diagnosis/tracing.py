@@ -55,14 +55,10 @@ def silenced() -> Iterator[None]:
 
 def _measure(report: Report, compiled: Callable[..., Any], counter: GraphCounter, call: Call) -> None:
     """Graph runs per call, counted at the backend, and capture statistics
-    from a warm compiled call under the profiler, the
-    way Dynamo's own ``torch._dynamo.profiler.Profiler`` counts them: every
-    top-level ``aten::`` operator the call dispatches counts once (operators
-    an operator calls do not), and it is captured when it runs inside a
-    ``TORCHDYNAMO`` range, which our private backend
-    (``fx_insert_profiling``) puts around every graph.  That Profiler's own
-    ``results()`` no longer works on torch 2.13: the new
-    "Torch-Compiled Region" ranges enclose everything and hide the operators.
+    from a warm compiled call (:meth:`GraphCounter.profile`).  Dynamo's own
+    ``torch._dynamo.profiler.Profiler`` no longer counts them on torch 2.13:
+    its "Torch-Compiled Region" ranges enclose everything and hide the
+    operators.
 
     Totals come from the same compiled run, not from a separate eager run:
     Dynamo drops no-op operators from its graphs (measured on T5: 463 of 480
@@ -72,27 +68,11 @@ def _measure(report: Report, compiled: Callable[..., Any], counter: GraphCounter
         # A model that changes its own state on the first call (Phi-3 unties
         # an aliased buffer) recompiles once more; settle that first.
         compiled(*call.args, **call.kwargs)
-        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
-            report.graph_calls = counter.runs_of(lambda: compiled(*call.args, **call.kwargs))
-    events = sorted(prof.events(), key=lambda e: e.time_range.start)
-    graphs = [e.time_range for e in events if e.name == "TORCHDYNAMO"]
-    captured_ops = total_ops = 0
-    captured_us = total_us = 0.0
-    last_end = -1
-    for event in events:
-        span = event.time_range
-        if not event.name.startswith("aten::") or span.start < last_end:
-            continue  # not an operator, or called by one
-        last_end = span.end
-        inside = any(g.start <= span.start and span.end <= g.end for g in graphs)
-        total_ops += 1
-        total_us += span.elapsed_us()
-        if inside:
-            captured_ops += 1
-            captured_us += span.elapsed_us()
-    report.captured_ops = captured_ops
-    report.total_ops = total_ops
-    report.pct_time = captured_us / total_us if total_us else None
+        profile = counter.profile(lambda: compiled(*call.args, **call.kwargs))
+    report.graph_calls = profile.runs
+    report.captured_ops = profile.ops_in_graphs
+    report.total_ops = profile.ops
+    report.pct_time = profile.us_in_graphs / profile.us if profile.us else None
 
 
 @dataclass(frozen=True)
@@ -121,8 +101,8 @@ def _as_call(item: Any) -> Call:
 def diagnose(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Report:
     """Run ``fn(*args, **kwargs)`` under ``torch.compile`` and report every break.
 
-    One traced call on a private backend (Dynamo's ``fx_insert_profiling``:
-    the graphs run as plain FX code, no compiler), then one warm call under
+    One traced call on a private backend (Dynamo's eager backend behind a
+    :class:`GraphCounter`: the graphs run as plain FX code, no compiler), then one warm call under
     the profiler for the capture statistics (its output is silenced).  The
     user's compiled code and backend are left alone (see
     ``_own_dynamo_caches``).  :func:`graphmend.diagnose` adds what
@@ -171,7 +151,7 @@ def trace_calls(compile: Callable[..., Callable[..., Any]], calls: list[Call], *
     calls, then (``statistics``) graph runs and capture statistics of a
     warm call, the graphs compiled that never ran and, for
     graphmend.compile's view, the frames it compiled without [Capture]."""
-    counter = GraphCounter(compat.profiling_backend)
+    counter = GraphCounter("eager")
     with _own_dynamo_caches(), recording_fallbacks() as fallbacks:
         compiled = compile(backend=counter, **compat.private_compile_options())
         with BreakRecorder() as recorder:
