@@ -99,6 +99,7 @@ import collections.abc
 import contextlib
 import functools
 import logging
+import operator
 import re
 import sys
 import threading
@@ -888,6 +889,13 @@ def _reads_back(node: Any) -> bool:
         and getattr(node.target, "method", None) == "item"
 
 
+def _picked_for_reads(node: Any) -> bool:
+    """``t[i]`` with a constant ``i`` whose every user reads it back: how
+    Dynamo traces ``t.tolist()`` and ``int(t[0])``, one element at a time."""
+    return (node.op == "call_function" and node.target is operator.getitem and isinstance(node.args[1], int)
+            and bool(node.users) and all(_reads_back(user) for user in node.users))
+
+
 #: How the reason of a frame given up on under a torch function mode starts.
 UNDER_A_MODE = "the trace captured a value under a torch function mode"
 
@@ -911,7 +919,9 @@ def numbers_only(gm: Any) -> bool:
     nothing (pykan's ``prune_input``: graphs of ``torch.sym_int(0)``
     whose result nobody reads, one per index of a loop), or torchsde's
     ``torch.Generator(device).manual_seed(int(seed))`` of a NumPy seed (a
-    graph run for each Brownian sample, where torch.compile has none)."""
+    graph run for each Brownian sample, where torch.compile has none), or
+    torcheval's ``f"{classes.tolist()}"`` in a frame of its own after a
+    ``nonzero`` (a graph of element reads before the log call's break)."""
     import torch.utils._pytree as pytree
 
     def tensor(value: Any) -> bool:
@@ -925,6 +935,8 @@ def numbers_only(gm: Any) -> bool:
                 continue
             if _reads_back(node):
                 continue  # a read: the value is a number from here on
+            if _picked_for_reads(node):
+                continue  # ``t.tolist()`` traced: ``t[i].item()`` for each element
             if node.target is torch.scalar_tensor and all(user.op == "output" for user in node.users):
                 continue  # Dynamo's wrapping of a number the frame returns
             if tensor(node) or any(tensor(arg) for arg in pytree.tree_leaves((node.args, node.kwargs))):

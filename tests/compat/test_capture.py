@@ -175,6 +175,13 @@ def numbers_from_a_read(step):
     return step.item() * 2 + 1
 
 
+def classes_in_a_message(flags):
+    # torcheval's NaN warning: after ``nonzero``'s break, the frame of the log
+    # call formats ``tolist()`` (Dynamo reads it element by element).
+    classes = flags.nonzero(as_tuple=True)[0]
+    return f"classes {classes.tolist()}"
+
+
 def a_read_meets_a_tensor(step):
     return step.item() * 2 + step
 
@@ -668,6 +675,26 @@ def test_a_frame_that_computes_only_numbers_from_a_read_runs_no_graph(forms):
         assert ours(torch.tensor([value])) == forms.numbers_from_a_read(torch.tensor([value]))
     assert capture.uncaptured_codes()[forms.numbers_from_a_read.__code__] == capture.NUMBERS_ONLY
     assert counter.graphs == 0 and counter.runs_of(lambda: ours(torch.tensor([3]))) == 0
+
+
+def test_a_frame_that_only_reads_elements_back_runs_no_graph(forms):
+    """``f"{t.tolist()}"`` in the frame after ``nonzero``'s break: Dynamo
+    reads ``t[0].item()``, ``t[1].item()``, ...; captured, that was a graph
+    run per call before the break at the formatting (torcheval's
+    ``multiclass_recall``: 4 graphs where torch.compile has 3)."""
+    flags = torch.tensor([False, True, False, True])
+    torch._dynamo.reset()
+    plain = GraphCounter()
+    theirs = torch.compile(forms.classes_in_a_message, backend=plain)
+    for _ in range(2):
+        theirs(flags)
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    ours = graphmend.compile(forms.classes_in_a_message, backend=counter)
+    for _ in range(2):
+        assert ours(flags) == forms.classes_in_a_message(flags) == "classes [1, 3]"
+    assert counter.runs_of(lambda: ours(flags)) <= plain.runs_of(lambda: theirs(flags))
+    assert counter.graphs <= plain.graphs
 
 
 def test_a_frame_that_only_reads_a_numpy_value_back_runs_no_graph(forms):
