@@ -77,18 +77,19 @@ from graphmend.compat.probing import PROBES, Probe, _state, disabled_rules, prob
 from graphmend.compat.registry import graph_break_entry, graph_break_id, graph_break_registry
 from graphmend.compat.selftest import SELF_TEST_RULES, self_test
 from graphmend.compat.tracing import (attribute_stores_pending, constant_result, effects_mark, effects_pending,
-                                      effects_since, find_logger, nested_graph_breaks,
+                                      effects_since, find_logger, nested_graph_breaks, reads_an_unread_argument,
+                                      UNREAD_ARGUMENT, UNREAD_ARGUMENT_SITES,
                                       graph_break, is_logger, logger_key, register_replay, skip_frames, stores_pending)
 
 __all__ = [
-    "Probe", "PROBES", "SELF_TEST_RULES", "attribute_stores_pending", "await_mending", "awaits_mending",
+    "Probe", "PROBES", "SELF_TEST_RULES", "UNREAD_ARGUMENT", "UNREAD_ARGUMENT_SITES", "attribute_stores_pending", "await_mending", "awaits_mending",
     "compiled_codes", "compiled_entry_count",
     "constant_result", "disabled_rules", "effects_mark", "effects_pending", "effects_since", "find_logger",
     "frames_run_eagerly",
     "graph_break", "graph_break_entry", "graph_break_id", "graph_break_reasons", "graph_break_registry",
     "graphs_compiled", "guard_failures", "has_compiled_entries", "install", "installed", "is_logger",
     "is_rewritten", "isolated_code_state", "logger_key", "mending_first", "mends_first", "nested_graph_breaks",
-    "private_compile_options", "probes", "register_replay", "reset_code", "rules_off",
+    "private_compile_options", "probes", "reads_an_unread_argument", "register_replay", "reset_code", "rules_off",
     "self_test", "skip_frames", "stores_pending", "what_dynamo_calls",
 ]
 

@@ -160,6 +160,66 @@ def stores_pending() -> bool:
 
 
 @torch._dynamo.assume_constant_result
+def reads_an_unread_argument(local: str) -> bool:
+    """Whether the local ``local`` of the runtime function Dynamo is
+    inlining (a message's thunk, or its values) holds a str, int, float or
+    bool the compiled frame was called with and the trace has not read yet
+    (in a thunk's defaults, or among a tuple's items).  Building the
+    message while tracing reads it, and Dynamo then guards on its value: the
+    frame compiles once per value, and past the recompile limit runs
+    eagerly, where torch.compile breaks first and reads it eagerly, with no
+    guard (a validation helper compiled as a frame of its own and called
+    with each field's name, as pydantic's C code calls validators: one
+    graph per name).  A constant of the trace; False where this torch's
+    internals differ."""
+    try:
+        from torch._dynamo.symbolic_convert import InstructionTranslator
+
+        tx = InstructionTranslator.current_tx().output.current_tx
+        found = any(_unread_argument(v) for v in _held(tx.symbolic_locals.get(local)))
+        caller = getattr(tx, "parent", None)
+        if found and caller is not None:
+            UNREAD_ARGUMENT_SITES.add((caller.f_code.co_filename, caller.lineno))
+        return found
+    except Exception:  # noqa: BLE001 - another torch's internals: defer as before
+        return False
+
+
+#: The lines (file, line) whose message :func:`reads_an_unread_argument`
+#: kept in place, for ``diagnose`` to say why those rewritten sites break.
+UNREAD_ARGUMENT_SITES: set[tuple[str, int]] = set()
+
+#: Why such a message is made in place.
+UNREAD_ARGUMENT = ("the message reads a str or number the frame was called with, which nothing before it read: "
+                   "built in the graph, Dynamo would compile the frame once per value")
+
+
+def _held(variable) -> list:
+    """``variable``, the defaults of a function it is, and the items of a
+    tuple or list it is, one level down; a lazy variable is not looked
+    into (looking would read it)."""
+    from torch._dynamo.variables.lazy import LazyVariableTracker
+
+    if variable is None or isinstance(variable, LazyVariableTracker):
+        return [variable] if variable is not None else []
+    held = [variable]
+    for attribute in ("defaults", "items"):
+        inner = getattr(variable, attribute, None)
+        if attribute == "defaults" and inner is not None and not isinstance(inner, LazyVariableTracker):
+            inner = getattr(inner, "items", None)
+        if isinstance(inner, (list, tuple)):
+            held += inner
+    return held
+
+
+def _unread_argument(variable) -> bool:
+    from torch._dynamo.variables.lazy import LazyVariableTracker
+
+    return (isinstance(variable, LazyVariableTracker) and not variable.is_realized()
+            and getattr(variable.source, "is_input", False) and variable.peek_type() in (str, int, float, bool))
+
+
+@torch._dynamo.assume_constant_result
 def nested_graph_breaks() -> bool:
     """Whether Dynamo resumes tracing inside a nested frame at a graph
     break (``config.nested_graph_breaks``, off by default in 2.13 and

@@ -44,6 +44,15 @@ _RESUME = re.compile(r"^torch_dynamo_resume_in_(.+)_at_\d+$")
 _NOT_REORDERABLE = "can't actually be reordered"
 
 
+def _kept_for_an_unread_argument(filename: str, lineno: int) -> bool:
+    """Whether the runtime handed the tensor of the rewritten test at
+    ``lineno`` back, for its message reads an argument nothing else read
+    (:func:`graphmend.compat.reads_an_unread_argument`): Dynamo then breaks at
+    the user's statement, not inside the runtime."""
+    return any(site == filename and _statement_line(filename, line) == lineno
+               for site, line in compat.UNREAD_ARGUMENT_SITES)
+
+
 def _runtime_reason(text: str) -> str | None:
     """Why a rewritten site still breaks, when graphmend's runtime knows."""
     ours = re.search(r"Message: (graphmend: .*)", text)
@@ -181,10 +190,11 @@ def _classify(reason: Any, off: dict[str, str]) -> tuple[Any, int, str, str, str
     lineno = _statement_line(frame.filename, frame.lineno)
     text = reason.reason.strip()
     category = break_category(text, frame.filename, lineno)
-    rewritten = _in_runtime(reason.user_stack)
+    kept = _kept_for_an_unread_argument(frame.filename, lineno)
+    rewritten = kept or _in_runtime(reason.user_stack)
     if rewritten:
         # The runtime names why its predicated form did not apply.
-        ours = _runtime_reason(text)
+        ours = f"graphmend: {compat.UNREAD_ARGUMENT}" if kept else _runtime_reason(text)
         rule, hint = None, None if ours else dynamo_hint(text)
         text = f"rewritten, still breaks: {ours or text}"
     else:

@@ -45,6 +45,11 @@ Safety
       frame).  ``warning_once``/``info_once`` get exactly the original
       arguments, so their ``lru_cache`` key, and "once per process", are
       the original's.
+    * An argument that is a str or number the compiled frame was called
+      with, which nothing before the call read: replayed, Dynamo would
+      guard on its value (a graph per value and, past the recompile limit,
+      the frame run eagerly); the call is made in place, as torch.compile
+      makes it (``graphmend.compat.reads_an_unread_argument``).
     * Under torch.compile Dynamo replays the calls after the graph in
       program order; a call with an argument Dynamo cannot replay (not a
       tensor, constant or string formatter) graph-breaks and runs eagerly in

@@ -19,12 +19,14 @@ import warnings
 import torch
 
 from graphmend import compat
-from graphmend.runtime.common import _open, compiling, global_value
+from graphmend.runtime.common import _fall_back, _open, compiling, global_value
 from graphmend.runtime.encoding import decode, encode
 
 
 def deferred_print(*values, sep=" ", end="\n", stream="stdout", flush=False, gate=None, keep_grad=True) -> None:
     """``print(*values, sep=sep, end=end, file=getattr(sys, stream), flush=flush)``."""
+    if compiling() and compat.reads_an_unread_argument("values"):
+        _fall_back(compat.UNREAD_ARGUMENT)
     if compiling():
         _replay_print(gate, stream, sep, end, flush, *encode(values, keep_grad))
     elif _open(gate):
@@ -44,6 +46,8 @@ def deferred_log(logger, method: str, *args, gate=None, keep_grad=True) -> None:
     the call as written).  Anything that is not a ``Logger`` is called as
     written.
     """
+    if compiling() and compat.reads_an_unread_argument("args"):
+        _fall_back(compat.UNREAD_ARGUMENT)
     loguru = _is_loguru(logger)
     if not loguru and not compat.is_logger(logger):
         if _open(gate):
@@ -91,6 +95,8 @@ def deferred_warn(message, category: str | None = None, module: str | None = Non
     of ``module`` (then builtins) as the original expression was; ``None``
     is the default (``UserWarning``, or the class of a Warning ``message``).
     """
+    if compiling() and compat.reads_an_unread_argument("message"):
+        _fall_back(compat.UNREAD_ARGUMENT)
     if compiling():
         _replay_warn(gate, category, module, stacklevel, *encode([message], keep_grad))
     elif _open(gate):
@@ -105,6 +111,8 @@ def deferred_call(function: str, module: str, *args, gate=None, keep_grad=True, 
     names of module globals (a warning class), resolved when the call is
     made: Dynamo replays a name, not a class."""
     positions = frozenset(p if isinstance(p, int) else len(args) + list(kwargs).index(p) for p in named)
+    if compiling() and (compat.reads_an_unread_argument("args") or compat.reads_an_unread_argument("kwargs")):
+        _fall_back(compat.UNREAD_ARGUMENT)
     if compiling():
         # Given an argument Dynamo cannot replay (an object, a class), an
         # ungated helper is called in place, as the original was: Dynamo

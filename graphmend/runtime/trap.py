@@ -36,6 +36,12 @@ def deferred_check(test, exception: str, module: str, make_args=None, gate=None,
     waits only if each is None or a Python number, so that the update
     writes no tensor inside the graph before the check could raise.
     """
+    if isinstance(test, torch.Tensor) and compiling() and gate is None \
+            and compat.reads_an_unread_argument("make_args"):
+        # The ``if`` breaks on the tensor, as the original's did, and the
+        # message is built eagerly.  A break inside this call would rebuild
+        # the thunk to make the call eagerly, and read the argument anyway.
+        return test
     if isinstance(test, torch.Tensor) and compiling() and _may_wait(untouched):
         called = make_args is not None
         _replay_check(gate, snapshot(test), exception, module, called, *encode(_message(make_args)))
@@ -91,7 +97,13 @@ def deferred_assert(test, module: str, make_args=None, gate=None, untouched=None
     """The test of ``assert test, message``: ``test`` itself, unless it is a
     tensor under torch.compile; then ``not test`` is checked after the
     graph (raising ``AssertionError(*make_args())``) and the assert passes
-    (``untouched``: see :func:`deferred_check`)."""
+    (``untouched``: see :func:`deferred_check`).  A message that reads an
+    argument nothing read before is not constant, so the ``assert`` breaks
+    on the tensor handed back, as the original did (see
+    :func:`deferred_check`)."""
+    if isinstance(test, torch.Tensor) and compiling() and gate is None \
+            and compat.reads_an_unread_argument("make_args"):
+        return test
     if isinstance(test, torch.Tensor) and compiling() and _may_wait(untouched):
         called = make_args is not None
         _replay_assert(gate, snapshot(test), module, called, *encode(_message(make_args)))

@@ -110,6 +110,42 @@ def test_logger_methods_keep_name_level_and_text(tmp_path):
     assert len(result.sites) == 6
 
 
+NAMED_LOG = '''
+import logging
+
+logger = logging.getLogger("gm.defer.named")
+
+
+def f(x, name):
+    y = x * 2
+    logger.warning("%s: done", name)
+    return y + 1
+'''
+
+
+def test_a_log_call_reading_an_argument_nothing_else_reads_keeps_the_break(tmp_path, caplog):
+    """``name``, a str the compiled frame is called with, read by nothing
+    but the log call: replayed after the graph, the call made Dynamo guard
+    on it (one graph per name, then past the recompile limit the frame ran
+    eagerly); now the call is made where it stands, as torch.compile makes
+    it, with the same records."""
+    original, mended, _ = mend_source(NAMED_LOG, tmp_path, rules=["defer"])
+    names = [f"field{i}" for i in range(12)]
+    counts, records = [], []
+    for module in (original, mended):
+        torch._dynamo.reset()
+        counter = GraphCounter()
+        compiled = torch.compile(module.f, backend=counter)
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="gm.defer.named"):
+            for name in names:
+                compiled(torch.ones(2), name)
+        counts.append(counter.graphs)
+        records.append([(r.name, r.levelname, r.getMessage()) for r in caplog.records])
+    assert records[0] == records[1] == [("gm.defer.named", "WARNING", f"{n}: done") for n in names]
+    assert counts[1] <= counts[0] == 2
+
+
 def test_log_record_points_at_the_call_site(tmp_path):
     original, mended, _ = mend_source(LOGGING_SOURCE, tmp_path, rules=["defer"])
 

@@ -24,16 +24,79 @@ GOOD, NEGATIVE = torch.tensor([1.0, 2.0]), torch.tensor([1.0, -2.0])
 
 def test_builtin_exception_with_fstring_message(tmp_path):
     source = '''
+def check(y, name):
+    if (y < 0).any():
+        raise ValueError(f"negative values in {name}: shape {y.shape}, dtype {y.dtype!r}")
+
+def f(x):
+    y = x * 2
+    check(y, "input")
+    return y + 1
+'''
+    result = check_equivalent(source, "f", [(GOOD,), (NEGATIVE,)], tmp_path, rules=["trap"])
+    assert [s.what for s in result.sites] == ["raise guard -> deferred check"]
+
+
+NAMED_CHECKS = {
+    "raise guard": (ValueError, '''
 def f(x, name):
     y = x * 2
     if (y < 0).any():
-        raise ValueError(f"negative values in {name}: shape {x.shape}, dtype {x.dtype!r}")
+        raise ValueError(f"negative values in {name}: shape {x.shape}")
+    return y + 1
+'''),
+    "assert": (AssertionError, '''
+def f(x, name):
+    y = x * 2
+    assert not (y < 0).any(), f"negative values in {name}: shape {x.shape}"
+    return y + 1
+'''),
+}
+
+
+@pytest.mark.parametrize("form", NAMED_CHECKS)
+def test_a_message_reading_an_argument_nothing_else_reads_keeps_the_break(tmp_path, form):
+    """``name`` is a str the compiled frame is called with (a validation
+    helper entered with each field's name, as from pydantic's C code), read by
+    nothing but the message: built in the graph, the message made Dynamo
+    guard on it, one graph per name and, past the recompile limit, the
+    frame run eagerly.  The ``if`` (the ``assert``, whose message is not
+    a constant) now breaks on the tensor, as the original's did, and the
+    message is built eagerly."""
+    from graphmend.diagnosis import GraphCounter
+
+    raised, source = NAMED_CHECKS[form]
+    original, mended, result = mend_source(source, tmp_path, rules=["trap"])
+    assert result.sites
+    names = [f"field{i}" for i in range(12)]
+    counts = []
+    for module in (original, mended):
+        torch._dynamo.reset()
+        counter = GraphCounter()
+        compiled = torch.compile(module.f, backend=counter)
+        for name in names:
+            assert torch.equal(compiled(GOOD, name), module.f(GOOD, name))
+        counts.append(counter.graphs)
+        with pytest.raises(raised, match="negative values in field3: shape torch.Size"):
+            compiled(NEGATIVE, "field3")
+    assert counts[1] <= counts[0] == 2
+    import graphmend
+
+    (row,) = graphmend.diagnose(mended.f, GOOD, "field1", mended=False).breaks
+    assert row.reason.startswith("rewritten, still breaks: graphmend: the message reads a str or number")
+
+
+def test_noop_a_message_reading_an_argument_the_code_uses_is_deferred(tmp_path):
+    """An argument the code reads before the guard is guarded on anyway:
+    the check waits for the graph's end (one graph)."""
+    source = '''
+def f(x, scale):
+    y = x * scale
+    if (y < 0).any():
+        raise ValueError(f"negative values after scaling by {scale}")
     return y + 1
 '''
-    result = check_equivalent(
-        source, "f", [(GOOD, "input"), (NEGATIVE, "input")], tmp_path, rules=["trap"]
-    )
-    assert [s.what for s in result.sites] == ["raise guard -> deferred check"]
+    check_equivalent(source, "f", [(GOOD, 2), (NEGATIVE, 2)], tmp_path, rules=["trap"])
 
 
 def test_user_defined_exception_and_bare_raise(tmp_path):
