@@ -243,6 +243,8 @@ def worker(row_name: str, mode: str, arm: str, output: str, backend: str = "eage
         result["first_s"] = time.perf_counter() - start
         runs = [counter.runs_of(lambda: _call(compiled, mode, args, kwargs)) for _ in steady_calls(compiled, calls)]
         result["runs_per_call"] = runs[-1]
+        profile = counter.profile(lambda: _call(compiled, mode, args, kwargs))
+        result.update(ops=profile.ops, ops_in_graphs=profile.ops_in_graphs)
     except Exception as error:  # noqa: BLE001 -- a raise is a finding, reported as one
         result["raised"] = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
         return result
@@ -303,13 +305,15 @@ def run(rows: Sequence[str], modes: Sequence[str], *, backend: str = "eager", ti
 
 
 def markdown(results: Sequence[dict[str, Any]]) -> str:
-    """Per row and mode: graph runs per call and graphs compiled, torch.compile
-    -> graphmend.compile, graphs that never ran, the first call (on the
+    """Per row and mode: graph runs per call, graphs compiled and the share of
+    a steady call's operators that ran in graphs, torch.compile ->
+    graphmend.compile, graphs that never ran, the first call (on the
     results' backend), raises and output equality."""
     backend = results[0].get("backend", "eager") if results else "eager"
-    lines = [f"| row | mode | graph runs per call | graphs compiled | never run | first call, s ({backend} backend) "
-             "| raised | same as torch.compile | same as eager (torch.compile, graphmend) |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = [f"| row | mode | graph runs per call | graphs compiled | operators in graphs | never run "
+             f"| first call, s ({backend} backend) | raised | same as torch.compile "
+             "| same as eager (torch.compile, graphmend) |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     by_key = {(r["row"], r["mode"], r["arm"]): r for r in results}
     for row, mode in dict.fromkeys((r["row"], r["mode"]) for r in results):
         theirs, ours = by_key[(row, mode, "torch")], by_key[(row, mode, "graphmend")]
@@ -319,15 +323,18 @@ def markdown(results: Sequence[dict[str, Any]]) -> str:
             return " → ".join("-" if v is None else format(v, spec) for v in values)
 
         raised = [r.get("raised") or r.get("error") for r in (theirs, ours)]
+        shares = " → ".join(f"{100 * r['ops_in_graphs'] / r['ops']:.0f}%" if r.get("ops") else "-"
+                            for r in (theirs, ours))
         lines.append(
-            f"| {ROWS[row].title} | {mode} | {pair('runs_per_call')} | {pair('graphs')} | {pair('never_run')} "
+            f"| {ROWS[row].title} | {mode} | {pair('runs_per_call')} | {pair('graphs')} | {shares} | {pair('never_run')} "
             f"| {pair('first_s', '.1f')} | {' / '.join(r or 'no' for r in raised)} "
             f"| {ours.get('same_as_torch', '-')} | {theirs.get('same_as_eager', '-')}, {ours.get('same_as_eager', '-')} |")
     return "\n".join(lines) + "\n"
 
 
 CSV_COLUMNS = ("row", "mode", "runs_per_call_torch_compile", "runs_per_call_graphmend", "graphs_compiled_torch_compile",
-               "graphs_compiled_graphmend", "never_run_torch_compile", "never_run_graphmend",
+               "graphs_compiled_graphmend", "ops_in_graphs_torch_compile", "ops_torch_compile", "ops_in_graphs_graphmend",
+               "ops_graphmend", "never_run_torch_compile", "never_run_graphmend",
                "first_call_s_torch_compile", "first_call_s_graphmend", "raised_torch_compile", "raised_graphmend",
                "same_as_torch_compile", "same_as_eager_torch_compile", "same_as_eager_graphmend")
 
@@ -345,7 +352,8 @@ def write_csv(results: Sequence[dict[str, Any]], path: Path) -> None:
             pair = lambda key: [theirs.get(key, ""), ours.get(key, "")]  # noqa: E731
             first = [f"{r['first_s']:.1f}" if "first_s" in r else "" for r in (theirs, ours)]
             raised = [r.get("raised") or r.get("error") or "" for r in (theirs, ours)]
-            writer.writerow([row, mode, *pair("runs_per_call"), *pair("graphs"), *pair("never_run"), *first, *raised,
+            ops = [theirs.get("ops_in_graphs", ""), theirs.get("ops", ""), ours.get("ops_in_graphs", ""), ours.get("ops", "")]
+            writer.writerow([row, mode, *pair("runs_per_call"), *pair("graphs"), *ops, *pair("never_run"), *first, *raised,
                              ours.get("same_as_torch", ""), *pair("same_as_eager")])
 
 

@@ -193,6 +193,26 @@ def test_the_ecosystem_tables_count_operators_in_graphs_and_flag_a_frame_run_eag
             line["ops_default"]) == ("2", "2", "0", "2")
 
 
+def test_the_detection_tables_give_both_arms_operators_in_graphs(tmp_path):
+    """Operators in graphs beside graph runs in the detection corpus's table
+    and CSV (the figures as the worker leaves them; torchvision is not
+    needed to write them)."""
+    import csv
+
+    from benchmarks.detection import ROWS, markdown, write_csv
+
+    row = next(iter(ROWS))
+    base = {"row": row, "mode": "eval", "backend": "eager", "never_run": 0, "first_s": 1.0, "same_as_eager": True}
+    results = [{**base, "arm": "torch", "runs_per_call": 190, "graphs": 7, "ops": 400, "ops_in_graphs": 300},
+               {**base, "arm": "graphmend", "runs_per_call": 12, "graphs": 5, "ops": 400, "ops_in_graphs": 380,
+                "same_as_torch": True}]
+    assert "| 190 → 12 | 7 → 5 | 75% → 95% |" in markdown(results)
+    write_csv(results, tmp_path / "d.csv")
+    (line,) = csv.DictReader(open(tmp_path / "d.csv"))
+    assert (line["ops_in_graphs_torch_compile"], line["ops_torch_compile"], line["ops_in_graphs_graphmend"],
+            line["ops_graphmend"]) == ("300", "400", "380", "400")
+
+
 def test_steady_calls_go_on_while_graphmend_compile_watches():
     """A watched call may run frames eagerly (fewer graph runs): the count
     waits for two unwatched calls in a row; torch.compile's object gets
