@@ -82,7 +82,8 @@ from graphmend.compat.tracing import (attribute_stores_pending, constant_result,
                                       graph_break, is_logger, logger_key, register_replay, skip_frames, stores_pending)
 
 __all__ = [
-    "Probe", "PROBES", "SELF_TEST_RULES", "UNREAD_ARGUMENT", "UNREAD_ARGUMENT_SITES", "attribute_stores_pending", "await_mending", "awaits_mending",
+    "Probe", "PROBES", "SELF_TEST_RULES", "UNREAD_ARGUMENT", "UNREAD_ARGUMENT_SITES", "attribute_stores_pending",
+    "await_mending", "awaits_mending",
     "compiled_codes", "compiled_entry_count",
     "constant_result", "disabled_rules", "effects_mark", "effects_pending", "effects_since", "find_logger",
     "frames_run_eagerly",

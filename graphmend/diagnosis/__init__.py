@@ -33,6 +33,6 @@ from graphmend.diagnosis.recording import BreakRecorder, fixable_site, original_
 from graphmend.diagnosis.report import CATEGORIES, MENDED, RULE_FOR, TORCH, Break, Fallback, Recompile, Report, short_path
 from graphmend.diagnosis.tracing import Call, call, diagnose, diagnose_calls
 
-__all__ = ["CATEGORIES", "MENDED", "RULE_FOR", "TORCH", "Break", "BreakRecorder", "Call", "Fallback", "GraphCounter", "Profile",
-           "Recompile", "Report", "break_category", "call", "diagnose", "diagnose_calls", "fixable_site",
+__all__ = ["CATEGORIES", "MENDED", "RULE_FOR", "TORCH", "Break", "BreakRecorder", "Call", "Fallback", "GraphCounter",
+           "Profile", "Recompile", "Report", "break_category", "call", "diagnose", "diagnose_calls", "fixable_site",
            "original_function_name", "short_path"]
