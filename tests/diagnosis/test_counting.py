@@ -4,7 +4,11 @@ whose breaks were removed)."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from graphmend.diagnosis import GraphCounter
 
@@ -65,3 +69,24 @@ def test_graph_runs_are_marked_only_while_profiled():
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
         compiled(x)
     assert not [e for e in prof.events() if e.name.startswith("graphmend")]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(1, 20), st.integers(0, 4)), max_size=12),
+       st.lists(st.tuples(st.integers(0, 300), st.integers(0, 30)), max_size=30))
+def test_spans_contain_what_one_of_their_ranges_holds(layout, spans):
+    """The binary search over the stretches the ranges cover answers as a
+    test of every range would, for ranges apart or nested (one thread's)."""
+    from graphmend.diagnosis.counting import _Spans
+
+    ranges, clock = [], 0
+    for gap, length, inner in layout:  # apart, each with a range nested in it
+        start = clock + gap
+        ranges.append(SimpleNamespace(start=start, end=start + length))
+        if inner and inner < length:
+            ranges.append(SimpleNamespace(start=start + inner, end=start + length - 1))
+        clock = start + length
+    searched = _Spans(ranges)
+    for start, length in spans:
+        span = SimpleNamespace(start=start, end=start + length)
+        assert searched.contain(span) == any(r.start <= span.start and span.end <= r.end for r in ranges)
