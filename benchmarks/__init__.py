@@ -51,3 +51,13 @@ def steady_calls(compiled: Any, calls: int) -> Iterator[int]:
         unwatched = 0 if watched else unwatched + 1
         if index + 1 >= calls and unwatched >= 2:
             return
+
+
+def ops_share(counts: dict[str, Any]) -> float | None:
+    """The share of a steady call's operators that ran in graphs, from an
+    arm's counts (``ops``, ``ops_in_graphs``: :meth:`graphmend.diagnosis.GraphCounter.profile`)."""
+    return counts["ops_in_graphs"] / counts["ops"] if counts.get("ops") else None
+
+
+def percent(share: float | None, missing: str = "?") -> str:
+    return missing if share is None else f"{100 * share:.0f}%"

@@ -53,7 +53,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from benchmarks import child_pythonpath, steady_calls
+from benchmarks import child_pythonpath, ops_share, percent, steady_calls
 
 DEFAULT_OUT = Path("bench-results") / "ecosystem"
 DEFAULT_EXPLAIN = ("tm_tweedie", "odeint_euler")
@@ -501,9 +501,7 @@ def _cats(report: dict[str, Any] | None) -> str:
 
 
 def _pct(report: dict[str, Any] | None) -> str:
-    if not report or report.get("pct_ops") is None:
-        return "?"
-    return f"{100 * report['pct_ops']:.0f}%"
+    return percent(report.get("pct_ops")) if report else "?"
 
 
 def _capture_lost(before: dict[str, Any] | None, after: dict[str, Any] | None) -> str:
@@ -520,17 +518,12 @@ def _capture_lost(before: dict[str, Any] | None, after: dict[str, Any] | None) -
     return ""
 
 
-def _ops_share(counts: dict[str, Any]) -> float | None:
-    """The share of a steady call's operators that ran in graphs."""
-    return counts["ops_in_graphs"] / counts["ops"] if counts.get("ops") else None
-
-
 def _fewer_ops_in_graphs(result: dict[str, Any]) -> str:
     """Fewer graph runs can mean less in graphs: flag a default path that
     runs a smaller share of its operators in graphs than torch.compile."""
-    mended, original = _ops_share(result.get("default") or {}), _ops_share(result.get("compiled_original") or {})
+    mended, original = ops_share(result.get("default") or {}), ops_share(result.get("compiled_original") or {})
     if mended is not None and original is not None and mended < original - 0.05:
-        return f"**FEWER OPS IN GRAPHS than torch.compile: {100 * original:.0f}% -> {100 * mended:.0f}%**"
+        return f"**FEWER OPS IN GRAPHS than torch.compile: {percent(original)} -> {percent(mended)}**"
     return ""
 
 
@@ -545,10 +538,6 @@ def _compiled_yes(result: dict[str, Any], key: str, arm: str = "compiled") -> st
     if mended is False and original is False:
         return "no, as the original compiled"
     return _yes(mended)
-
-
-def _percent(part: int, whole: int) -> str:
-    return f"{100 * part / whole:.0f}%" if whole else "?"
 
 
 def _num(report: dict[str, Any] | None, key: str) -> str:
@@ -626,7 +615,8 @@ def markdown(results: list[dict[str, Any]], environment: dict[str, str], corpus:
             "",
             f"Totals ({mode}, {len(rows)} rows): graph runs per call {totals['r0']} → {totals['r1']}, "
             f"graphs compiled {totals['g0']} → {totals['g1']}, operators in graphs "
-            f"{_percent(totals['i0'], totals['o0'])} → {_percent(totals['i1'], totals['o1'])} "
+            f"{percent(totals['i0'] / totals['o0'] if totals['o0'] else None)} → "
+            f"{percent(totals['i1'] / totals['o1'] if totals['o1'] else None)} "
             "(torch.compile → graphmend.compile); "
             f"breaks {totals['b0']} → {totals['d']} (graphmend.compile, "
             f"first process) / {totals['b1']} (diagnosis path), events {totals['e0']} → {totals['e1']}.",
@@ -703,8 +693,7 @@ def _default_cell(result: dict[str, Any]) -> str:
     return (f"runs {torch_compile.get('runs_per_call', '?')} → {default.get('runs_per_call', '?')}, graphs "
             f"{torch_compile.get('graphs_compiled', '?')} → {default.get('graphs_compiled', '?')}"
             f"{' (%d never ran)' % default['never_run'] if default.get('never_run') else ''}, ops in graphs "
-            f"{_percent(torch_compile.get('ops_in_graphs', 0), torch_compile.get('ops', 0))} → "
-            f"{_percent(default.get('ops_in_graphs', 0), default.get('ops', 0))}; "
+            f"{percent(ops_share(torch_compile))} → {percent(ops_share(default))}; "
             f"breaks {_num(before, 'break_count')} → {default['first']['break_count']} → "
             f"{default['settled']['break_count']}; {_compiled_yes(result, 'identical', 'default')}, "
             f"grads {_compiled_yes(result, 'grads_identical', 'default')}")

@@ -60,7 +60,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks import child_pythonpath, steady_calls
+from benchmarks import child_pythonpath, ops_share, percent, steady_calls
 
 SEED = 0
 #: The Python operators this process defined (a Library unregisters its operators when collected).
@@ -323,8 +323,7 @@ def markdown(results: Sequence[dict[str, Any]]) -> str:
             return " → ".join("-" if v is None else format(v, spec) for v in values)
 
         raised = [r.get("raised") or r.get("error") for r in (theirs, ours)]
-        shares = " → ".join(f"{100 * r['ops_in_graphs'] / r['ops']:.0f}%" if r.get("ops") else "-"
-                            for r in (theirs, ours))
+        shares = " → ".join(percent(ops_share(r), missing="-") for r in (theirs, ours))
         lines.append(
             f"| {ROWS[row].title} | {mode} | {pair('runs_per_call')} | {pair('graphs')} | {shares} | {pair('never_run')} "
             f"| {pair('first_s', '.1f')} | {' / '.join(r or 'no' for r in raised)} "
