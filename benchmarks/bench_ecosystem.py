@@ -652,8 +652,9 @@ CSV_COLUMNS = (
 def write_csv(results: list[dict[str, Any]], path: Path) -> None:
     """One line a row and mode: graph runs per call and graphs compiled,
     torch.compile's and graphmend.compile's (and its graphs that never
-    ran), and the operators a steady call runs in graphs and in all; breaks before, after the default path (its
-    first call and where the process settles) and after the diagnosis path;
+    ran), and the operators a steady call runs in graphs and in all;
+    breaks before, after the default path (its first call and where the
+    process settles) and after the diagnosis path;
     whether outputs and gradients are bit-identical; the remaining break
     events by category; what failed."""
     import csv

@@ -200,16 +200,14 @@ def _held(variable) -> list:
     into (looking would read it)."""
     from torch._dynamo.variables.lazy import LazyVariableTracker
 
-    if variable is None or isinstance(variable, LazyVariableTracker):
-        return [variable] if variable is not None else []
-    held = [variable]
-    for attribute in ("defaults", "items"):
-        inner = getattr(variable, attribute, None)
-        if attribute == "defaults" and inner is not None and not isinstance(inner, LazyVariableTracker):
-            inner = getattr(inner, "items", None)
-        if isinstance(inner, (list, tuple)):
-            held += inner
-    return held
+    if variable is None:
+        return []
+    if isinstance(variable, LazyVariableTracker):
+        return [variable]
+    defaults = getattr(variable, "defaults", None)  # a function's: a tuple variable, or None
+    groups = (None if isinstance(defaults, LazyVariableTracker) else getattr(defaults, "items", None),
+              getattr(variable, "items", None))
+    return [variable, *(item for group in groups if isinstance(group, (list, tuple)) for item in group)]
 
 
 def _unread_argument(variable) -> bool:

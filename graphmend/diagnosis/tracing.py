@@ -102,8 +102,9 @@ def diagnose(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Report:
     """Run ``fn(*args, **kwargs)`` under ``torch.compile`` and report every break.
 
     One traced call on a private backend (Dynamo's eager backend behind a
-    :class:`GraphCounter`: the graphs run as plain FX code, no compiler), then one warm call under
-    the profiler for the capture statistics (its output is silenced).  The
+    :class:`GraphCounter`: the graphs run as plain FX code, no compiler),
+    then one warm call under the profiler for the capture statistics (its
+    output is silenced).  The
     user's compiled code and backend are left alone (see
     ``_own_dynamo_caches``).  :func:`graphmend.diagnose` adds what
     ``graphmend.compile`` runs.

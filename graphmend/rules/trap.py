@@ -45,10 +45,11 @@ Safety
       ``isinstance`` test.
     * A message that reads a str or number the compiled frame was called
       with, which nothing before the guard read (a validation helper
-      compiled as its own frame, called with each field's name): built in the graph, Dynamo would guard on its
-      value, a graph per value and, past the recompile limit, the frame
-      run eagerly.  ``deferred_check`` then hands the tensor back and the
-      ``if`` breaks on it, as the original did.
+      compiled as its own frame, called with each field's name): built in
+      the graph, Dynamo would guard on its value, a graph per value and,
+      past the recompile limit, the frame run eagerly.  ``deferred_check``
+      then hands the tensor back and the ``if`` breaks on it, as the
+      original did.
     * Under torch.compile the condition is computed in the graph and the
       check is replayed after it, in program order with [Defer]'s messages:
       it raises ``E(*args)`` (same type and message; a multi-element ``T``

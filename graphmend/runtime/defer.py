@@ -25,6 +25,8 @@ from graphmend.runtime.encoding import decode, encode
 
 def deferred_print(*values, sep=" ", end="\n", stream="stdout", flush=False, gate=None, keep_grad=True) -> None:
     """``print(*values, sep=sep, end=end, file=getattr(sys, stream), flush=flush)``."""
+    # Asked in each deferred function itself: the answer reads the locals of
+    # the function Dynamo is inlining.
     if compiling() and compat.reads_an_unread_argument("values"):
         _fall_back(compat.UNREAD_ARGUMENT)
     if compiling():
@@ -111,7 +113,7 @@ def deferred_call(function: str, module: str, *args, gate=None, keep_grad=True, 
     names of module globals (a warning class), resolved when the call is
     made: Dynamo replays a name, not a class."""
     positions = frozenset(p if isinstance(p, int) else len(args) + list(kwargs).index(p) for p in named)
-    if compiling() and (compat.reads_an_unread_argument("args") or compat.reads_an_unread_argument("kwargs")):
+    if compiling() and compat.reads_an_unread_argument("args"):
         _fall_back(compat.UNREAD_ARGUMENT)
     if compiling():
         # Given an argument Dynamo cannot replay (an object, a class), an
