@@ -66,6 +66,12 @@ Safety
     its frames run eagerly) are not counted, and what torch logged about its failure
     (:data:`HELD_LOGGERS`) is not shown.
 
+    A frame Dynamo resumes after a break at a read-back (``.item()`` in a
+    frame compiled without the switches) starts with the number read on its
+    stack; it is traced with that number symbolic from its first trace
+    (:func:`_read_back_number_dynamic`), not compiled for one number and
+    then again for any.
+
     Not thread-local: Dynamo's config is one per process, so a
     ``torch.compile`` that *traces* in another thread while a graphmend
     call traces sees the switches too.  Already-compiled code is unaffected.
@@ -117,6 +123,8 @@ logger = logging.getLogger("graphmend")
 
 #: Dynamo's switches [Capture] turns on while graphmend's callable traces.
 SWITCHES = ("capture_scalar_outputs", "capture_dynamic_output_shape_ops")
+#: How Dynamo names a resume frame's stack values (``___stack0``, ...).
+RESUME_STACK = "___stack"
 #: Dynamo's config of its inexact decompositions (into inductor's ``fma``),
 #: off while graphmend's callable traces for a backend other than inductor.
 DECOMPOSITIONS = "enable_dynamo_decompositions"
@@ -409,7 +417,7 @@ def _compile_failing_frames_without_capture() -> None:
         _ACTIVE.error = None
         _ACTIVE.shapes = collections.Counter()
         _ACTIVE.first_captured, _ACTIVE.same_break = None, {}
-        with _records_held() as held:
+        with _records_held() as held, _read_back_number_dynamic(frame):
             try:
                 result = original(self, frame, cache_entry, hooks, frame_state, skip=skip + 1)
                 raised = None
@@ -1443,6 +1451,38 @@ def _error_text(error: BaseException | None) -> str | None:
         text = f"the backend raised {type(inner).__name__}: {text}"
     stack = getattr(error, "real_stack", None) or ()
     return f"{text} at {stack[-1].filename}:{stack[-1].lineno}" if stack else text
+
+
+@contextlib.contextmanager
+def _read_back_number_dynamic(frame: Any) -> Iterator[None]:
+    """Trace a frame that Dynamo resumes after a break, whose top stack
+    value is an int, with that int as a symbolic size from its first trace.
+
+    The top of a resume frame's stack is the value of the call the graph
+    broke at: after an ``.item()`` that broke (a frame [Capture] compiles
+    without the switches), the number it read.  Dynamo would compile the
+    frame for that number (a guard ``___stack0 == 5``) and, at the next
+    number, again for any (automatic dynamic): two graphs where the frame
+    holds one.  Without capture such a frame (``if n == 0: return`` then a
+    mask) compiled no graph before its own break, and its recompile cost
+    nothing; with capture it holds the masked work, so the second graph
+    was one more than torch.compile's (torch-hd's ``DistHD.fit``: 16 to
+    15).  A number that later code needs exactly is still guarded on, as
+    at the second trace.  Only while the switches are on: a frame compiled
+    without them traces as torch.compile would.
+    """
+    from torch._dynamo.resume_execution import ContinueExecutionCache
+
+    stack = sorted((name for name in frame.f_locals if name.startswith(RESUME_STACK)),
+                   key=lambda name: int(name[len(RESUME_STACK):]))
+    if (frame.f_code not in ContinueExecutionCache.generated_code_metadata or not stack
+            or type(frame.f_locals[stack[-1]]) is not int):
+        yield
+        return
+    source = re.escape(f"L['{stack[-1]}']")
+    given = torch.compiler.config.dynamic_sources
+    with torch.compiler.config.patch(dynamic_sources=f"{given},{source}" if given else source):
+        yield
 
 
 @contextlib.contextmanager

@@ -182,6 +182,16 @@ def classes_in_a_message(flags):
     return f"classes {classes.tolist()}"
 
 
+def masked_after_a_read(x, flags):
+    # torch-hd's OnlineHD update: a read-back meets a guard (the frame compiles
+    # without capture and breaks at ``.item()``), and the frame resumed after it
+    # starts with the number read on its stack, then masks.
+    if flags.sum().item() == 0:
+        return x
+    picked = flags.nonzero()
+    return x[picked].sum() * 3
+
+
 def a_read_meets_a_tensor(step):
     return step.item() * 2 + step
 
@@ -695,6 +705,27 @@ def test_a_frame_that_only_reads_elements_back_runs_no_graph(forms):
         assert ours(flags) == forms.classes_in_a_message(flags) == "classes [1, 3]"
     assert counter.runs_of(lambda: ours(flags)) <= plain.runs_of(lambda: theirs(flags))
     assert counter.graphs <= plain.graphs
+
+
+def test_a_frame_resumed_after_a_read_back_compiles_once_for_every_number_read(forms):
+    """The frame resumed after ``.item()``'s break holds the masked work under
+    capture; traced for the number it was given, it compiled again for the
+    next number (automatic dynamic), a graph more than torch.compile, whose
+    frame breaks at once (torch-hd's ``DistHD.fit``: 16 graphs for 15).  The
+    number read is a symbolic size from the first trace."""
+    x = torch.arange(8.0)
+    flags = [torch.arange(8) < count for count in (5, 3, 6, 2)]
+    torch._dynamo.reset()
+    plain = GraphCounter()
+    theirs = torch.compile(forms.masked_after_a_read, backend=plain)
+    for each in flags:
+        theirs(x, each)
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    ours = graphmend.compile(forms.masked_after_a_read, backend=counter)
+    for each in flags:
+        assert torch.equal(ours(x, each), forms.masked_after_a_read(x, each))
+    assert counter.graphs == 2 <= plain.graphs
 
 
 def test_a_frame_that_only_reads_a_numpy_value_back_runs_no_graph(forms):
