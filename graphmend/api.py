@@ -81,7 +81,8 @@ from graphmend.errors import GraphmendError, VerificationError
 from graphmend.modules import submodules
 from graphmend import compat
 from graphmend.mending.live import (mend, mend_sites, mended_functions, mended_source, mended_statement, preserved,
-                                    settle, unmend, unmend_functions)
+                                    settle, start_helper, unmend, unmend_functions)
+from graphmend.mending.sidecar import Sidecar
 from graphmend.mending.reach import reach
 
 logger = logging.getLogger("graphmend")
@@ -232,14 +233,23 @@ class _FirstCall:
         self._unconfirmed: set[tuple[str, int]] = set()  # ... and not yet seen gone
         self._watched_codes: weakref.WeakSet[Any] = weakref.WeakSet()  # what Dynamo compiled for them
         self._pool: list[Any] | None = None  # where a met site's function is looked for first
+        self._helper: Sidecar | None = None  # the rules' helper process, for the first call only
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.compiled is None or self._rounds_left:
             with self._lock:
-                if self.compiled is None:
-                    self._prepare(args, kwargs)
-                if self._rounds_left:
-                    return self._watched(args, kwargs)
+                try:
+                    if self.compiled is None:
+                        self._helper = start_helper(self.rules)
+                        self._prepare(args, kwargs)
+                    if self._rounds_left:
+                        return self._watched(args, kwargs)
+                finally:
+                    # Sites the first call meets were rewritten by the helper;
+                    # a later call's are rare enough to rewrite here.
+                    if self._helper is not None:
+                        self._helper.close()
+                        self._helper = None
         return self.compiled(*args, **kwargs)
 
     def _prepare(self, args: tuple, kwargs: dict) -> None:
@@ -252,7 +262,7 @@ class _FirstCall:
         # Lazily: the functions the helper process still rewrites are mended
         # as Dynamo meets them, and by the end of this call (settle()).
         mend(self.obj, modules=self.modules, rules=self.rules, only_modules=self.modules is not None,
-             args=self.arguments, while_waiting=self._while_rules_run, lazily=not self.verify)
+             args=self.arguments, while_waiting=self._while_rules_run, lazily=not self.verify, helper=self._helper)
         self.record = records.key(self.obj, args, kwargs)
         sites = records.load(self.record)
         if self.diagnose:
@@ -280,7 +290,8 @@ class _FirstCall:
     def _mend_sites(self, sites: Iterable[tuple[str, int]]) -> list[Any]:
         if self._pool is None:  # what the call reaches stays what it was: one walk serves every round
             self._pool = _candidates(self.obj, self.arguments)
-        return mend_sites(sites, self._pool, modules=self.modules, rules=self.rules, anchor=self.obj)
+        return mend_sites(sites, self._pool, modules=self.modules, rules=self.rules, anchor=self.obj,
+                          helper=self._helper)
 
     def _while_rules_run(self) -> None:
         """What the first call does anyway, done while the rules run in a

@@ -222,19 +222,35 @@ def _first_frames(obj: Any) -> set[types.FunctionType]:
         return set()
 
 
-def _mend_functions(requests: Iterable[tuple[types.FunctionType, Lines]], rules: Iterable[str] | None,
-                    while_waiting: Callable[[], Any] | None = None, *,
-                    lazily_for: Any = None) -> list[types.FunctionType]:
-    """Mend each (function, lines); the functions now mended (new or before).
-    With ``lazily_for`` (the object graphmend.compile compiles), the files
-    the helper process rewrites are finished later (:class:`_Awaited`),
-    but the one holding the first frame of its call."""
-    global _AWAITED
-    first_frames = _first_frames(lazily_for) if lazily_for is not None else set()
+def _rule_names(rules: Iterable[str] | None) -> tuple[str, ...]:
     # A rule plugged into the pipeline is there; without the pipeline imported
     # (LibCST, which a cold first mend leaves to the helper) there are only the built-in ones.
     pipeline = sys.modules.get("graphmend.pipeline")
-    rule_names = select_rules(rules, pipeline.RULE_NAMES) if pipeline is not None else select_rules(rules)
+    return select_rules(rules, pipeline.RULE_NAMES) if pipeline is not None else select_rules(rules)
+
+
+def start_helper(rules: Iterable[str] | None) -> Sidecar | None:
+    """A helper process running ``rules``, where one saves this process
+    time (:func:`~graphmend.mending.sidecar.worthwhile`), else ``None``.
+    graphmend.compile's first call starts one, hands it to every
+    :func:`mend` and :func:`mend_sites` of that call and closes it: the
+    sites the call meets are rewritten where LibCST is already imported,
+    not by importing it here (0.9 s)."""
+    return Sidecar.start() if worthwhile(_rule_names(rules)) else None
+
+
+def _mend_functions(requests: Iterable[tuple[types.FunctionType, Lines]], rules: Iterable[str] | None,
+                    while_waiting: Callable[[], Any] | None = None, *,
+                    lazily_for: Any = None, helper: Sidecar | None = None) -> list[types.FunctionType]:
+    """Mend each (function, lines); the functions now mended (new or before).
+    With ``lazily_for`` (the object graphmend.compile compiles), the files
+    the helper process rewrites are finished later (:class:`_Awaited`),
+    but the one holding the first frame of its call.  ``helper`` is a
+    helper process the caller started and closes; without one, a first
+    mend starts its own."""
+    global _AWAITED
+    first_frames = _first_frames(lazily_for) if lazily_for is not None else set()
+    rule_names = _rule_names(rules)
     merged: dict[types.FunctionType, Coverage] = {}
     for function, lines in requests:
         wanted = Coverage.of(lines)
@@ -263,7 +279,8 @@ def _mend_functions(requests: Iterable[tuple[types.FunctionType, Lines]], rules:
     if first_frames:  # the helper answers in order: the file Dynamo needs first goes first
         groups = dict(sorted(groups.items(), key=lambda item: first_frames.isdisjoint(f for f, _ in item[1])))
     # The helper starts first: it imports LibCST while this process parses.
-    sidecar = Sidecar.start() if groups and worthwhile(rule_names) else None
+    own_helper = helper is None and bool(groups) and worthwhile(rule_names)
+    sidecar = Sidecar.start() if own_helper else helper
     awaited = None
     try:
         with collector_paused():
@@ -277,7 +294,7 @@ def _mend_functions(requests: Iterable[tuple[types.FunctionType, Lines]], rules:
                 rewrites = Rewrites(plans, sidecar, while_waiting)
                 # Only a first mend has a helper, and nothing mended before.
                 if lazily_for is not None and not previous and compat.awaits_mending():
-                    awaited = _Awaited(rewrites, sidecar, lazily_for, {}, {}, {})
+                    awaited = _Awaited(rewrites, sidecar if own_helper else None, lazily_for, {}, {}, {})
                 for index, plan in enumerate(plans):
                     if awaited is not None and rewrites.from_helper(index) \
                             and first_frames.isdisjoint(function for function, *_ in plan.targets):
@@ -296,7 +313,7 @@ def _mend_functions(requests: Iterable[tuple[types.FunctionType, Lines]], rules:
         if awaited is not None and awaited.plans:
             _AWAITED = awaited
             compat.await_mending(_met)
-        elif sidecar is not None:
+        elif own_helper and sidecar is not None:
             sidecar.close()
     return done
 
@@ -307,7 +324,8 @@ def _mend_functions(requests: Iterable[tuple[types.FunctionType, Lines]], rules:
 @_settled
 def mend(obj: Any, *, modules: str | Iterable[str] | None = None, rules: Iterable[str] | None = None,
          only_modules: bool = False, args: Iterable[Any] = (),
-         while_waiting: Callable[[], Any] | None = None, lazily: bool = False) -> Any:
+         while_waiting: Callable[[], Any] | None = None, lazily: bool = False,
+         helper: Sidecar | None = None) -> Any:
     """Rewrite ``obj`` in memory, in place, so Dynamo meets fewer graph breaks.
 
     A function comes back as itself, its code mended and ``__wrapped__`` set
@@ -327,7 +345,8 @@ def mend(obj: Any, *, modules: str | Iterable[str] | None = None, rules: Iterabl
     there).  With ``lazily`` (``graphmend.compile``'s first mend), the
     files the helper still rewrites when the call starts are finished as
     Dynamo meets their functions, and by :func:`settle`; every other entry
-    point here settles first.  Raises :class:`GraphmendError` only for an
+    point here settles first.  ``helper`` (:func:`start_helper`) is the
+    helper process to rewrite in, which the caller closes.  Raises :class:`GraphmendError` only for an
     ``obj`` that is not callable.
     """
     if not callable(obj) and not isinstance(obj, (staticmethod, classmethod)):
@@ -356,7 +375,7 @@ def mend(obj: Any, *, modules: str | Iterable[str] | None = None, rules: Iterabl
                 own = [f for f in own if search.matches(module_name(f), prefixes)]
             functions = own + search.functions_behind_in(candidates, prefixes)
         requests = [(function, None) for function in dict.fromkeys(functions)]
-        mended = _mend_functions(requests, rules, while_waiting, lazily_for=obj if lazily else None)
+        mended = _mend_functions(requests, rules, while_waiting, lazily_for=obj if lazily else None, helper=helper)
         logger.debug("graphmend: mended %s", sorted(f.__qualname__ for f in mended))
         _remember(obj, mended)
     return obj
@@ -391,6 +410,7 @@ def mend_sites(
     modules: str | Iterable[str] | None = None,
     rules: Iterable[str] | None = None,
     anchor: Any = None,
+    helper: Sidecar | None = None,
 ) -> list[types.FunctionType]:
     """Mend the statements at ``sites`` (file, line), as a diagnosis reported
     them, in the live functions that contain them.
@@ -400,7 +420,7 @@ def mend_sites(
     site inside a nested function mends the live function around it, whose
     code holds the nested one's.  With ``modules`` (module-name prefixes),
     only functions defined in those modules are mended.  ``unmend(anchor)``
-    undoes it.
+    undoes it.  ``helper``: as for :func:`mend`.
     """
     prefixes = None if modules is None else search.prefixes(modules, "")
     with LOCK:
@@ -415,7 +435,7 @@ def mend_sites(
                 left_alone(function, f"outside the modules named {prefixes}")
                 continue
             by_function.setdefault(function, set()).add(statement_line)
-        mended = _mend_functions(((f, frozenset(ls)) for f, ls in by_function.items()), rules)
+        mended = _mend_functions(((f, frozenset(ls)) for f, ls in by_function.items()), rules, helper=helper)
         _remember(anchor, mended)
         return mended
 

@@ -120,29 +120,35 @@ def plan_file(filename: str, requests: list[tuple[types.FunctionType, Coverage]]
 
 class Rewrites:
     """Each plan's rewritten skeleton (or why the rules failed on it), from
-    the cache, the helper process or the rules run here.  compat is
-    installed (its self-test run) while the helper works: a rule it turns
-    off does not apply, and a helper's answer made with it is not used.
-    ``while_waiting`` is called once, before any helper's answer is read,
-    when there are any to wait for."""
+    the cache, the helper process or the rules run here.  In a process's
+    first mend, compat is installed (its self-test run) while the helper
+    works: a rule it turns off does not apply, and a helper's answer made
+    with it is not used.  Once compat is installed, the helper is sent only
+    the rules it leaves on.  ``while_waiting`` is called once, before any
+    helper's answer is read, when there are any to wait for."""
 
     def __init__(self, plans: list[FilePlan], sidecar: Sidecar | None,
                  while_waiting: Callable[[], Any] | None) -> None:
         self.plans = plans
         self._sidecar = sidecar
-        self._cached = [cache.load(plan.cache_key()) for plan in plans]
+        self._sent_off = set(compat.rules_off(_runtime())) if compat.installed() else set()
+        self._cached = [cache.load(plan.cache_key(self._sent_off)) for plan in plans]
         self._tickets = {}
         if sidecar is not None:
-            self._tickets = {index: sidecar.submit(plan.skeleton, plan.options, plan.filename)
+            self._tickets = {index: sidecar.submit(plan.skeleton, self._options(plan, self._sent_off), plan.filename)
                              for index, plan in enumerate(plans) if self._cached[index] is None}
         self._off = set(compat.rules_off(_runtime()))
         if self._tickets and while_waiting is not None:
             while_waiting()
 
+    @staticmethod
+    def _options(plan: FilePlan, off: set[str]) -> RuleOptions:
+        return dataclasses.replace(plan.options, rules=plan.options.rules - off) if off else plan.options
+
     def _stale(self, index: int) -> bool:
-        """Whether a rule compat turned off applies to plan ``index``: another
-        cache entry, and not the helper's answer."""
-        return bool(self._off & self.plans[index].options.rules)
+        """Whether a rule compat turned off after the helper was asked applies
+        to plan ``index``: another cache entry, and not the helper's answer."""
+        return bool((self._off - self._sent_off) & self.plans[index].options.rules)
 
     def from_helper(self, index: int) -> bool:
         """Whether plan ``index``'s text is the helper's answer, which
@@ -165,9 +171,8 @@ class Rewrites:
         if text is None:
             from graphmend.pipeline import transform_skeleton
 
-            options = dataclasses.replace(plan.options, rules=plan.options.rules - self._off)
             try:
-                text = transform_skeleton(plan.skeleton, options, plan.filename).code
+                text = transform_skeleton(plan.skeleton, self._options(plan, self._off), plan.filename).code
             except SourceError as err:
                 return err
         cache.store(plan.cache_key(self._off), text)

@@ -9,7 +9,10 @@ that moment (a cold ``torch.compile`` is one thread of Python).  So the
 first mend in a process starts a helper process before it parses anything,
 hands it the skeletons it could not find in the cache, and runs the
 self-test while the helper imports LibCST and rewrites them: the main
-process never imports LibCST on that path.
+process never imports LibCST on that path.  The helper stays for the rest
+of that first call: a fixable break the call meets (a test on a buffer,
+which the source did not show) is rewritten there too, before the next
+call, not by importing LibCST here (:func:`graphmend.mending.live.start_helper`).
 
 The helper runs :func:`graphmend.pipeline.transform_skeleton`, the same
 code on the same inputs as the in-process path, and imports no torch.  It

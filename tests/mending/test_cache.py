@@ -169,4 +169,5 @@ def test_mend_reuses_the_cached_transform(tmp_path, fake_rules, monkeypatch):
 
     assert len(transforms) == 1
     assert module.plain(1) == ("graphmend.runtime", 6)
-    assert len(list(Path(os.environ["GRAPHMEND_CACHE_DIR"]).iterdir())) == 1
+    # One rewrite cached (beside compat's verdicts directory, where this test installs compat).
+    assert len([entry for entry in Path(os.environ["GRAPHMEND_CACHE_DIR"]).iterdir() if entry.is_file()]) == 1

@@ -116,9 +116,11 @@ class _FakeHelper:
     def __init__(self, fail: bool = False) -> None:
         self.fail = fail
         self.submitted = 0
+        self.rules: list[frozenset[str]] = []  # what each ticket was asked to run
 
     def submit(self, skeleton, options, filename) -> int:
         self.submitted += 1
+        self.rules.append(options.rules)
         return self.submitted - 1
 
     def result(self, ticket: int) -> str:
@@ -158,7 +160,10 @@ def test_a_failed_helper_is_answered_in_process(tmp_path, monkeypatch):
 
 
 def test_a_rule_compat_turns_off_discards_the_helper_answer(tmp_path, monkeypatch):
+    """A first mend asks the helper before compat's self-test has said which
+    rules are off: an answer made with one of them is not used."""
     plan = _plan(tmp_path, monkeypatch)
+    monkeypatch.setattr(compat, "installed", lambda: False)
     monkeypatch.setattr(compat.installation, "disabled_rules", lambda: {"defer": "off for this test"})
     rewrites = rewrite.Rewrites([plan], _FakeHelper(), None)
     assert not rewrites.from_helper(0)
@@ -168,11 +173,27 @@ def test_a_rule_compat_turns_off_discards_the_helper_answer(tmp_path, monkeypatc
     assert "logger.warning(" in text
 
 
-COLD_SCRIPT = textwrap.dedent('''
+
+def test_once_compat_is_installed_the_helper_runs_only_the_rules_it_leaves_on(tmp_path, monkeypatch):
+    """Sites graphmend.compile's first call meets are sent to its helper
+    after compat's self-test: without the rules it turned off, so the
+    answer is used."""
+    plan = _plan(tmp_path, monkeypatch)
+    monkeypatch.setattr(compat, "installed", lambda: True)
+    monkeypatch.setattr(compat.installation, "disabled_rules", lambda: {"defer": "off for this test"})
+    helper = _FakeHelper()
+    rewrites = rewrite.Rewrites([plan], helper, None)
+    assert helper.rules == [frozenset(RULE_NAMES) - {"defer"}]
+    assert rewrites.from_helper(0)
+    assert rewrites.text(0) == "HELPER\n"
+
+
+#: A script's first lines: the test's directory on the path, and whether
+#: each helper process asked for started, in ``started``.
+SCRIPT_PRELUDE = textwrap.dedent('''
     import json, sys
     sys.path.insert(0, sys.argv[1])
     import torch
-    import sidecar_model
     from graphmend.mending import sidecar
 
     started = []
@@ -184,6 +205,10 @@ COLD_SCRIPT = textwrap.dedent('''
     sidecar.Sidecar.start = start
 
     import graphmend
+''')
+
+COLD_SCRIPT = SCRIPT_PRELUDE + textwrap.dedent('''
+    import sidecar_model
     from torch._dynamo.utils import counters
 
     model = sidecar_model.Model()
@@ -202,15 +227,21 @@ COLD_SCRIPT = textwrap.dedent('''
 ''')
 
 
-def test_a_cold_first_compile_leaves_libcst_to_the_helper(tmp_path):
-    (tmp_path / "sidecar_model.py").write_text(SOURCE)
-    script = tmp_path / "cold.py"
-    script.write_text(COLD_SCRIPT)
+def _run_script(tmp_path, text: str, *argv: str) -> dict:
+    """Run ``text`` in a fresh process (a cache of its own, ``tmp_path`` on its
+    path) and return the JSON its last line prints."""
+    script = tmp_path / "script.py"
+    script.write_text(text)
     env = dict(os.environ, PYTHONPATH=str(ROOT), GRAPHMEND_CACHE_DIR=str(tmp_path / "cache"))
-    proc = subprocess.run([sys.executable, str(script), str(tmp_path)], capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, str(script), str(tmp_path), *argv], capture_output=True, text=True,
                           env=env, timeout=300, check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_a_cold_first_compile_leaves_libcst_to_the_helper(tmp_path):
+    (tmp_path / "sidecar_model.py").write_text(SOURCE)
+    result = _run_script(tmp_path, COLD_SCRIPT)
     assert result["identical"]
     assert (result["graphs"], result["breaks"]) == (1, 0)
     if result["usable_cpus"] > 1:
@@ -218,6 +249,57 @@ def test_a_cold_first_compile_leaves_libcst_to_the_helper(tmp_path):
         assert not result["libcst_imported"]
     else:  # one CPU: nothing to overlap, the rules run in the process
         assert result["helper_started"] == []
+
+
+MET_SOURCE = textwrap.dedent('''
+    import torch
+
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("scale", torch.ones(()))
+
+        def forward(self, x):
+            if self.scale > 0:  # a buffer: a tensor only the call shows
+                x = x * 2
+            return x + 1
+''')
+
+MET_SCRIPT = SCRIPT_PRELUDE + textwrap.dedent('''
+    import met_model
+    from graphmend.diagnosis.counting import GraphCounter
+
+    model = met_model.Model()
+    x = torch.randn(8)
+    expected = model(x)
+    counter = GraphCounter()
+    compiled = graphmend.compile(model, backend=counter)
+    outputs = [compiled(x), compiled(x)]
+    print(json.dumps({
+        "libcst_imported": "libcst" in sys.modules,
+        "helper_started": started,
+        "identical": all(torch.equal(expected, output) for output in outputs),
+        "graphs": counter.graphs,
+        "runs": counter.runs_of(lambda: compiled(x)),
+        "usable_cpus": sidecar.usable_cpus(),
+    }))
+''')
+
+
+def test_a_site_the_first_call_meets_is_rewritten_by_the_helper(tmp_path):
+    """The first call meets a fixable break the source did not show (an
+    ``if`` on a buffer) and mends it before the next call: the helper that
+    rewrote the first mend rewrites it too, so LibCST is never imported in
+    the user's process (it was, 0.9 s, on every data-dependent first call)."""
+    (tmp_path / "met_model.py").write_text(MET_SOURCE)
+    result = _run_script(tmp_path, MET_SCRIPT)
+    assert result["identical"]
+    assert (result["graphs"], result["runs"]) == (1, 1)  # mended after the first call, which ran eagerly
+    if result["usable_cpus"] < 2:
+        pytest.skip("one CPU: no helper process, the rules run in the process")
+    assert result["helper_started"] == [True]
+    assert not result["libcst_imported"]
 
 
 def test_a_cached_rewrite_is_read_once_and_not_written_again(tmp_path, monkeypatch):
@@ -327,13 +409,7 @@ LAZY_SCRIPT = textwrap.dedent('''
 def _run_lazy(tmp_path, model: str) -> dict:
     for name, source in (("lazy_helpers", LAZY_HELPERS), ("lazy_unused", LAZY_UNUSED), ("lazy_entry", LAZY_ENTRY)):
         (tmp_path / f"{name}.py").write_text(source)
-    script = tmp_path / "lazy.py"
-    script.write_text(LAZY_SCRIPT)
-    env = dict(os.environ, PYTHONPATH=str(ROOT), GRAPHMEND_CACHE_DIR=str(tmp_path / "cache"))
-    proc = subprocess.run([sys.executable, str(script), str(tmp_path), model], capture_output=True, text=True,
-                          env=env, timeout=300, check=False)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    result = _run_script(tmp_path, LAZY_SCRIPT, model)
     if result["usable_cpus"] < 2:
         pytest.skip("one CPU: no helper process, every rewrite is in before the call")
     assert result["identical"]
