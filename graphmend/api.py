@@ -295,12 +295,16 @@ class _FirstCall:
 
     def _while_rules_run(self) -> None:
         """What the first call does anyway, done while the rules run in a
-        helper process: import inductor's compiler (2 s in a fresh process)
-        and run [Capture]'s once-per-process checks (a probe and a compile)."""
-        if self.compile_kwargs.get("backend", "inductor") == "inductor":
-            importlib.import_module("torch._inductor.compile_fx")
+        helper process: run [Capture]'s once-per-process checks (a probe and
+        a compile), and import inductor's compiler (2 s in a fresh process,
+        longer than the rules take) or, for another backend, warm Dynamo up
+        (:func:`graphmend.compat.warm_up`)."""
         if self.capture:
             capture.disabled()
+        if self.compile_kwargs.get("backend", "inductor") == "inductor":
+            importlib.import_module("torch._inductor.compile_fx")
+        else:
+            compat.warm_up()
 
     def _watched(self, args: tuple, kwargs: dict) -> Any:
         """A compiled call, watched (Dynamo's own break records, no extra

@@ -75,7 +75,7 @@ from graphmend.compat.patches import await_mending, awaits_mending, is_rewritten
 # _state is imported for the tests that reset it.
 from graphmend.compat.probing import PROBES, Probe, _state, disabled_rules, probes  # noqa: F401
 from graphmend.compat.registry import graph_break_entry, graph_break_id, graph_break_registry
-from graphmend.compat.selftest import SELF_TEST_RULES, self_test
+from graphmend.compat.selftest import SELF_TEST_RULES, self_test, warm_up
 from graphmend.compat.tracing import (attribute_stores_pending, constant_result, effects_mark, effects_pending,
                                       effects_since, find_logger, nested_graph_breaks, reads_an_unread_argument,
                                       UNREAD_ARGUMENT, UNREAD_ARGUMENT_SITES,
@@ -91,7 +91,7 @@ __all__ = [
     "graphs_compiled", "guard_failures", "has_compiled_entries", "install", "installed", "is_logger",
     "is_rewritten", "isolated_code_state", "logger_key", "mending_first", "mends_first", "nested_graph_breaks",
     "private_compile_options", "probes", "reads_an_unread_argument", "register_replay", "reset_code", "rules_off",
-    "self_test", "skip_frames", "stores_pending", "what_dynamo_calls",
+    "self_test", "skip_frames", "stores_pending", "warm_up", "what_dynamo_calls",
 ]
 
 #: What :func:`install` found on this torch, read where it was set

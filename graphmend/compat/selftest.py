@@ -17,6 +17,8 @@ import torch
 from graphmend.compat.counters import forget
 from graphmend.conventions import RUNTIME_ALIAS
 
+logger = logging.getLogger("graphmend")
+
 
 
 #: Rewritten code as the rules write it: a deferred print inside an inlined
@@ -160,6 +162,38 @@ def self_test(runtime: types.ModuleType) -> dict[str, str]:
         for rule in SELF_TEST_RULES[name]:
             off.setdefault(rule, f"self-test: {name} failed ({why}) (torch {torch.__version__})")
     return off
+
+
+#: The warm-up's function: one graph, no break, nothing captured.
+_WARM_UP_SOURCE = """
+def warm_up(x):
+    return (x * 2).sum()
+"""
+
+
+def warm_up() -> None:
+    """Compile a tiny fresh function (``backend="eager"``) and leave no
+    trace of it: the first trace in a process pays for Dynamo's lazy
+    imports and set-up (0.6 s, of which 0.5 s comes off the next trace),
+    and graphmend.compile's first call does it while the rules' helper
+    process rewrites, when this process would otherwise wait.  Dynamo's
+    graph counter is left as it was and the function's cache entries are
+    dropped; a failure costs only the time."""
+    if torch.compiler.is_compiling():
+        return
+    from torch._dynamo.utils import counters
+
+    namespace: dict[str, Any] = {}
+    exec(compile(_WARM_UP_SOURCE, "<graphmend warm-up>", "exec"), namespace)  # noqa: S102 -- our own constant source
+    function = namespace["warm_up"]
+    graphs_before = counters["stats"]["unique_graphs"]
+    try:
+        torch.compile(function, backend="eager", fullgraph=True)(torch.ones(2))
+    except Exception:  # noqa: BLE001 -- a warm-up must not fail the compile
+        logger.debug("graphmend: the warm-up compile failed", exc_info=True)
+    finally:
+        counters["stats"]["unique_graphs"] = graphs_before
+        forget([function.__code__])
 
 
 def _describe(error: BaseException | None) -> str | None:

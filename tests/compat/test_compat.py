@@ -209,6 +209,26 @@ def test_the_self_test_is_cheap_and_leaves_no_trace() -> None:
     assert len(output_graph.graph_break_reasons) == breaks
 
 
+def test_the_warm_up_compiles_once_and_leaves_no_trace() -> None:
+    """graphmend.compile's first call warms Dynamo up while the rules'
+    helper rewrites: a function traced, the graph counter as it was."""
+    from torch._dynamo.utils import counters
+
+    graphs, captured = counters["stats"]["unique_graphs"], counters["stats"]["calls_captured"]
+    compat.warm_up()
+    assert counters["stats"]["calls_captured"] > captured  # traced: its two operators
+    assert counters["stats"]["unique_graphs"] == graphs
+
+
+def test_no_warm_up_while_dynamo_traces(monkeypatch) -> None:
+    from torch._dynamo.utils import counters
+
+    monkeypatch.setattr(torch.compiler, "is_compiling", lambda: True)
+    captured = counters["stats"]["calls_captured"]
+    compat.warm_up()
+    assert counters["stats"]["calls_captured"] == captured
+
+
 def test_graph_break_ids_come_from_the_registry() -> None:
     registry = compat.graph_break_registry()
     assert registry and all(key.startswith("GB") for key in registry)
