@@ -116,7 +116,7 @@ from typing import Any
 import torch
 
 from graphmend.compat import headroom, verdicts
-from graphmend.compat.counters import FRAMES_RUN_EAGERLY, forget
+from graphmend.compat.counters import FRAMES_RUN_EAGERLY, trial_compiles
 from graphmend.compat.failures import MendFirst, caused_by
 
 logger = logging.getLogger("graphmend")
@@ -321,33 +321,25 @@ def self_test() -> str | None:
     from torch._dynamo import output_graph
     from torch._dynamo.utils import counters
 
-    namespace: dict[str, Any] = {"torch": torch}
-    exec(compile(_SELF_TEST_SOURCE, "<graphmend capture self-test>", "exec"), namespace)  # noqa: S102
-    functions = [namespace["masked"], namespace["sized"]]
     before = {name: getattr(torch._dynamo.config, name) for name in SWITCHES}
-    graphs_before = counters["stats"]["unique_graphs"]
-    breaks_before = len(output_graph.graph_break_reasons)
     x = torch.tensor([1.0, -2.0, 3.0, 0.5])
-    try:
-        for function in functions:
-            graphs = counters["stats"]["unique_graphs"]
-            breaks = len(output_graph.graph_break_reasons)
-            with scope():
-                got = torch.compile(function, backend="eager")(x.clone())
-            made = counters["stats"]["unique_graphs"] - graphs
-            if len(output_graph.graph_break_reasons) != breaks or made != 1:
-                return f"{function.__name__}: {made} graph(s) with the switches on, expected 1"
-            if not torch.equal(got, function(x.clone())):
-                return f"{function.__name__}: the captured graph's value differs from eager's"
-        after = {name: getattr(torch._dynamo.config, name) for name in SWITCHES}
-        if after != before:
-            return f"the switches were left at {after} (were {before})"
-    except Exception as error:  # noqa: BLE001 -- the self-test must not fail the compile
-        return f"the self-test failed: {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
-    finally:
-        counters["stats"]["unique_graphs"] = graphs_before
-        del output_graph.graph_break_reasons[breaks_before:]
-        forget(function.__code__ for function in functions)
+    with trial_compiles(_SELF_TEST_SOURCE, "<graphmend capture self-test>", {"torch": torch}) as namespace:
+        try:
+            for function in (namespace["masked"], namespace["sized"]):
+                graphs = counters["stats"]["unique_graphs"]
+                breaks = len(output_graph.graph_break_reasons)
+                with scope():
+                    got = torch.compile(function, backend="eager")(x.clone())
+                made = counters["stats"]["unique_graphs"] - graphs
+                if len(output_graph.graph_break_reasons) != breaks or made != 1:
+                    return f"{function.__name__}: {made} graph(s) with the switches on, expected 1"
+                if not torch.equal(got, function(x.clone())):
+                    return f"{function.__name__}: the captured graph's value differs from eager's"
+            after = {name: getattr(torch._dynamo.config, name) for name in SWITCHES}
+            if after != before:
+                return f"the switches were left at {after} (were {before})"
+        except Exception as error:  # noqa: BLE001 -- the self-test must not fail the compile
+            return f"the self-test failed: {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
     return None
 
 
@@ -1473,10 +1465,12 @@ def _read_back_number_dynamic(frame: Any) -> Iterator[None]:
     """
     from torch._dynamo.resume_execution import ContinueExecutionCache
 
-    stack = sorted((name for name in frame.f_locals if name.startswith(RESUME_STACK)),
+    # Only a resume frame's locals are read (reading them builds a dict).
+    resumed = frame.f_code in ContinueExecutionCache.generated_code_metadata
+    values = frame.f_locals if resumed else {}
+    stack = sorted((name for name in values if name.startswith(RESUME_STACK)),
                    key=lambda name: int(name[len(RESUME_STACK):]))
-    if (frame.f_code not in ContinueExecutionCache.generated_code_metadata or not stack
-            or type(frame.f_locals[stack[-1]]) is not int):
+    if not stack or type(values[stack[-1]]) is not int:
         yield
         return
     source = re.escape(f"L['{stack[-1]}']")

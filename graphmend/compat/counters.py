@@ -114,6 +114,27 @@ def forget(codes: Iterable[Any]) -> None:
 
 
 @contextlib.contextmanager
+def trial_compiles(source: str, filename: str, namespace: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """graphmend's own trial compiles (the self-tests', the warm-up): the
+    functions ``source`` defines, compiled afresh into ``namespace`` (so
+    their code objects, and the cache entries Dynamo keeps on them, are
+    their own); within, ``namespace``; after, Dynamo's graph counter and
+    break list as they were and the functions' cache entries dropped."""
+    from torch._dynamo import output_graph
+    from torch._dynamo.utils import counters
+
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 -- graphmend's own constant sources
+    codes = [value.__code__ for value in namespace.values() if inspect.isfunction(value)]
+    graphs, breaks = counters["stats"]["unique_graphs"], len(output_graph.graph_break_reasons)
+    try:
+        yield namespace
+    finally:
+        counters["stats"]["unique_graphs"] = graphs
+        del output_graph.graph_break_reasons[breaks:]
+        forget(codes)
+
+
+@contextlib.contextmanager
 def isolated_code_state() -> Iterator[None]:
     """Within: Dynamo's automatic-dynamic memory as a fresh process has it;
     after: the memory as it was, untouched.

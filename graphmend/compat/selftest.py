@@ -14,7 +14,7 @@ from typing import Any
 
 import torch
 
-from graphmend.compat.counters import forget
+from graphmend.compat.counters import trial_compiles
 from graphmend.conventions import RUNTIME_ALIAS
 
 logger = logging.getLogger("graphmend")
@@ -83,17 +83,9 @@ def self_test(runtime: types.ModuleType) -> dict[str, str]:
     """
     if torch.compiler.is_compiling():  # never while Dynamo traces
         return {}
-    from torch._dynamo import output_graph
-    from torch._dynamo.utils import counters
-
     logger_name = "graphmend.self_test"
     test_logger = logging.getLogger(logger_name)
     namespace: dict[str, Any] = {RUNTIME_ALIAS: runtime, "logger": test_logger, "__name__": "graphmend.compat"}
-    exec(compile(_SELF_TEST_SOURCE, "<graphmend self-test>", "exec"), namespace)  # noqa: S102 -- our own constant source
-    codes = [namespace[name].__code__ for name in ("helper", "printed", "logged", "checked", "everything")]
-
-    graphs_before = counters["stats"]["unique_graphs"]
-    breaks_before = len(output_graph.graph_break_reasons)
     handler = _Records()
     saved = test_logger.handlers[:], test_logger.propagate, test_logger.level, test_logger.disabled
     test_logger.handlers[:] = [handler]
@@ -133,29 +125,27 @@ def self_test(runtime: types.ModuleType) -> dict[str, str]:
         return f"raised {_describe(error)}" if error else "raised nothing"
 
     failures: dict[str, str] = {}
-    try:
-        out, error = run(namespace["everything"])
-        combined = check_print(out, error) or check_log() or check_raise(error)
-        if combined:
-            names = list(SELF_TEST_RULES)
-            for name, function, verdict in (
-                (names[0], "printed", lambda out, error: _describe(error) or check_print(out, error)),
-                (names[1], "logged", lambda out, error: _describe(error) or check_log()),
-                (names[2], "checked", lambda out, error: check_raise(error)),
-            ):
-                why = verdict(*run(namespace[function]))
-                if why:
-                    failures[name] = why
-            if not failures:  # each passes alone: the combination fails
-                failures[names[0]] = f"the checks fail together: {combined}"
-    except Exception as error:  # noqa: BLE001 -- the self-test itself must not fail the mend
-        failures = {name: f"the self-test failed: {type(error).__name__}: {error}" for name in SELF_TEST_RULES}
-    finally:
-        test_logger.handlers[:], test_logger.propagate, _, test_logger.disabled = saved
-        test_logger.setLevel(saved[2])
-        forget(codes)
-        counters["stats"]["unique_graphs"] = graphs_before
-        del output_graph.graph_break_reasons[breaks_before:]
+    with trial_compiles(_SELF_TEST_SOURCE, "<graphmend self-test>", namespace):
+        try:
+            out, error = run(namespace["everything"])
+            combined = check_print(out, error) or check_log() or check_raise(error)
+            if combined:
+                names = list(SELF_TEST_RULES)
+                for name, function, verdict in (
+                    (names[0], "printed", lambda out, error: _describe(error) or check_print(out, error)),
+                    (names[1], "logged", lambda out, error: _describe(error) or check_log()),
+                    (names[2], "checked", lambda out, error: check_raise(error)),
+                ):
+                    why = verdict(*run(namespace[function]))
+                    if why:
+                        failures[name] = why
+                if not failures:  # each passes alone: the combination fails
+                    failures[names[0]] = f"the checks fail together: {combined}"
+        except Exception as error:  # noqa: BLE001 -- the self-test itself must not fail the mend
+            failures = {name: f"the self-test failed: {type(error).__name__}: {error}" for name in SELF_TEST_RULES}
+        finally:
+            test_logger.handlers[:], test_logger.propagate, _, test_logger.disabled = saved
+            test_logger.setLevel(saved[2])
 
     off: dict[str, str] = {}
     for name, why in failures.items():
@@ -181,19 +171,11 @@ def warm_up() -> None:
     dropped; a failure costs only the time."""
     if torch.compiler.is_compiling():
         return
-    from torch._dynamo.utils import counters
-
-    namespace: dict[str, Any] = {}
-    exec(compile(_WARM_UP_SOURCE, "<graphmend warm-up>", "exec"), namespace)  # noqa: S102 -- our own constant source
-    function = namespace["warm_up"]
-    graphs_before = counters["stats"]["unique_graphs"]
-    try:
-        torch.compile(function, backend="eager", fullgraph=True)(torch.ones(2))
-    except Exception:  # noqa: BLE001 -- a warm-up must not fail the compile
-        logger.debug("graphmend: the warm-up compile failed", exc_info=True)
-    finally:
-        counters["stats"]["unique_graphs"] = graphs_before
-        forget([function.__code__])
+    with trial_compiles(_WARM_UP_SOURCE, "<graphmend warm-up>", {}) as namespace:
+        try:
+            torch.compile(namespace["warm_up"], backend="eager", fullgraph=True)(torch.ones(2))
+        except Exception:  # noqa: BLE001 -- a warm-up must not fail the compile
+            logger.debug("graphmend: the warm-up compile failed", exc_info=True)
 
 
 def _describe(error: BaseException | None) -> str | None:

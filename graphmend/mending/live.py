@@ -346,8 +346,8 @@ def mend(obj: Any, *, modules: str | Iterable[str] | None = None, rules: Iterabl
     files the helper still rewrites when the call starts are finished as
     Dynamo meets their functions, and by :func:`settle`; every other entry
     point here settles first.  ``helper`` (:func:`start_helper`) is the
-    helper process to rewrite in, which the caller closes.  Raises :class:`GraphmendError` only for an
-    ``obj`` that is not callable.
+    helper process to rewrite in, which the caller closes.  Raises
+    :class:`GraphmendError` only for an ``obj`` that is not callable.
     """
     if not callable(obj) and not isinstance(obj, (staticmethod, classmethod)):
         raise GraphmendError(f"mend() needs a function or an nn.Module, not {type(obj).__name__}")
