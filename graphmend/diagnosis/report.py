@@ -13,14 +13,15 @@ import json
 import os
 import sysconfig
 from dataclasses import asdict, dataclass, field
-from typing import Any
-
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
+from typing import TYPE_CHECKING, Any
 
 from graphmend.analysis.source import first_line, parse_file
-from graphmend.diagnosis import page
+
+# rich (0.1 s to import) only where a report is rendered: graphmend.compile's
+# first call builds reports it never shows.
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
 
 #: The categories a break falls in (SPEC section 2).
 CATEGORIES = ("DC", "IO", "GUARD", "SCALAR", "DS", "OTHER")
@@ -221,6 +222,9 @@ class Report:
         return list(rows.values())
 
     def table(self, title: str | None = None) -> Table:
+        from rich.markup import escape
+        from rich.table import Table
+
         sides = [self] if self.mended is None else [self, self.mended]
         title = title or "\n".join(side.summary() for side in sides)
         # At least as wide as its title (rich caps it at the console's width):
@@ -245,6 +249,9 @@ class Report:
         return table
 
     def recompile_table(self) -> Table:
+        from rich.markup import escape
+        from rich.table import Table
+
         table = Table(title="recompiles", show_lines=True)
         for column in ("function", "failed guard", "guard from", "call"):
             table.add_column(column, overflow="fold")
@@ -273,6 +280,9 @@ class Report:
         return lines
 
     def show(self, console: Console | None = None) -> None:
+        from rich.console import Console
+        from rich.markup import escape
+
         console = console or Console()
         console.print(self.table())
         for line in self.notes():
@@ -284,9 +294,13 @@ class Report:
         """One self-contained HTML page: the summary of each view, the
         table, each site's source beside the code graphmend.compile runs
         there, the fallbacks (:mod:`graphmend.diagnosis.page`)."""
+        from graphmend.diagnosis import page
+
         return page.render(self, title)
 
     def __str__(self) -> str:
+        from rich.console import Console
+
         console = Console(width=120, record=True, file=open(os.devnull, "w"))
         self.show(console)
         return console.export_text()
