@@ -171,6 +171,11 @@ _WITHOUT_CAPTURE = CodeTable()
 _CONVERSIONS_WITHOUT = CodeTable()
 #: Frames that failed to compile with the switches on and compiled without (a process total).
 retried_frames = 0
+#: Where [Capture] gave up on a frame: each function (its code object, a
+#: resume function's original) that both made the captured values and met
+#: what gave the frame up -> [(the line of that function the values were
+#: made from, why)] (:func:`_remember_where_given_up`).
+_GIVEN_UP_IN = CodeTable()
 
 
 class _Active(threading.local):
@@ -187,6 +192,9 @@ class _Active(threading.local):
     first_captured: tuple[Any, Any] | None = None
     #: Guards met in that same call during this frame's conversion: reason -> the call's offset.
     same_break: dict[str, int] | None = None
+    #: Each captured symbol the trace of ``shape_env`` bound -> the trace's
+    #: stack where it did (:func:`_trace_stack`).
+    origins: dict[str, list[tuple[Any, int]]] | None = None
     #: While the user's backend compiles a graph traced with the switches on:
     #: the source of each module of code it generated or loaded from its cache.
     generated: list[str] | None = None
@@ -400,6 +408,12 @@ def _compile_failing_frames_without_capture() -> None:
     def convert(self, frame, cache_entry, hooks, frame_state, skip):
         global retried_frames
         code = frame.f_code
+        if code not in _WITHOUT_CAPTURE:
+            again = given_up_again(code)
+            if again is not None:
+                _WITHOUT_CAPTURE[code] = again
+                logger.debug("graphmend: %s (%s:%d) is compiled without [capture]: %s", code.co_name,
+                             code.co_filename, code.co_firstlineno, again)
         if code in _WITHOUT_CAPTURE:
             _CONVERSIONS_WITHOUT[code] = _CONVERSIONS_WITHOUT.get(code, 0) + 1
             with _switches_off():
@@ -408,7 +422,7 @@ def _compile_failing_frames_without_capture() -> None:
         graphs, skips = counters["stats"]["unique_graphs"], len(FRAMES_RUN_EAGERLY)
         _ACTIVE.error = None
         _ACTIVE.shapes = collections.Counter()
-        _ACTIVE.first_captured, _ACTIVE.same_break = None, {}
+        _ACTIVE.first_captured, _ACTIVE.same_break, _ACTIVE.origins = None, {}, {}
         with _records_held() as held, _read_back_number_dynamic(frame):
             try:
                 result = original(self, frame, cache_entry, hooks, frame_state, skip=skip + 1)
@@ -420,7 +434,7 @@ def _compile_failing_frames_without_capture() -> None:
                 raised = error
             finally:
                 captured = _ACTIVE.shape_env is not None
-                _ACTIVE.shapes = _ACTIVE.shape_env = _ACTIVE.first_captured = None
+                _ACTIVE.shapes = _ACTIVE.shape_env = _ACTIVE.first_captured = _ACTIVE.origins = None
         if caused_by(raised or _ACTIVE.error, MendFirst):  # to run eagerly this once: graphmend mends it first
             _release(held)
             if raised is not None:
@@ -635,7 +649,7 @@ def _decline_while_tracing() -> None:
                     # Dynamo breaks at that call, where it breaks without capture.
                     _ACTIVE.same_break[str(self.msg)] = _ACTIVE.first_captured[1].offset
                 elif declines:
-                    raise Declined(f"{GUARD}: {_error_text(self)}")
+                    raise Declined(_given_up_at_guard(f"{GUARD}: {_error_text(self)}", str(self.msg), _trace_stack()))
 
         return __init__
 
@@ -654,7 +668,7 @@ def _decline_while_tracing() -> None:
             # the attempt is given up on whatever the second trace finds.
             why = _guard_moved_by(getattr(self, "reason", None)) if _ACTIVE.shapes is not None else None
             if why is not None:
-                raise Declined(why)
+                raise Declined(_given_up_at_guard(why, self.reason.reason, _user_stack(self.reason)))
             return restart(self, *args, **kwargs)
 
         entry.fail_and_restart_analysis = fail_and_restart_analysis
@@ -669,7 +683,10 @@ def _decline_while_tracing() -> None:
         if _ACTIVE.shape_env is not shape_env:  # a new trace of the frame
             _ACTIVE.shape_env = shape_env
             shapes.clear()
+            _ACTIVE.origins.clear()
             _ACTIVE.first_captured = _root_instruction()
+        made_at = _trace_stack()
+        _ACTIVE.origins.update((str(symbol), made_at) for symbol in found)
         if not any(isinstance(leaf, torch.Tensor) for leaf in torch.utils._pytree.tree_leaves(example_value)):
             return found  # a captured scalar: not a shape
         stack = torch._guards.TracingContext.extract_stack()
@@ -856,9 +873,10 @@ def declined_graph(output: Any, gm: Any, binders: dict[Any, Any]) -> str | None:
       (:func:`updated_grad_input`).
     """
     root = getattr(getattr(output, "root_tx", None), "current_instruction", None)
-    moved = _guard_moved_by(getattr(output, "compile_subgraph_reason", None), getattr(root, "offset", None))
+    reason = getattr(output, "compile_subgraph_reason", None)
+    moved = _guard_moved_by(reason, getattr(root, "offset", None))
     if moved is not None:
-        return moved
+        return _given_up_at_guard(moved, reason.reason, _user_stack(reason))
     modes = getattr(output, "torch_function_mode_stack", None)
     if modes and _captured_any(output.shape_env):
         return (f"{UNDER_A_MODE} ({', '.join(type(mode).__name__ for mode in modes)}): Dynamo can hand "
@@ -867,7 +885,11 @@ def declined_graph(output: Any, gm: Any, binders: dict[Any, Any]) -> str | None:
         return NUMBERS_ONLY
     assumed = assumed_fact(gm, output.shape_env, binders)
     if assumed is not None:
-        return f"the graph would assume a captured size: {assumed}"
+        why, expr, node = assumed
+        why = f"the graph would assume a captured size: {why}"
+        if node is not None:
+            _remember_where_given_up(why, _SYMBOL.findall(str(expr)), _stack_of_node(node))
+        return why
     if torch.is_grad_enabled() and rounds_fma_once(getattr(output, "compiler_fn", None)) and binders:
         updated = updated_grad_input(gm)
         if updated is not None:
@@ -978,9 +1000,11 @@ def updated_grad_input(gm: Any) -> str | None:
     return None
 
 
-def assumed_fact(gm: Any, shape_env: Any, binders: dict[Any, Any]) -> str | None:
+def assumed_fact(gm: Any, shape_env: Any, binders: dict[Any, Any]) -> tuple[str, Any, Any] | None:
     """The first run-time assertion the graph will run that eager does not
-    make, said as ``expr (where it comes from) at file:line``; or None.
+    make, as (``expr (where it comes from) at file:line``, the expression,
+    the graph's assertion node or None for a deferred assert no node
+    asserts); or None.
 
     Every assertion counts: the ``_assert_scalar`` nodes of the graph and
     of its subgraphs (Dynamo inserts them from the shape env's deferred
@@ -1012,8 +1036,8 @@ def assumed_fact(gm: Any, shape_env: Any, binders: dict[Any, Any]) -> str | None
         expr = asserted.get(text.group(1)) if text else None
         why = _assumption(expr, binders) if expr is not None else f"{node.args[1]} (an assertion graphmend cannot read)"
         if why is not None:
-            found.append((expr not in deferred, why + _site(node)))
-    found += [(True, why) for why in map(lambda expr: _assumption(expr, binders), deferred) if why is not None]
+            found.append((expr not in deferred, (why + _site(node), expr if expr is not None else node.args[1], node)))
+    found += [(True, (why, expr, None)) for expr in deferred if (why := _assumption(expr, binders)) is not None]
     # A deferred assert first: a narrowed range (u0 >= 4) follows from one (Eq(u0, 4)).
     return min(found, key=lambda pair: pair[0])[1] if found else None
 
@@ -1360,6 +1384,114 @@ def _site(node: Any) -> str:
             filename, _, rest = line[len('File "'):].partition('", line ')
             return f" at {filename}:{rest.split(',')[0]}"
     return ""
+
+
+#: A captured symbol's name in an expression or a message (``u0``, ``u17``).
+_SYMBOL = re.compile(r"\bu\d+\b")
+#: A resume function's name (resume_execution.py): what it resumes, and the line.
+_RESUMED = re.compile(r"^torch_dynamo_resume_in_(.+)_at_(\d+)$")
+#: A frame of a traceback Dynamo writes into a node's ``stack_trace``.
+_TRACE_FRAME = re.compile(r'^\s*File "(.*)", line (\d+), in ', re.M)
+
+
+def _trace_stack() -> list[tuple[Any, int]]:
+    """The trace's stack now, outermost first: (code object, line) of the
+    frame Dynamo converts and of each call it is inlining."""
+    from torch._dynamo import symbolic_convert
+
+    root = getattr(symbolic_convert.tls, "current_tx", None)
+    tx = getattr(getattr(root, "output", None), "current_tx", root)
+    stack = []
+    while tx is not None:
+        stack.append((tx.f_code, tx.lineno))
+        tx = getattr(tx, "parent", None)
+    return stack[::-1]
+
+
+def _stack_of_node(node: Any) -> list[tuple[str, int]]:
+    """(file, line) of each frame a graph node was traced in, outermost first."""
+    return [(filename, int(line)) for filename, line in _TRACE_FRAME.findall(node.meta.get("stack_trace") or "")]
+
+
+def _original(code: Any) -> Any:
+    """The function's code a resume function's code resumes (itself otherwise)."""
+    from torch._dynamo.resume_execution import ContinueExecutionCache
+
+    metadata = ContinueExecutionCache.generated_code_metadata
+    while code in metadata:
+        code = metadata[code].code
+    return code
+
+
+def _remember_where_given_up(why: str, symbols: Iterable[str], site: list[tuple[Any, int]]) -> None:
+    """Remember the functions in which a frame would meet again what [Capture]
+    gave this one up for (``why``, about the captured ``symbols``, met at
+    ``site``: the trace's stack, as code objects or as file names).
+
+    Those are the functions on the stacks where every one of the symbols was
+    made and on the site's, calls of one frame (the same line in every
+    function outside them): a frame of such a function traced with capture
+    makes those values again, and meets the same.  Made in one function and
+    met in another (a size made in a callee and asserted on in its caller),
+    a frame of the callee alone does not meet it: not remembered.  Nor is
+    anything where a symbol's origin is not known."""
+    origins = [(_ACTIVE.origins or {}).get(symbol) for symbol in set(symbols)]
+    if not origins or any(origin is None for origin in origins):
+        return
+    for depth, met in enumerate(site):
+        made = [origin[depth] for origin in origins if depth < len(origin)]
+        code = made[0][0] if len(made) == len(origins) else None
+        if code is None or any(other is not code for other, _ in made) or not _in_function(met, code):
+            return
+        _GIVEN_UP_IN.setdefault(_original(code), []).append((min(line for _, line in made), why))
+        if any(line != met[1] for _, line in made):
+            return  # the values were made in this function, away from where they were met: no deeper
+
+
+def _given_up_at_guard(why: str, message: str, site: list[tuple[Any, int]]) -> str:
+    """``why``, once remembered (:func:`_remember_where_given_up`): a frame
+    given up on at a guard on a captured value, met at ``site`` by the trace
+    that is on.  A guard whose ``message`` names no value (an ``if`` on one)
+    is on one of those the trace made: taken all, they leave fewer functions
+    to remember, and earlier lines."""
+    _remember_where_given_up(why, _SYMBOL.findall(message) or list(_ACTIVE.origins or ()), site)
+    return why
+
+
+def _user_stack(reason: Any) -> list[tuple[str, int]]:
+    """(file, line) of each frame of a graph break's user stack, outermost first."""
+    return [(frame.filename, frame.lineno) for frame in getattr(reason, "user_stack", None) or ()]
+
+
+def _in_function(frame: tuple[Any, int], code: Any) -> bool:
+    """Whether a frame of a stack, (code object or file name, line), is in
+    the function of ``code`` (a line of two calls, ``f(g(x))``, has two
+    callees in one file)."""
+    where, line = frame
+    if where is code:
+        return True
+    lines = [number for *_, number in code.co_lines() if number is not None]
+    return where == code.co_filename and bool(lines) and min(lines) <= line <= max(lines)
+
+
+def given_up_again(code: Any) -> str | None:
+    """Why a frame of ``code`` traced with capture would be given up on as a
+    frame before it was (:func:`_remember_where_given_up`), or None: it runs
+    its function from a line before the one where that frame's captured
+    values were made (a resume function from where it resumes), so it makes
+    them again.  Such a frame compiles without capture at once: the trace
+    that would only find the same costs a second in a first call (five
+    frames nested in sentence-transformers' packed pooling each traced to
+    one selection with capture, to be given up on there)."""
+    remembered = _GIVEN_UP_IN.get(_original(code))
+    if not remembered:
+        return None
+    resumed = _RESUMED.match(code.co_name)
+    start = int(resumed.group(2)) if resumed else code.co_firstlineno
+    for line, why in remembered:
+        if line > start:
+            return f"a frame before it was traced with capture to code this one runs again: {why}"
+    return None
 
 
 #: Dynamo's words for a guard it cannot decide on an unbacked value.

@@ -105,6 +105,31 @@ def broadcast_selection(x, y):
     return x[x > 0.2] + y
 
 
+def selection_plus(x, y):
+    return x[x > 0.2] + y
+
+
+def calls_selection_plus(x, y):
+    return selection_plus(x * 2, y) - 1
+
+
+def selection_after_a_read(x, y):
+    scale = x.sum().item()
+    return (x * scale)[x > 0.2] + y
+
+
+def hard_pairs(d, labels):
+    # sentence-transformers' OnlineContrastiveLoss
+    negs = d[labels == 0]
+    poss = d[labels == 1]
+    return negs[negs < (poss.max() if len(poss) > 1 else negs.mean())]
+
+
+def selection_handed_on(x, y):
+    picked = x[x > 0.2]
+    return selection_plus(picked, y)
+
+
 def per_group(scores, groups):
     # torchvision's _batched_nms_vanilla: a custom operator per group.
     keep = torch.zeros_like(scores, dtype=torch.bool)
@@ -434,6 +459,109 @@ def test_a_graph_that_assumes_a_captured_size_falls_back_to_the_break(forms):
     why = capture.uncaptured_codes()[forms.broadcast_selection.__code__]
     assert why.startswith("the graph would assume a captured size: Eq(u0, 4) at ")
     assert why.endswith(f"{forms.__file__}:{_line_of(forms, 'return x[x > 0.2] + y')}")
+
+
+@pytest.fixture
+def traces(monkeypatch):
+    """Each frame Dynamo traces: (code name, whether [Capture]'s switches were on)."""
+    from torch._dynamo import convert_frame
+
+    seen: list[tuple[str, bool]] = []
+    original = convert_frame._compile
+
+    def _compile(code, *args, **kwargs):
+        seen.append((code.co_name, torch._dynamo.config.capture_scalar_outputs))
+        return original(code, *args, **kwargs)
+
+    monkeypatch.setattr(convert_frame, "_compile", _compile)
+    monkeypatch.setattr(capture, "_GIVEN_UP_IN", capture.CodeTable())
+    return seen
+
+
+def test_a_callee_that_met_what_gave_its_caller_up_is_not_traced_with_capture_again(forms, traces):
+    """The caller's trace with capture inlines the callee to ``Eq(u0, 4)``
+    and is given up on; compiled without capture it breaks at the call, and
+    the callee, now a frame of its own, would be traced with capture to the
+    same selection and given up on there too (sentence-transformers'
+    packed pooling: five nested frames, one trace each).  It compiles
+    without capture at once, with eager's results."""
+    torch._dynamo.reset()
+    y = torch.ones(4)
+    ours = graphmend.compile(forms.calls_selection_plus, backend="eager")
+    for x in (torch.tensor([0.1, 0.3, -1.0, 0.0]), torch.tensor([0.5, 0.3, 0.9, 1.0])):
+        assert torch.equal(ours(x, y), forms.calls_selection_plus(x, y))
+    why = capture.uncaptured_codes()[forms.selection_plus.__code__]
+    assert why.startswith("a frame before it was traced with capture to code this one runs again: the graph would "
+                          "assume a captured size: Eq(u0, 4) at "), why
+    assert ("selection_plus", True) not in traces
+    assert ("calls_selection_plus", True) in traces  # the caller's own attempt
+
+
+def test_a_frame_resumed_before_what_gave_it_up_is_not_traced_with_capture_again(forms, traces):
+    """Given up on for the selection, the frame compiles without capture and
+    breaks at ``.item()``; the frame Dynamo resumes there makes the
+    selection again, and compiles without capture at once.  The frame
+    resumed after the selection's own break holds it as an input, and is
+    traced with capture."""
+    torch._dynamo.reset()
+    y = torch.ones(4)
+    ours = graphmend.compile(forms.selection_after_a_read, backend="eager")
+    x = torch.tensor([0.1, 0.3, -1.0, 0.0])
+    assert torch.equal(ours(x, y), forms.selection_after_a_read(x, y))
+    after_the_read = f"torch_dynamo_resume_in_selection_after_a_read_at_{_line_of(forms, 'scale = x.sum()')}"
+    (resumed,) = [code for code in capture.uncaptured_codes() if code.co_name == after_the_read]
+    assert capture.uncaptured_codes()[resumed].startswith("a frame before it was traced with capture"), resumed
+    assert (after_the_read, True) not in traces
+    assert ("selection_after_a_read", True) in traces
+    after_the_selection = f"torch_dynamo_resume_in_selection_after_a_read_at_{_line_of(forms, '(x * scale)[x')}"
+    assert (after_the_selection, True) in traces
+
+
+def test_a_frame_resumed_before_a_guard_that_gave_it_up_is_not_traced_with_capture_again(forms, traces):
+    """The same for a guard on a captured size (``len(poss) > 1``): the
+    frame resumed after the first selection's break makes ``poss`` again
+    and meets the guard (sentence-transformers' OnlineContrastiveLoss);
+    the one resumed after ``poss``'s break holds it as an input."""
+    torch._dynamo.reset()
+    d, labels = torch.tensor([0.5, 0.1, 0.9, 0.3, 0.7, 0.2]), torch.tensor([0, 1, 0, 1, 1, 0])
+    ours = graphmend.compile(forms.hard_pairs, backend="eager")
+    for _ in range(2):
+        assert torch.equal(ours(d, labels), forms.hard_pairs(d, labels))
+    from graphmend.diagnosis.advice import for_fallback
+
+    resumed = "torch_dynamo_resume_in_hard_pairs_at_{}".format
+    why = capture.uncaptured_codes()[forms.hard_pairs.__code__]
+    assert why.startswith("a captured value meets a guard")
+    assert (resumed(_line_of(forms, "negs = d[labels == 0]")), True) not in traces
+    assert (resumed(_line_of(forms, "poss = d[labels == 1]")), True) in traces
+    (again,) = [why for code, why in capture.uncaptured_codes().items()
+                if code.co_name == resumed(_line_of(forms, "negs = d[labels == 0]"))]
+    assert for_fallback(again) == for_fallback(why) is not None  # diagnose's advice, as for the first
+
+
+def test_a_callee_handed_a_captured_size_is_not_remembered(forms, monkeypatch):
+    """No-op: a size made in the caller and met in the callee is the callee's
+    argument when it runs as a frame of its own, a backed size, so the
+    caller is remembered and the callee is not."""
+    monkeypatch.setattr(capture, "_GIVEN_UP_IN", capture.CodeTable())
+    caller, callee = forms.selection_handed_on.__code__, forms.selection_plus.__code__
+    made = _line_of(forms, "picked = x[x > 0.2]")
+    met = [(forms.__file__, _line_of(forms, "return selection_plus(picked, y)")),
+           (forms.__file__, _line_of(forms, "return x[x > 0.2] + y"))]
+    monkeypatch.setattr(capture._ACTIVE, "origins", {"u0": [(caller, made)]})
+    capture._remember_where_given_up("the graph would assume a captured size: Eq(u0, 4)", ["u0"], met)
+    assert capture.given_up_again(callee) is None
+    assert capture.given_up_again(caller) is not None
+
+
+def test_what_gave_a_frame_up_is_not_remembered_without_its_origin(forms, monkeypatch):
+    """No-op: a symbol whose origin the trace did not see (a moved guard's
+    reason read after another trace) remembers nothing."""
+    monkeypatch.setattr(capture, "_GIVEN_UP_IN", capture.CodeTable())
+    monkeypatch.setattr(capture._ACTIVE, "origins", {})
+    met = [(forms.__file__, _line_of(forms, "return x[x > 0.2] + y"))]
+    capture._remember_where_given_up("the graph would assume a captured size: Eq(u0, 4)", ["u0"], met)
+    assert len(capture._GIVEN_UP_IN) == 0
 
 
 @pytest.mark.parametrize("name", ["gate", "helper_guard", "range_loop"])
@@ -958,6 +1086,7 @@ def test_an_assumption_in_the_code_inductor_loads_from_its_cache_is_not_kept(tmp
     for _ in ("cold", "warm"):
         torch._dynamo.reset()
         monkeypatch.setattr(capture, "_WITHOUT_CAPTURE", capture.CodeTable())
+        monkeypatch.setattr(capture, "_GIVEN_UP_IN", capture.CodeTable())
         ours = graphmend.compile(function)
         with torch.no_grad():
             for n in (3, 0):
@@ -1043,6 +1172,7 @@ def test_an_input_that_requires_grad_updated_in_place_is_not_captured_under_indu
     assert why.startswith("under autograd the graph updates an input that requires grad in place"), why
     torch._dynamo.reset()
     monkeypatch.setattr(capture, "_WITHOUT_CAPTURE", capture.CodeTable())  # this frame's verdict forgotten
+    monkeypatch.setattr(capture, "_GIVEN_UP_IN", capture.CodeTable())
     with torch.no_grad():
         assert torch.equal(graphmend.compile(function)(x.clone(), y.clone()), function(x.clone(), y.clone()))
     assert function.__code__ not in capture.uncaptured_codes()
