@@ -192,6 +192,10 @@ class _Active(threading.local):
     first_captured: tuple[Any, Any] | None = None
     #: Guards met in that same call during this frame's conversion: reason -> the call's offset.
     same_break: dict[str, int] | None = None
+    #: Each guard on a captured value met during this frame's conversion: its
+    #: message -> (the trace's stack there, the values it is on, the origins
+    #: of the values made by then).
+    guards_met: dict[str, tuple[list[tuple[Any, int]], list[str], dict[str, list[tuple[Any, int]]]]] | None = None
     #: Each captured symbol the trace of ``shape_env`` bound -> the trace's
     #: stack where it did (:func:`_trace_stack`).
     origins: dict[str, list[tuple[Any, int]]] | None = None
@@ -422,7 +426,7 @@ def _compile_failing_frames_without_capture() -> None:
         graphs, skips = counters["stats"]["unique_graphs"], len(FRAMES_RUN_EAGERLY)
         _ACTIVE.error = None
         _ACTIVE.shapes = collections.Counter()
-        _ACTIVE.first_captured, _ACTIVE.same_break, _ACTIVE.origins = None, {}, {}
+        _ACTIVE.first_captured, _ACTIVE.same_break, _ACTIVE.origins, _ACTIVE.guards_met = None, {}, {}, {}
         with _records_held() as held, _read_back_number_dynamic(frame):
             try:
                 result = original(self, frame, cache_entry, hooks, frame_state, skip=skip + 1)
@@ -462,7 +466,7 @@ def _compile_failing_frames_without_capture() -> None:
             # Dynamo appends its own hints to the message of an error it passes on.
             _WITHOUT_CAPTURE[code] = str(declined.args[0]).splitlines()[0]
         elif raised is None and counters["frames"]["ok"] != ok:  # a guard in a frame that compiled no graph
-            _WITHOUT_CAPTURE[code] = f"{GUARD}: {_why(guards[0])}"
+            _WITHOUT_CAPTURE[code] = _given_up_at_guard(f"{GUARD}: {_why(guards[0])}", guards[0].reason)
         else:
             error = _error_text(raised or _ACTIVE.error) or (_why(breaks[0]) if breaks else "no reason given")
             _WITHOUT_CAPTURE[code] = f"Dynamo cannot compile the frame with the switches on: {error}"
@@ -645,11 +649,12 @@ def _decline_while_tracing() -> None:
         def __init__(self, *args, **kwargs):
             init(self, *args, **kwargs)
             if _ACTIVE.shapes is not None and unbacked_guard(str(self.msg)):
+                _guard_met(str(self.msg))
                 if not self.skip_frame and _in_first_captured_call():
                     # Dynamo breaks at that call, where it breaks without capture.
                     _ACTIVE.same_break[str(self.msg)] = _ACTIVE.first_captured[1].offset
                 elif declines:
-                    raise Declined(_given_up_at_guard(f"{GUARD}: {_error_text(self)}", str(self.msg), _trace_stack()))
+                    raise Declined(_given_up_at_guard(f"{GUARD}: {_error_text(self)}", str(self.msg)))
 
         return __init__
 
@@ -668,7 +673,7 @@ def _decline_while_tracing() -> None:
             # the attempt is given up on whatever the second trace finds.
             why = _guard_moved_by(getattr(self, "reason", None)) if _ACTIVE.shapes is not None else None
             if why is not None:
-                raise Declined(_given_up_at_guard(why, self.reason.reason, _user_stack(self.reason)))
+                raise Declined(_given_up_at_guard(why, self.reason.reason))
             return restart(self, *args, **kwargs)
 
         entry.fail_and_restart_analysis = fail_and_restart_analysis
@@ -876,7 +881,7 @@ def declined_graph(output: Any, gm: Any, binders: dict[Any, Any]) -> str | None:
     reason = getattr(output, "compile_subgraph_reason", None)
     moved = _guard_moved_by(reason, getattr(root, "offset", None))
     if moved is not None:
-        return _given_up_at_guard(moved, reason.reason, _user_stack(reason))
+        return _given_up_at_guard(moved, reason.reason)
     modes = getattr(output, "torch_function_mode_stack", None)
     if modes and _captured_any(output.shape_env):
         return (f"{UNDER_A_MODE} ({', '.join(type(mode).__name__ for mode in modes)}): Dynamo can hand "
@@ -888,7 +893,7 @@ def declined_graph(output: Any, gm: Any, binders: dict[Any, Any]) -> str | None:
         why, expr, node = assumed
         why = f"the graph would assume a captured size: {why}"
         if node is not None:
-            _remember_where_given_up(why, _SYMBOL.findall(str(expr)), _stack_of_node(node))
+            _remember_where_given_up(why, _SYMBOL.findall(str(expr)), _stack_of_node(node), _ACTIVE.origins or {})
         return why
     if torch.is_grad_enabled() and rounds_fma_once(getattr(output, "compiler_fn", None)) and binders:
         updated = updated_grad_input(gm)
@@ -1423,10 +1428,12 @@ def _original(code: Any) -> Any:
     return code
 
 
-def _remember_where_given_up(why: str, symbols: Iterable[str], site: list[tuple[Any, int]]) -> None:
+def _remember_where_given_up(why: str, symbols: Iterable[str], site: list[tuple[Any, int]],
+                             origins: dict[str, list[tuple[Any, int]]]) -> None:
     """Remember the functions in which a frame would meet again what [Capture]
     gave this one up for (``why``, about the captured ``symbols``, met at
-    ``site``: the trace's stack, as code objects or as file names).
+    ``site``: the trace's stack, as code objects or as file names; each
+    symbol's stack where it was made in ``origins``).
 
     Those are the functions on the stacks where every one of the symbols was
     made and on the site's, calls of one frame (the same line in every
@@ -1435,12 +1442,12 @@ def _remember_where_given_up(why: str, symbols: Iterable[str], site: list[tuple[
     met in another (a size made in a callee and asserted on in its caller),
     a frame of the callee alone does not meet it: not remembered.  Nor is
     anything where a symbol's origin is not known."""
-    origins = [(_ACTIVE.origins or {}).get(symbol) for symbol in set(symbols)]
-    if not origins or any(origin is None for origin in origins):
+    made_at = [origins.get(symbol) for symbol in set(symbols)]
+    if not made_at or any(origin is None for origin in made_at):
         return
     for depth, met in enumerate(site):
-        made = [origin[depth] for origin in origins if depth < len(origin)]
-        code = made[0][0] if len(made) == len(origins) else None
+        made = [origin[depth] for origin in made_at if depth < len(origin)]
+        code = made[0][0] if len(made) == len(made_at) else None
         if code is None or any(other is not code for other, _ in made) or not _in_function(met, code):
             return
         _GIVEN_UP_IN.setdefault(_original(code), []).append((min(line for _, line in made), why))
@@ -1448,19 +1455,40 @@ def _remember_where_given_up(why: str, symbols: Iterable[str], site: list[tuple[
             return  # the values were made in this function, away from where they were met: no deeper
 
 
-def _given_up_at_guard(why: str, message: str, site: list[tuple[Any, int]]) -> str:
+def _guard_met(message: str) -> None:
+    """Note where the trace that is on meets a guard on a captured value,
+    and where the values it has made were made: a guard Dynamo turns into a
+    break is acted on after the trace (or after the trace Dynamo restarts
+    for it), when that trace's values are gone.  A value the guard names
+    that no operation has bound yet is made by the operation the trace is
+    in (a size guarded while its kernel runs).  A guard whose message names
+    no value (``generic_jump SymNodeVariable``: an ``if`` on one) is on the
+    values of the guard met just before at the same place (Dynamo's own
+    error, which it words again), else on any value made by then."""
+    stack = _trace_stack()
+    origins = dict(_ACTIVE.origins or {})
+    symbols = _SYMBOL.findall(message)
+    for symbol in symbols:
+        origins.setdefault(symbol, stack)
+    if not symbols:
+        before = list(_ACTIVE.guards_met.values())[-1:]
+        symbols = before[0][1] if before and before[0][0] == stack else list(origins)
+    _ACTIVE.guards_met[message] = (stack, symbols, origins)
+
+
+def _given_up_at_guard(why: str, message: str) -> str:
     """``why``, once remembered (:func:`_remember_where_given_up`): a frame
-    given up on at a guard on a captured value, met at ``site`` by the trace
-    that is on.  A guard whose ``message`` names no value (an ``if`` on one)
-    is on one of those the trace made: taken all, they leave fewer functions
-    to remember, and earlier lines."""
-    _remember_where_given_up(why, _SYMBOL.findall(message) or list(_ACTIVE.origins or ()), site)
+    given up on at the guard whose ``message`` :func:`_guard_met` noted, or
+    whose message holds one it noted (Dynamo words a break at a jump on a
+    value again, around its own error: ``generic_jump SymNodeVariable()``
+    and the ``GuardOnDataDependentSymNode`` text)."""
+    met = (_ACTIVE.guards_met or {}).get(message)
+    if met is None:
+        met = next((noted for text, noted in reversed(list((_ACTIVE.guards_met or {}).items())) if text in message),
+                   None)
+    if met is not None:
+        _remember_where_given_up(why, met[1], met[0], met[2])
     return why
-
-
-def _user_stack(reason: Any) -> list[tuple[str, int]]:
-    """(file, line) of each frame of a graph break's user stack, outermost first."""
-    return [(frame.filename, frame.lineno) for frame in getattr(reason, "user_stack", None) or ()]
 
 
 def _in_function(frame: tuple[Any, int], code: Any) -> bool:

@@ -548,19 +548,17 @@ def test_a_callee_handed_a_captured_size_is_not_remembered(forms, monkeypatch):
     made = _line_of(forms, "picked = x[x > 0.2]")
     met = [(forms.__file__, _line_of(forms, "return selection_plus(picked, y)")),
            (forms.__file__, _line_of(forms, "return x[x > 0.2] + y"))]
-    monkeypatch.setattr(capture._ACTIVE, "origins", {"u0": [(caller, made)]})
-    capture._remember_where_given_up("the graph would assume a captured size: Eq(u0, 4)", ["u0"], met)
+    capture._remember_where_given_up("the graph would assume a captured size: Eq(u0, 4)", ["u0"], met,
+                                     {"u0": [(caller, made)]})
     assert capture.given_up_again(callee) is None
     assert capture.given_up_again(caller) is not None
 
 
 def test_what_gave_a_frame_up_is_not_remembered_without_its_origin(forms, monkeypatch):
-    """No-op: a symbol whose origin the trace did not see (a moved guard's
-    reason read after another trace) remembers nothing."""
+    """No-op: a symbol whose origin the trace did not see remembers nothing."""
     monkeypatch.setattr(capture, "_GIVEN_UP_IN", capture.CodeTable())
-    monkeypatch.setattr(capture._ACTIVE, "origins", {})
     met = [(forms.__file__, _line_of(forms, "return x[x > 0.2] + y"))]
-    capture._remember_where_given_up("the graph would assume a captured size: Eq(u0, 4)", ["u0"], met)
+    capture._remember_where_given_up("the graph would assume a captured size: Eq(u0, 4)", ["u0"], met, {})
     assert len(capture._GIVEN_UP_IN) == 0
 
 
