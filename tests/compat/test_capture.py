@@ -125,6 +125,18 @@ def hard_pairs(d, labels):
     return negs[negs < (poss.max() if len(poss) > 1 else negs.mean())]
 
 
+def scatter_one(g):
+    # torchjd's MGDA Frank-Wolfe step: a 0-d index Python needs as an int
+    t = torch.argmin(g)
+    e = torch.zeros(g.shape[0])
+    e[t] = 1.0
+    return e * g
+
+
+def calls_scatter_one(g):
+    return scatter_one(g * 2) + 1
+
+
 def selection_handed_on(x, y):
     picked = x[x > 0.2]
     return selection_plus(picked, y)
@@ -537,6 +549,25 @@ def test_a_frame_resumed_before_a_guard_that_gave_it_up_is_not_traced_with_captu
     (again,) = [why for code, why in capture.uncaptured_codes().items()
                 if code.co_name == resumed(_line_of(forms, "negs = d[labels == 0]"))]
     assert for_fallback(again) == for_fallback(why) is not None  # diagnose's advice, as for the first
+
+
+def test_a_callee_that_met_a_guard_dynamo_breaks_at_after_the_trace_is_not_traced_with_capture_again(forms, traces):
+    """A guard Dynamo raises while it propagates fake tensors (``e[t] = 1.0``
+    needs ``t`` as an int: "Could not extract specialized integer") becomes a
+    break, and the caller is given up on after its trace, when that trace's
+    values are gone; where the guard was met is noted as the trace meets it,
+    so the callee, a frame of its own next, compiles without capture at once
+    (torchjd's MGDA: five nested frames)."""
+    torch._dynamo.reset()
+    g = torch.tensor([0.5, 0.1, 0.9, 0.3])
+    ours = graphmend.compile(forms.calls_scatter_one, backend="eager")
+    for _ in range(2):
+        assert torch.equal(ours(g), forms.calls_scatter_one(g))
+    assert capture.uncaptured_codes()[forms.calls_scatter_one.__code__].startswith("a captured value meets a guard")
+    why = capture.uncaptured_codes()[forms.scatter_one.__code__]
+    assert why.startswith("a frame before it was traced with capture to code this one runs again: a captured value "
+                          "meets a guard: Could not extract specialized integer"), why
+    assert ("scatter_one", True) not in traces
 
 
 def test_a_callee_handed_a_captured_size_is_not_remembered(forms, monkeypatch):
