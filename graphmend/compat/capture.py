@@ -1380,25 +1380,25 @@ def _assumption(expr: Any, binders: dict[Any, Any]) -> str | None:
     return str(expr)
 
 
+#: A frame of a traceback Dynamo writes into a node's ``stack_trace``.
+_TRACE_FRAME = re.compile(r'^\s*File "(.*)", line (\d+), in ', re.M)
+
+
+def _stack_of_node(node: Any) -> list[tuple[str, int]]:
+    """(file, line) of each frame a graph node was traced in, outermost first."""
+    return [(filename, int(line)) for filename, line in _TRACE_FRAME.findall(node.meta.get("stack_trace") or "")]
+
+
 def _site(node: Any) -> str:
     """`` at file:line`` of the user code an assertion node comes from."""
-    trace = node.meta.get("stack_trace") or ""
-    for line in reversed(trace.strip().splitlines()):
-        line = line.strip()
-        if line.startswith('File "'):
-            filename, _, rest = line[len('File "'):].partition('", line ')
-            return f" at {filename}:{rest.split(',')[0]}"
-    return ""
+    stack = _stack_of_node(node)
+    return f" at {stack[-1][0]}:{stack[-1][1]}" if stack else ""
 
 
 #: A captured symbol's name in an expression or a message (``u0``, ``u17``).
 _SYMBOL = re.compile(r"\bu\d+\b")
 #: A resume function's name (resume_execution.py): what it resumes, and the line.
 _RESUMED = re.compile(r"^torch_dynamo_resume_in_(.+)_at_(\d+)$")
-#: A frame of a traceback Dynamo writes into a node's ``stack_trace``.
-_TRACE_FRAME = re.compile(r'^\s*File "(.*)", line (\d+), in ', re.M)
-
-
 def _trace_stack() -> list[tuple[Any, int]]:
     """The trace's stack now, outermost first: (code object, line) of the
     frame Dynamo converts and of each call it is inlining."""
@@ -1411,11 +1411,6 @@ def _trace_stack() -> list[tuple[Any, int]]:
         stack.append((tx.f_code, tx.lineno))
         tx = getattr(tx, "parent", None)
     return stack[::-1]
-
-
-def _stack_of_node(node: Any) -> list[tuple[str, int]]:
-    """(file, line) of each frame a graph node was traced in, outermost first."""
-    return [(filename, int(line)) for filename, line in _TRACE_FRAME.findall(node.meta.get("stack_trace") or "")]
 
 
 def _original(code: Any) -> Any:
