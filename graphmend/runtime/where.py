@@ -10,7 +10,6 @@ exactly is made by ``torch.cond`` or breaks the graph with the reason.
 
 from __future__ import annotations
 
-
 import torch
 import torch.utils._pytree as _pytree
 from torch.fx.experimental.symbolic_shapes import has_static_value
@@ -23,6 +22,16 @@ from graphmend.runtime.common import _fall_back, _plain, compiling, static_truth
 #: Non-tensor leaf types whose ``==`` means "the same value" (floats are
 #: excluded: 0.0 == -0.0 and nan != nan).
 _EXACT_EQUALITY_TYPES = (int, bool, str, type(None), torch.dtype, torch.device)
+
+try:
+    from numpy import ndarray
+except ImportError:  # torch runs without NumPy: no test is then a NumPy array
+    _NUMPY_ARRAYS: tuple[type, ...] = ()
+else:
+    #: A NumPy array in traced code is a tensor to Dynamo, which traces NumPy
+    #: through ``torch._numpy`` (``np.asarray(t) < eps``) and breaks at a
+    #: branch on it as on a tensor: a test the predicated form takes too.
+    _NUMPY_ARRAYS = (ndarray,)
 
 
 def checked_in_python(test):
@@ -48,11 +57,12 @@ def checked_in_python(test):
 
 def is_tensor(value: object) -> bool:
     """Whether the predicated form applies: a tensor test under
-    torch.compile (Dynamo folds this to a constant).  Eager code keeps the
+    torch.compile, or a NumPy array there (Dynamo traces one as a tensor);
+    Dynamo folds this to a constant.  Eager code keeps the
     original Python branch: it computes one branch, not both, and raises
     exactly what the original raised, a branch that would fail when not
     taken included."""
-    return isinstance(value, torch.Tensor) and compiling()
+    return isinstance(value, (torch.Tensor, *_NUMPY_ARRAYS)) and compiling()
 
 
 def arm(condition, taken: bool, outer=None):
@@ -366,6 +376,8 @@ def _truth_value(value, like: torch.Tensor):
 def _scalar_predicate(condition):
     """``condition`` as a 0-dim bool tensor with ``bool()``'s truth value, or
     None when ``bool(condition)`` would not read one tensor element."""
+    if isinstance(condition, _NUMPY_ARRAYS) and compiling():
+        condition = torch.as_tensor(condition)  # the tensor Dynamo traces it as: the same elements
     if not isinstance(condition, torch.Tensor) or condition.numel() != 1:
         return None
     scalar = condition.reshape(())

@@ -242,6 +242,44 @@ def test_non_tensor_test_runs_original_branch(tmp_path: Path) -> None:
         np.testing.assert_array_equal(original.scale_if_large(x), mended.scale_if_large(x))
 
 
+NUMPY_TEST_SOURCE = """
+import warnings
+
+import numpy as np
+import torch
+
+
+def normalize(x):
+    scale = (x.max(-1).values - x.min(-1).values) / 2.0
+    if (np.asarray(scale) < 1e-7).any():
+        warnings.warn("scale is below 1e-7", UserWarning)
+    return x / (scale.unsqueeze(-1) + 1e-7)
+
+
+def ambiguous(x):
+    y = x * 2
+    if np.asarray(x) > 0:
+        y = y + 1
+    return y
+"""
+
+
+def test_a_numpy_test_in_traced_code_is_a_tensor_test(tmp_path: Path) -> None:
+    # pytorch-forecasting's EncoderNormalizer: Dynamo traces np.asarray(t) as
+    # the tensor and breaks at the branch on it; the predicated form takes the
+    # array as that tensor: one graph, the warning replayed after it exactly
+    # where the original warns (no row of the second set has a spread).
+    arg_sets = [(torch.tensor([[1.0, 3.0], [2.0, 5.0]]),), (torch.tensor([[1.0, 3.0], [2.0, 2.0]]),)]
+    check_equivalent(NUMPY_TEST_SOURCE, "normalize", arg_sets, tmp_path, rules=["where", "defer"])
+
+
+def test_a_numpy_test_of_more_than_one_element_raises_as_before(tmp_path: Path) -> None:
+    # Statically the test is no tensor: a diagnosis names the line.
+    arg_sets = [(t(1),), (t(-1),), (t(1, 2),)]
+    check_equivalent(NUMPY_TEST_SOURCE, "ambiguous", arg_sets, tmp_path, rules=["where"], graphs=None,
+                     lines=frozenset({17}))
+
+
 LINES_SOURCE = """
 import torch
 
