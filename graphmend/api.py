@@ -290,8 +290,12 @@ class _FirstCall:
     def _mend_sites(self, sites: Iterable[tuple[str, int]]) -> list[Any]:
         if self._pool is None:  # what the call reaches stays what it was: one walk serves every round
             self._pool = _candidates(self.obj, self.arguments)
+        # A function a call meets at a site is mended as one the call
+        # reaches statically would be: at the sites the rules match too, so
+        # a site met later in it (behind the first) costs no second round,
+        # whose new code makes Dynamo compile its frames again.
         return mend_sites(sites, self._pool, modules=self.modules, rules=self.rules, anchor=self.obj,
-                          helper=self._helper)
+                          helper=self._helper, also_static=True)
 
     def _while_rules_run(self) -> None:
         """What the first call does anyway, done while the rules run in a

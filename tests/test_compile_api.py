@@ -481,6 +481,62 @@ def test_a_frame_breaking_where_the_first_call_mends_runs_eagerly_once(tmp_path,
     assert all(torch.equal(a, b) for out in (first, *later) for a, b in zip(expected, out))
 
 
+VALIDATED = """
+import torch
+
+
+def finite(v, allow_inf=False):
+    coerced = v.float()
+    if torch.any(torch.isnan(coerced)):
+        raise ValueError("NaN values are not allowed")
+    if not allow_inf and torch.any(torch.isinf(coerced)):
+        raise ValueError("Inf values are not allowed")
+    return coerced
+
+
+@torch.compiler.disable(recursive=False)
+def validate(checks, name, *args, **kwargs):
+    return checks[name](*args, **kwargs)
+
+
+def forward(x, checks):
+    scale = validate(checks, "finite", x.sum(), allow_inf=True)
+    return validate(checks, "finite", x * scale)
+"""
+
+
+def test_a_function_a_call_meets_is_mended_at_its_static_sites_too(tmp_path, isolated_cache):
+    """torchsurv's validators: pydantic calls ``_to_float_tensor`` (each call
+    a frame of its own), which no static walk reaches; the first call meets
+    its NaN test.  Mended at that line alone, the next call compiled the
+    frame with ``allow_inf=True`` whole and met the Inf test in the other;
+    mending that changed the function's code, and both frames compiled
+    again (12 graphs where torch.compile compiles 11).  The function is
+    now mended at the sites the rules match statically too: one round,
+    each of its frames compiled once."""
+    module = load_module(textwrap.dedent(VALIDATED), tmp_path, "validated")
+    checks, x = {"finite": module.finite}, torch.linspace(-1, 1, 5)
+    expected = module.forward(x, checks)
+    compiled_in_finite: list[int] = []
+
+    def backend(gm, example_inputs):
+        if any("in finite" in node.meta.get("stack_trace", "") for node in gm.graph.nodes):
+            compiled_in_finite.append(len(gm.graph.nodes))
+        return gm.forward
+
+    torch._dynamo.reset()
+    try:
+        ours = gm_compile(module.forward, backend=backend)
+        actual = [ours(x, checks) for _ in range(3)]
+        mended = live.mended_source(module.finite)
+    finally:
+        graphmend.unmend(module.forward)
+        live.unmend(module.finite)
+    assert mended.count("deferred_check") == 2
+    assert len(compiled_in_finite) == 2  # a frame for each allow_inf, once
+    assert all(torch.equal(a, expected) for a in actual)
+
+
 STOPPING = """
 import torch
 

@@ -53,7 +53,7 @@ from graphmend.mending.rewrite import FilePlan, Rewrites, plan_file, runtime_bin
 from graphmend.mending.scope import mended_code, move_to_file_lines
 from graphmend.mending.sidecar import Sidecar, worthwhile
 from graphmend.mending.sites import function_at
-from graphmend.mending.swap import LOCK, MENDED, Coverage, Lines
+from graphmend.mending.swap import LOCK, MENDED, Coverage
 from graphmend.rules.options import select_rules
 
 logger = logging.getLogger("graphmend")
@@ -239,10 +239,11 @@ def start_helper(rules: Iterable[str] | None) -> Sidecar | None:
     return Sidecar.start() if worthwhile(_rule_names(rules)) else None
 
 
-def _mend_functions(requests: Iterable[tuple[types.FunctionType, Lines]], rules: Iterable[str] | None,
+def _mend_functions(requests: Iterable[tuple[types.FunctionType, Coverage]], rules: Iterable[str] | None,
                     while_waiting: Callable[[], Any] | None = None, *,
                     lazily_for: Any = None, helper: Sidecar | None = None) -> list[types.FunctionType]:
-    """Mend each (function, lines); the functions now mended (new or before).
+    """Mend each (function, what to mend in it); the functions now mended
+    (new or before).
     With ``lazily_for`` (the object graphmend.compile compiles), the files
     the helper process rewrites are finished later (:class:`_Awaited`),
     but the one holding the first frame of its call.  ``helper`` is a
@@ -252,8 +253,7 @@ def _mend_functions(requests: Iterable[tuple[types.FunctionType, Lines]], rules:
     first_frames = _first_frames(lazily_for) if lazily_for is not None else set()
     rule_names = _rule_names(rules)
     merged: dict[types.FunctionType, Coverage] = {}
-    for function, lines in requests:
-        wanted = Coverage.of(lines)
+    for function, wanted in requests:
         merged[function] = merged[function] | wanted if function in merged else wanted
     done: list[types.FunctionType] = []
     groups: dict[tuple[str, bool], list[tuple[types.FunctionType, Coverage]]] = {}
@@ -374,7 +374,7 @@ def mend(obj: Any, *, modules: str | Iterable[str] | None = None, rules: Iterabl
             if only_modules:
                 own = [f for f in own if search.matches(module_name(f), prefixes)]
             functions = own + search.functions_behind_in(candidates, prefixes)
-        requests = [(function, None) for function in dict.fromkeys(functions)]
+        requests = [(function, Coverage(static=True)) for function in dict.fromkeys(functions)]
         mended = _mend_functions(requests, rules, while_waiting, lazily_for=obj if lazily else None, helper=helper)
         logger.debug("graphmend: mended %s", sorted(f.__qualname__ for f in mended))
         _remember(obj, mended)
@@ -411,6 +411,7 @@ def mend_sites(
     rules: Iterable[str] | None = None,
     anchor: Any = None,
     helper: Sidecar | None = None,
+    also_static: bool = False,
 ) -> list[types.FunctionType]:
     """Mend the statements at ``sites`` (file, line), as a diagnosis reported
     them, in the live functions that contain them.
@@ -419,8 +420,10 @@ def mend_sites(
     methods) and then in the module whose ``__file__`` is the site's file; a
     site inside a nested function mends the live function around it, whose
     code holds the nested one's.  With ``modules`` (module-name prefixes),
-    only functions defined in those modules are mended.  ``unmend(anchor)``
-    undoes it.  ``helper``: as for :func:`mend`.
+    only functions defined in those modules are mended.  With
+    ``also_static``, each such function is mended at the sites the rules
+    match statically too, as :func:`mend` mends what a call reaches.
+    ``unmend(anchor)`` undoes it.  ``helper``: as for :func:`mend`.
     """
     prefixes = None if modules is None else search.prefixes(modules, "")
     with LOCK:
@@ -435,7 +438,8 @@ def mend_sites(
                 left_alone(function, f"outside the modules named {prefixes}")
                 continue
             by_function.setdefault(function, set()).add(statement_line)
-        mended = _mend_functions(((f, frozenset(ls)) for f, ls in by_function.items()), rules, helper=helper)
+        requests = ((f, Coverage(also_static, frozenset(ls))) for f, ls in by_function.items())
+        mended = _mend_functions(requests, rules, helper=helper)
         _remember(anchor, mended)
         return mended
 

@@ -25,8 +25,6 @@ from typing import Any
 
 from graphmend.errors import Unmendable
 
-Lines = frozenset[int] | None
-
 
 @dataclass(frozen=True)
 class Coverage:
@@ -35,11 +33,6 @@ class Coverage:
 
     static: bool
     lines: frozenset[int] = frozenset()
-
-    @classmethod
-    def of(cls, lines: Lines) -> Coverage:
-        """``None``: static matching; a set: those lines only."""
-        return cls(static=lines is None, lines=lines or frozenset())
 
     def covers(self, other: Coverage) -> bool:
         # Static matching does not find every site a diagnosis does (a test
