@@ -77,7 +77,8 @@ Safety
     * Dispatch at run time: when the test is not a tensor (a Python bool),
       or the code runs eagerly, ``both_arms`` gives the test's truth and the
       original arm runs exactly as before; Dynamo folds that check to a
-      constant.
+      constant.  A NumPy array in traced code counts as the tensor Dynamo
+      traces it as (``np.asarray(t) < eps``).
     * Each arm runs as a function of its own (a thunk taking the locals it
       reads as default arguments, so no local becomes a cell; each must be
       bound before the ``if``).  An arm that raises while not taken (a
