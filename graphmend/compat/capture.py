@@ -1399,6 +1399,8 @@ def _site(node: Any) -> str:
 _SYMBOL = re.compile(r"\bu\d+\b")
 #: A resume function's name (resume_execution.py): what it resumes, and the line.
 _RESUMED = re.compile(r"^torch_dynamo_resume_in_(.+)_at_(\d+)$")
+
+
 def _trace_stack() -> list[tuple[Any, int]]:
     """The trace's stack now, outermost first: (code object, line) of the
     frame Dynamo converts and of each call it is inlining."""
@@ -1477,10 +1479,10 @@ def _given_up_at_guard(why: str, message: str) -> str:
     whose message holds one it noted (Dynamo words a break at a jump on a
     value again, around its own error: ``generic_jump SymNodeVariable()``
     and the ``GuardOnDataDependentSymNode`` text)."""
-    met = (_ACTIVE.guards_met or {}).get(message)
+    noted = _ACTIVE.guards_met or {}
+    met = noted.get(message)
     if met is None:
-        met = next((noted for text, noted in reversed(list((_ACTIVE.guards_met or {}).items())) if text in message),
-                   None)
+        met = next((where for text, where in reversed(list(noted.items())) if text in message), None)
     if met is not None:
         _remember_where_given_up(why, met[1], met[0], met[2])
     return why

@@ -33,6 +33,9 @@ else:
     #: branch on it as on a tensor: a test the predicated form takes too.
     _NUMPY_ARRAYS = (ndarray,)
 
+#: What a test is for the predicated form under torch.compile.
+_TENSOR_TESTS = (torch.Tensor, *_NUMPY_ARRAYS)
+
 
 def checked_in_python(test):
     """The test of an ``assert`` that stays in the code behind a rewritten
@@ -62,7 +65,7 @@ def is_tensor(value: object) -> bool:
     original Python branch: it computes one branch, not both, and raises
     exactly what the original raised, a branch that would fail when not
     taken included."""
-    return isinstance(value, (torch.Tensor, *_NUMPY_ARRAYS)) and compiling()
+    return isinstance(value, _TENSOR_TESTS) and compiling()
 
 
 def arm(condition, taken: bool, outer=None):
