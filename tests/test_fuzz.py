@@ -29,18 +29,6 @@ KNOWN_BUGS: dict = {
         "allows a zero's sign in a gradient; [Where] names it)",
         lambda m: m.arm == "compiled" and m.detail.startswith("grads:") and m.detail.endswith("-0.0 != 0.0"),
     ),
-    "deferred_print_then_an_op_its_meta_kernel_accepts": (
-        "a deferred message is lost when the graph after it raises at run time on an operation its meta kernel "
-        "accepts (torch.rand_like of a Long tensor): Dynamo traced it, so nothing fell back",
-        lambda m: m.arm == "compiled" and m.detail.startswith("stdout:") and m.detail.endswith("!= ''")
-        and "error" not in m.detail and "_random_same(" in m.program.source(),
-    ),
-    "deferred_check_then_an_op_its_meta_kernel_accepts": (
-        "a deferred check is overtaken when the graph after it raises at run time on an operation its meta kernel "
-        "accepts (torch.rand_like of a Long tensor): Dynamo traced it, so nothing fell back",
-        lambda m: m.arm == "compiled" and m.detail.startswith("error:") and "NotImplementedError" in m.detail
-        and "_random_same(" in m.program.source(),
-    ),
 }
 
 

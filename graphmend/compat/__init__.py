@@ -39,6 +39,12 @@ else in graphmend touches ``torch._dynamo`` beyond its public API.
   (:func:`frames_run_eagerly`) for diagnoses.  No rule needs it: where
   its probe fails, nothing is off and such frames show no break, as in
   ``torch._dynamo.explain``.
+* The root translator's list of replayed calls (``debug_locals``) and the
+  hook where a graph goes to the backend
+  (``OutputGraph.call_user_compiler``): :mod:`.failures_at_run_time`
+  makes the calls a graph recorded before an operation that raises while
+  it runs.  No rule needs it: where its probe fails, such a graph loses
+  what it deferred, as Dynamo runs it.
 * What a diagnosis counts (:func:`graph_break_reasons`,
   :func:`graphs_compiled`, :func:`guard_failures`) and how it keeps its
   compiled entries apart from the user's (:func:`compiled_codes`,
@@ -57,7 +63,8 @@ why), so a message or a check is never dropped silently.
 One module per concern: :mod:`.probing` (the probes, and which rules are
 off), :mod:`.patches`, :mod:`.selftest`, :mod:`.installation` (both, once
 per process), :mod:`.tracing` (what the runtime asks of Dynamo while
-traced), :mod:`.counters` (what a diagnosis reads) and :mod:`.registry`
+traced), :mod:`.failures_at_run_time` (a graph that fails while it
+runs), :mod:`.counters` (what a diagnosis reads) and :mod:`.registry`
 (graph-break ids).  compat imports nothing of graphmend but
 :mod:`graphmend.conventions`; the runtime hands itself to :func:`install`
 for the self-test.

@@ -16,9 +16,9 @@ import warnings
 import torch
 
 from graphmend.compat import tracing
-from graphmend.compat.patches import (_record_frames_run_eagerly, _run_frames_eagerly_once,
-                                      _share_replays_with_inlined_calls, _tell_functions_met,
-                                      _type_loggers_and_formatters)
+from graphmend.compat.patches import (_record_frames_run_eagerly, _replay_before_failures_at_run_time,
+                                      _run_frames_eagerly_once, _share_replays_with_inlined_calls,
+                                      _tell_functions_met, _type_loggers_and_formatters)
 from graphmend.compat.probing import _LOCK, _generic_id, _state, _untyped_variables, disabled_rules, probes
 from graphmend.compat.selftest import self_test
 from graphmend.compat.verdicts import passed_before
@@ -51,6 +51,8 @@ def install(runtime: types.ModuleType) -> None:
         results = {probe.name: probe for probe in probes()}
         if results["inlined replays"].ok:
             _share_replays_with_inlined_calls()
+            if results["replays before a failure at run time"].ok:
+                _replay_before_failures_at_run_time()
         if results["eager fallback"].ok:
             _run_frames_eagerly_once()
         if results["logger and formatter types"].ok:

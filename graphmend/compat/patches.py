@@ -4,8 +4,10 @@ would run it: replays inside inlined rewritten code, failing frames of
 rewritten code run eagerly, frames that break where graphmend is about to
 mend run eagerly once (:func:`mending_first`), the types of loggers
 and formatters while tracing (torch 2.11), the breaks in loops that
-make Dynamo run a whole frame eagerly, kept for diagnoses, and the
-functions Dynamo meets while rewrites are awaited (:func:`await_mending`)."""
+make Dynamo run a whole frame eagerly, kept for diagnoses, the
+functions Dynamo meets while rewrites are awaited (:func:`await_mending`),
+and the replayed calls a graph that fails while it runs recorded before
+the failure."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from typing import Any
 
 from graphmend.compat.counters import FRAMES_RUN_EAGERLY, FrameRunEagerly
 from graphmend.compat.failures import MendFirst, caused_by
+from graphmend.compat.failures_at_run_time import FailurePlan, Replays, replaying_on_failure
 from graphmend.compat.tracing import RUNTIME_FILES
 from graphmend.conventions import RUNTIME_ALIAS
 
@@ -257,6 +260,38 @@ def _share_replays_with_inlined_calls() -> None:
 
     __init__._graphmend_shares_replays = True
     InliningInstructionTranslator.__init__ = __init__
+
+
+def _replay_before_failures_at_run_time() -> None:
+    """Keep, for each graph that replays calls, what it needs to make those
+    recorded before an operation that raises while the graph runs
+    (:mod:`.failures_at_run_time`): the outermost translator's list of
+    replayed calls notes where each was recorded, and the compiled graph
+    handed back from the backend makes them when it raises.  Graphs that
+    replay nothing are handed back as the backend made them."""
+    from torch._dynamo.output_graph import OutputGraph
+    from torch._dynamo.symbolic_convert import InstructionTranslator
+
+    original = InstructionTranslator.__init__
+    if getattr(original, "_graphmend_places_replays", False):
+        return
+
+    @functools.wraps(original)
+    def __init__(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        self.debug_locals = Replays(self.output)
+
+    __init__._graphmend_places_replays = True
+    InstructionTranslator.__init__ = __init__
+    user_compiler = OutputGraph.call_user_compiler
+
+    @functools.wraps(user_compiler)
+    def call_user_compiler(self, gm, example_inputs):
+        # Planned before the backend, which may rewrite the graph in place (inductor's passes).
+        plan = FailurePlan.of(gm, self.root_tx.debug_locals)
+        return replaying_on_failure(user_compiler(self, gm, example_inputs), plan)
+
+    OutputGraph.call_user_compiler = call_user_compiler
 
 
 def _record_frames_run_eagerly() -> None:

@@ -101,6 +101,24 @@ def _probe_function_variables() -> Probe:
     return Probe("functions met while tracing", ok, "" if ok else f"UserFunctionVariable.__init__{tuple(params)}")
 
 
+def _probe_run_time_failures() -> Probe:
+    """The root translator's list of replayed calls and the hook where a
+    graph goes to the backend, which :mod:`.failures_at_run_time` uses; no
+    rule needs them (without, a graph that fails while it runs loses what
+    it deferred, with a note on its exception where it can be told)."""
+    try:
+        from torch._dynamo.output_graph import OutputGraph
+        from torch._dynamo.symbolic_convert import InstructionTranslator  # noqa: F401
+        params = list(inspect.signature(OutputGraph.call_user_compiler).parameters)
+        interpreter = inspect.signature(torch.fx.Interpreter.__init__).parameters
+        torch.fx.Graph.graph_copy  # noqa: B018
+    except (ImportError, AttributeError, ValueError) as error:
+        return Probe("replays before a failure at run time", False, str(error))
+    ok = params == ["self", "gm", "example_inputs"] and "graph" in interpreter
+    return Probe("replays before a failure at run time", ok,
+                 "" if ok else f"OutputGraph.call_user_compiler{tuple(params)}")
+
+
 def _untyped_variables() -> list[type]:
     """Dynamo's variable classes for loggers and string formatters that
     inherit ``VariableTracker.python_type`` (which raises): torch 2.11.
@@ -132,7 +150,7 @@ def _generic_id() -> bool:
 
 PROBES: tuple[Callable[[], Probe], ...] = (
     _probe_reorderable, _probe_inlining, _probe_convert_frame, _probe_exec_strategy, _probe_typed_variables,
-    _probe_loop_skips, _probe_function_variables,
+    _probe_loop_skips, _probe_function_variables, _probe_run_time_failures,
 )
 
 

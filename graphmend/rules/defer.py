@@ -63,18 +63,25 @@ Safety
       or ``"{}".format(t)`` in a helper) which is then updated in place
       later in the same graph.
     * The replay comes after the graph, so an error the graph raises while
-      it runs loses the messages deferred in it.  Tracing on fake tensors
-      sees most errors (shapes, an int index out of range), and then Dynamo
-      ends the graph before them; what only the data decides, it cannot
-      see.  Declined therefore: a call followed, in its function, by an
-      index that is a tensor the function makes (``bins =
-      bucketize(x, edges)`` ... ``y.gather(0, bins)``), or by a call that
-      rejects some values (``torch.linalg.cholesky`` of a matrix that is
-      not positive-definite, ``inv``/``solve`` of a singular one,
-      ``multinomial`` of invalid probabilities).  Not covered: an
-      index the function is given as a parameter (it may be an int), one in
-      a function it calls or in its caller's code after it returns, and a
-      kernel missing for a dtype (``abs`` of a bool tensor).
+      it runs would come before the messages deferred in it.  Tracing on
+      fake tensors sees most errors (shapes, an int index out of range),
+      and then Dynamo ends the graph before them; what only the data
+      decides, or a kernel missing for a dtype whose meta kernel accepts
+      it (``abs`` of a bool tensor), it cannot see.  Declined therefore: a
+      call followed, in its function, by an index that is a tensor the
+      function makes (``bins = bucketize(x, edges)`` ... ``y.gather(0,
+      bins)``), or by a call that rejects some values
+      (``torch.linalg.cholesky`` of a matrix that is not
+      positive-definite, ``inv``/``solve`` of a singular one,
+      ``multinomial`` of invalid probabilities).  Elsewhere (an index the
+      function is given, a kernel missing for a dtype), a graph that
+      raises while it runs makes the calls recorded before the failing
+      operation, found by running its operations again eagerly up to it
+      (:mod:`graphmend.compat.failures_at_run_time`), and then raises its
+      error; where running them again could change what the failed run
+      left (an update in place, a random draw, a module or custom operator
+      before the failure), nothing is made and the exception carries a
+      note saying so.
     * Not covered either: an error while formatting a replayed message
       (``{t:.4f}`` of a multi-element tensor) is raised after the graph,
       where eager code raised it at the call; the type and text are the same.

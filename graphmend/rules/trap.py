@@ -113,7 +113,10 @@ Safety
       training), code of callers compiled into the same graph, errors
       raised inside the graph by other operations on the rejected input
       (out of range in an index it computes in a function it calls, a
-      kernel missing for a dtype),
+      kernel missing for a dtype) where the graph updates a tensor in
+      place or draws random numbers before them (elsewhere the graph's
+      operations run again eagerly up to the failing one, and the checks
+      before it raise first: :mod:`graphmend.compat.failures_at_run_time`),
       and an in-graph assert behind a rewrite in a function it calls or
       later in an enclosing loop's body (an earlier iteration).
 """

@@ -85,9 +85,10 @@ def test_every_probe_passes_and_the_self_test_passes_here() -> None:
     assert compat.self_test(runtime) == {}
 
 
-#: Probes no rule needs: what they guard only adds to a diagnosis, or
-#: lets graphmend.compile's first call start before every rewrite is in.
-RULELESS_PROBES = ("loop skips", "functions met while tracing")
+#: Probes no rule needs: what they guard only adds to a diagnosis, lets
+#: graphmend.compile's first call start before every rewrite is in, or
+#: makes what a graph that fails while it runs deferred before the failure.
+RULELESS_PROBES = ("loop skips", "functions met while tracing", "replays before a failure at run time")
 
 
 @pytest.mark.parametrize("index", range(len(compat.PROBES)))
@@ -120,10 +121,12 @@ def test_a_failing_probe_turns_its_rules_off_with_one_warning(index: int, fresh_
 
 @pytest.mark.parametrize("name", RULELESS_PROBES)
 def test_a_failing_ruleless_probe_turns_nothing_off(name, fresh_compat, monkeypatch) -> None:
-    """Without Dynamo's hook for a break in a loop, or for the functions it
-    meets, no rule is off and nothing warns: what the first hook keeps only
-    adds to a diagnosis, and without the second graphmend.compile's first
-    call waits for every rewrite."""
+    """Without Dynamo's hook for a break in a loop, for the functions it
+    meets, or for the graphs it hands the backend, no rule is off and
+    nothing warns: what the first hook keeps only adds to a diagnosis,
+    without the second graphmend.compile's first call waits for every
+    rewrite, and without the third a graph that fails while it runs loses
+    what it deferred, as Dynamo runs it."""
     probes = [_failing(name, ()) if probe().name == name else probe for probe in compat.PROBES]
     monkeypatch.setattr(probing, "PROBES", tuple(probes))
     assert _install_and_catch() == []

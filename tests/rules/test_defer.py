@@ -637,13 +637,11 @@ _FAILS_WHEN_THE_GRAPH_RUNS = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="known limitation: a deferred message is replayed after the graph, "
-                   "so an operation that fails only when the graph runs (not while Dynamo traces it on fake "
-                   "tensors) raises before it; found by fuzz-s27, open")
 @pytest.mark.parametrize("case", sorted(_FAILS_WHEN_THE_GRAPH_RUNS))
 def test_a_message_before_an_operation_that_fails_when_the_graph_runs(case, tmp_path):
     """Eagerly the warning is logged and then the operation raises;
-    compiled, the graph raises before the replay and the warning is lost
-    (the exception is the original's)."""
+    compiled, the graph raises before its replay, and its operations run
+    again eagerly up to the one that raises make the warning first
+    (graphmend.compat.failures_at_run_time)."""
     body, args = _FAILS_WHEN_THE_GRAPH_RUNS[case]
     check_equivalent(_message_then(body), "f", [args], tmp_path, rules=["defer"], graphs=None)
