@@ -9,12 +9,13 @@ complaint and raises while the graph runs, so the replay never comes;
 eagerly the calls before that operation were made first (a check's
 exception instead of the operation's).
 
-Each graph that replays calls keeps a copy of its nodes and, for each
-call, the last node traced before it.  When the compiled graph raises,
-its nodes are run again eagerly, one by one, on the same inputs, up to the
-one that raises; the calls recorded before that node are made with the
-values they were given, in program order, and then the graph's exception
-is raised (or the first check's that fails).
+Each graph that replays calls keeps its nodes as the backend was handed
+them and, for each call, the last node traced before it.  When the
+compiled graph raises, its nodes are run again eagerly, one by one, on
+the same inputs, up to the one that raises; the calls recorded before
+that node are made with the values they were given, in program order,
+and then the graph's exception is raised (or the first check's that
+fails).
 
 Timid, since running the nodes again must not change what the failed run
 left: before any node that updates a tensor in place, changes state
@@ -48,15 +49,6 @@ class Replays(list):
     def append(self, call: Any) -> None:
         super().append(call)
         self.anchors.append(next(reversed(self.output.graph.nodes), None))
-
-
-class _Failed(Exception):
-    def __init__(self, node: Any) -> None:
-        self.node = node
-
-
-class _Unsafe(Exception):
-    pass
 
 
 @functools.cache
@@ -103,27 +95,28 @@ def _why_not_again(node: Any) -> str | None:
     return None
 
 
-class _UpToTheFailure(torch.fx.Interpreter):
-    """Runs the copied nodes eagerly until one raises (:class:`_Failed`),
-    refusing (:class:`_Unsafe`) where running one again is not proved
-    harmless."""
+class _Step(NamedTuple):
+    """A node of the graph as the backend was handed it (the backend may
+    rewrite the graph in place afterwards: inductor's passes)."""
 
-    def __init__(self, module: Any, graph: Any) -> None:
-        super().__init__(module, garbage_collect_values=False, graph=graph)
-        self.extra_traceback = False
+    node: Any
+    op: str
+    target: Any
+    args: tuple
+    kwargs: dict
 
-    def run_node(self, n: Any) -> Any:
-        why = _why_not_again(n)
-        if why is not None:
-            raise _Unsafe(f"the graph {why} before it fails")
-        before = _random_state()
-        try:
-            value = super().run_node(n)
-        except Exception:  # noqa: BLE001 -- any error is the failure looked for
-            raise _Failed(n) from None
-        if not _same_random_state(before, _random_state()):
-            raise _Unsafe(f"the graph draws random numbers ({n.target}) before it fails")
-        return value
+
+def _run(step: _Step, env: dict[Any, Any], inputs: Any, module: Any) -> Any:
+    """``step`` run eagerly on the values in ``env``, as fx's interpreter runs a node."""
+    if step.op == "placeholder":
+        return next(inputs)
+    if step.op == "get_attr":
+        return functools.reduce(getattr, step.target.split("."), module)
+    args = torch.fx.node.map_arg(step.args, env.__getitem__)
+    kwargs = torch.fx.node.map_arg(step.kwargs, env.__getitem__)
+    if step.op == "call_method":
+        return getattr(args[0], step.target)(*args[1:], **kwargs)
+    return step.target(*args, **kwargs)
 
 
 class _Constant(NamedTuple):
@@ -155,9 +148,9 @@ class _Formatted(NamedTuple):
 _CONSTANTS = (type(None), bool, int, float, str)
 
 
-def _argument(variable: Any, copies: dict[Any, Any]) -> Any:
+def _argument(variable: Any, nodes: dict[Any, int]) -> Any:
     """How to make the value Dynamo passes for ``variable`` to a replayed
-    call, from the copied nodes' values; None where it cannot be told."""
+    call, from the values of the graph's ``nodes``; None where it cannot be told."""
     from torch._dynamo.variables import ConstantVariable, StringFormatVariable, TensorVariable
     from torch._dynamo.variables.lazy import LazyVariableTracker
 
@@ -169,11 +162,11 @@ def _argument(variable: Any, copies: dict[Any, Any]) -> Any:
     if isinstance(variable, ConstantVariable):
         return _Constant(variable.as_python_constant())
     if isinstance(variable, TensorVariable):
-        node = copies.get(variable.as_proxy().node)
-        return None if node is None else _Node(node)
+        node = variable.as_proxy().node
+        return _Node(node) if node in nodes else None
     if isinstance(variable, StringFormatVariable):
-        args = [_argument(a, copies) for a in variable.sym_args]
-        kwargs = {k: _argument(v, copies) for k, v in variable.sym_kwargs.items()}
+        args = [_argument(a, nodes) for a in variable.sym_args]
+        kwargs = {k: _argument(v, nodes) for k, v in variable.sym_kwargs.items()}
         if None in args or None in kwargs.values():
             return None
         return _Formatted(variable.format_string, tuple(args), kwargs)
@@ -181,11 +174,12 @@ def _argument(variable: Any, copies: dict[Any, Any]) -> Any:
 
 
 class FailurePlan:
-    """What a graph's replayed calls need when it fails: a copy of its
-    nodes, and each call's function, values and place among them."""
+    """What a graph's replayed calls need when it fails: its nodes as the
+    backend was handed them, and each call's function, values and place
+    among them."""
 
-    def __init__(self, module: Any, graph: Any, calls: list[tuple[int, Any, list[Any]]]) -> None:
-        self.module, self.graph, self.calls = module, graph, calls
+    def __init__(self, module: Any, steps: list[_Step], calls: list[tuple[int, Any, list[Any]]]) -> None:
+        self.module, self.steps, self.calls = module, steps, calls
         # Planned as the backend is called, with the global state the frame was entered with.
         self.grad = torch.is_grad_enabled()
 
@@ -196,39 +190,45 @@ class FailurePlan:
         a node of the graph."""
         if not isinstance(replays, Replays) or not replays:
             return None
-        graph, copies = torch.fx.Graph(), {}
-        graph.graph_copy(gm.graph, copies)
-        order = {node: index for index, node in enumerate(graph.nodes)}
+        steps = [_Step(n, n.op, n.target, n.args, n.kwargs) for n in gm.graph.nodes if n.op != "output"]
+        order = {step.node: index for index, step in enumerate(steps)}
         calls = []
         for (variable, arguments), anchor in zip(replays, replays.anchors):
             # A node dead-code elimination removed keeps its last neighbour before it.
             while anchor is not None and getattr(anchor, "_erased", False):
                 anchor = anchor._prev
-            values = [_argument(argument, copies) for argument in arguments]
+            values = [_argument(argument, order) for argument in arguments]
             if None in values:
                 return None
-            calls.append((order.get(copies.get(anchor), -1), variable.value, values))
-        return cls(gm, graph, calls)
+            calls.append((order.get(anchor, -1), variable.value, values))
+        return cls(gm, steps, calls)
 
     def calls_before_failure(self, inputs: tuple[Any, ...]) -> list[tuple[Any, list[Any]]] | str:
         """The calls recorded before the node that fails on ``inputs``, each
         with the values it is made with; or why none can be told."""
-        interpreter = _UpToTheFailure(self.module, self.graph)
+        env: dict[Any, Any] = {}
+        remaining = iter(inputs)
         # The failed run may have left grad mode as a node in the graph set it: it is left so.
         grad, random_state = torch.is_grad_enabled(), _random_state()
         torch._C._set_grad_enabled(self.grad)
         try:
-            interpreter.run(*inputs, enable_io_processing=False)
-            return "its operations, run eagerly, do not raise"
-        except _Unsafe as unsafe:
-            return str(unsafe)
-        except _Failed as failed:
-            failing = failed.node
+            for position, step in enumerate(self.steps):
+                why = _why_not_again(step)
+                if why is not None:
+                    return f"the graph {why} before it fails"
+                before = _random_state()
+                try:
+                    env[step.node] = _run(step, env, remaining, self.module)
+                except Exception:  # noqa: BLE001 -- any error is the failure looked for
+                    break
+                if not _same_random_state(before, _random_state()):
+                    return f"the graph draws random numbers ({step.target}) before it fails"
+            else:
+                return "its operations, run eagerly, do not raise"
         finally:
             torch._C._set_grad_enabled(grad)
             _restore_random_state(random_state)
-        position = list(self.graph.nodes).index(failing)
-        return [(function, [value.made(interpreter.env) for value in values])
+        return [(function, [value.made(env) for value in values])
                 for anchor, function, values in self.calls if anchor < position]
 
 

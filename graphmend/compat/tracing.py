@@ -373,6 +373,11 @@ def _modified_older_objects(side_effects):
             and not isinstance(variable.mutation_type, (AttributeMutationNew, ValueMutationNew)))
 
 
+#: The operator module's functions that update their first argument: ``x += y``, ``x[i] = v``.
+_OPERATORS_IN_PLACE = frozenset({"iadd", "iand", "iconcat", "ifloordiv", "ilshift", "imatmul", "imod", "imul", "ior",
+                                 "ipow", "irshift", "isub", "itruediv", "ixor", "setitem", "delitem"})
+
+
 def _updates_in_place(node) -> bool:
     """Whether an FX node Dynamo recorded may update a tensor in place
     (any tensor: which ones existed before the graph is not worth proving)."""
@@ -382,6 +387,9 @@ def _updates_in_place(node) -> bool:
         return False
     schema = getattr(node.target, "_schema", None)
     name = getattr(node.target, "__name__", "")
+    if name and getattr(operator, name, None) is node.target:
+        # ``a | b`` is ``operator.or_``: the operator module's trailing underscore is no update.
+        return name in _OPERATORS_IN_PLACE
     return (
         node.target is operator.setitem
         or "out" in node.kwargs
