@@ -385,14 +385,13 @@ def _updates_in_place(node) -> bool:
         return in_place_method(node.target)
     if node.op != "call_function":
         return False
-    schema = getattr(node.target, "_schema", None)
     name = getattr(node.target, "__name__", "")
     if name and getattr(operator, name, None) is node.target:
         # ``a | b`` is ``operator.or_``: the operator module's trailing underscore is no update.
         return name in _OPERATORS_IN_PLACE
+    schema = getattr(node.target, "_schema", None)
     return (
-        node.target is operator.setitem
-        or "out" in node.kwargs
+        "out" in node.kwargs
         or node.kwargs.get("inplace") is True
         or in_place_method(name)
         or (schema is not None and schema.is_mutable)
