@@ -32,25 +32,35 @@ def child_pythonpath() -> str:
     return os.pathsep.join([str(ROOT), rest]) if rest else str(ROOT)
 
 
-#: How many calls past those asked for a harness makes while graphmend.compile still watches.
+#: How many calls past those asked for a harness makes while the count is not yet steady.
 MOST_EXTRA_CALLS = 10
 
 
-def steady_calls(compiled: Any, calls: int) -> Iterator[int]:
+def steady_calls(compiled: Any, calls: int, counter: Any = None) -> Iterator[int]:
     """The indices of the calls a harness makes of ``compiled``: at least
-    ``calls``, and more while ``graphmend.compile``'s object watches its
-    calls (a watched call may mend the sites it meets and run their frames
-    eagerly, so its graph runs are fewer than the steady state's), until two
-    calls in a row ran unwatched: the last one counts as the steady state.
-    What ``torch.compile`` returned is never watched."""
+    ``calls``, and more until the last one is steady, up to
+    ``MOST_EXTRA_CALLS`` more.  A call is not steady while
+    ``graphmend.compile``'s object watches its calls (a watched call may
+    mend the sites it meets and run their frames eagerly, so its graph runs
+    are fewer than the steady state's) nor, in either arm, until it
+    repeats the call before it: the same graphs compiled and the same graph
+    runs on ``counter`` (a :class:`~graphmend.diagnosis.GraphCounter`).  A
+    row whose calls recompile a frame for fresh inputs may compile on its
+    fourth or fifth call what it will not compile again; one that compiles
+    the same graphs every call (an optimizer built per call) is steady
+    doing so.  The count waits for two unwatched calls in a row that are
+    alike.  What ``torch.compile`` returned is never watched."""
     first_call = getattr(compiled, "_graphmend_first_call", None)
-    unwatched = 0
+    unwatched, last = 0, None
     for index in range(calls + MOST_EXTRA_CALLS):
         watched = first_call is not None and first_call.watching
+        before = (counter.graphs, counter.runs) if counter is not None else (0, 0)
         yield index
+        made = (counter.graphs - before[0], counter.runs - before[1]) if counter is not None else (0, 0)
         unwatched = 0 if watched else unwatched + 1
-        if index + 1 >= calls and unwatched >= 2:
+        if index + 1 >= calls and unwatched >= 2 and made == last:
             return
+        last = made
 
 
 def ops_share(counts: dict[str, Any]) -> float | None:

@@ -90,7 +90,7 @@ def _breaks(report: Any) -> dict[str, Any]:
 def measure(call: Callable[..., Any], args: tuple, kwargs: dict, *, training: bool, calls: int = 3,
             backend: str = "eager", compile: Callable[..., Any] | None = None) -> dict[str, Any]:
     """``graphmend.compile(call, backend=backend)`` (or ``compile``) called
-    ``calls`` times (more while it watches them, :func:`benchmarks.steady_calls`) on a :class:`~graphmend.diagnosis.GraphCounter`: what
+    ``calls`` times (more until a call is steady, :func:`benchmarks.steady_calls`) on a :class:`~graphmend.diagnosis.GraphCounter`: what
     each call compiled, the graphs compiled in all (and how many never
     ran), the graph runs of the last call (per call, at steady state), and
     the graphs the process settles on: after those calls, Dynamo's caches
@@ -106,7 +106,7 @@ def measure(call: Callable[..., Any], args: tuple, kwargs: dict, *, training: bo
     compiled = (compile or graphmend.compile)(call, backend=counter)
     per_call, outputs, runs = [], [], []
     with torch.set_grad_enabled(training):
-        for _ in steady_calls(compiled, calls):
+        for _ in steady_calls(compiled, calls, counter):
             before = counter.runs
             with BreakRecorder() as recorder:
                 outputs.append(compiled(*args, **kwargs))

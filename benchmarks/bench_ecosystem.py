@@ -221,7 +221,7 @@ def _diagnose(fn: Any, args: tuple, kwargs: dict, training: bool) -> Any:
 def _calls(row: Any, training: bool, fn: Any, args: tuple, kwargs: dict, compiled: Any, counter: Any,
            calls: int = 3) -> dict[str, Any]:
     """``calls`` calls of ``compiled`` (``fn`` compiled on ``counter``; more
-    while graphmend.compile watches them, :func:`benchmarks.steady_calls`), fresh
+    until a call is steady, :func:`benchmarks.steady_calls`), fresh
     inputs after the first (a row's inputs may carry a graph that one
     backward frees): each call's break report and graph runs, the first
     call's outcome, and the error of a later call that could not run.  Then
@@ -232,7 +232,7 @@ def _calls(row: Any, training: bool, fn: Any, args: tuple, kwargs: dict, compile
     from graphmend.diagnosis.tracing import silenced
 
     reports, runs, first, later_error = [], [], None, None
-    for call in steady_calls(compiled, calls):
+    for call in steady_calls(compiled, calls, counter):
         if call:
             _, args, kwargs = row.build(training)
         before = counter.runs

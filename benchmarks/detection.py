@@ -218,7 +218,7 @@ def _call(model: Any, mode: str, args: tuple, kwargs: dict) -> Any:
 def worker(row_name: str, mode: str, arm: str, output: str, backend: str = "eager",
            calls: int = 3) -> dict[str, Any]:
     """The first call of the row compiled by ``arm`` on ``backend`` behind a
-    counter, then ``calls`` more (more while graphmend.compile watches them,
+    counter, then ``calls`` more (more until a call is steady,
     :func:`benchmarks.steady_calls`): the last one's graph runs are counted."""
     import torch
 
@@ -241,7 +241,7 @@ def worker(row_name: str, mode: str, arm: str, output: str, backend: str = "eage
         start = time.perf_counter()
         first = _call(compiled, mode, args, kwargs)
         result["first_s"] = time.perf_counter() - start
-        runs = [counter.runs_of(lambda: _call(compiled, mode, args, kwargs)) for _ in steady_calls(compiled, calls)]
+        runs = [counter.runs_of(lambda: _call(compiled, mode, args, kwargs)) for _ in steady_calls(compiled, calls, counter)]
         result["runs_per_call"] = runs[-1]
         profile = counter.profile(lambda: _call(compiled, mode, args, kwargs))
         result.update(ops=profile.ops, ops_in_graphs=profile.ops_in_graphs)

@@ -233,6 +233,40 @@ def test_steady_calls_go_on_while_graphmend_compile_watches():
     assert len(list(steady_calls(compiled, 3))) == 3 + MOST_EXTRA_CALLS
 
 
+def test_steady_calls_go_on_until_a_call_repeats_the_one_before_in_either_arm():
+    """A call that compiled or ran other graphs than the call before it is
+    not counted as the steady one, in torch.compile's arm as in
+    graphmend.compile's; a row that compiles the same graph every call is
+    steady; one that never settles stops after ``MOST_EXTRA_CALLS`` more."""
+    from types import SimpleNamespace
+
+    from benchmarks import MOST_EXTRA_CALLS, steady_calls
+
+    def calls_made(compiled, per_call):
+        counter, made = SimpleNamespace(graphs=0, runs=0), []
+        for index in steady_calls(compiled, 3, counter):
+            made.append(index)
+            graphs, runs = per_call(index)
+            counter.graphs += graphs
+            counter.runs += runs
+        return made
+
+    # cooper's nuPI step: 6, 4, 5, 8 graphs, then 2 a call (fresh inputs recompile a frame)
+    compiles = [(6, 15), (4, 21), (5, 25), (8, 33), (2, 13)]
+    assert calls_made(object(), lambda i: compiles[min(i, 4)]) == [0, 1, 2, 3, 4, 5]
+    assert calls_made(object(), lambda i: (1, 1)) == [0, 1, 2]  # an optimizer built per call
+    assert calls_made(object(), lambda i: (0, i)) == list(range(3 + MOST_EXTRA_CALLS))
+
+    first_call = SimpleNamespace(watching=True)
+    compiled = SimpleNamespace(_graphmend_first_call=first_call)
+
+    def watched_twice(index):
+        first_call.watching = index < 1  # calls 0 and 1 are watched
+        return (3, 5) if index < 3 else (0, 5)
+
+    assert calls_made(compiled, watched_twice) == [0, 1, 2, 3, 4]
+
+
 def test_the_timing_harness_finds_a_row_of_every_library_corpus():
     """``--cold`` times a library row of the ecosystem corpus or of any
     held-out round, in inference (the builders import their libraries only
