@@ -219,7 +219,7 @@ def _diagnose(fn: Any, args: tuple, kwargs: dict, training: bool) -> Any:
 
 
 def _calls(row: Any, training: bool, fn: Any, args: tuple, kwargs: dict, compiled: Any, counter: Any,
-           calls: int = 3) -> dict[str, Any]:
+           calls: int = 3, counted: int | None = None) -> dict[str, Any]:
     """``calls`` calls of ``compiled`` (``fn`` compiled on ``counter``; more
     until a call is steady, :func:`benchmarks.steady_calls`), fresh
     inputs after the first (a row's inputs may carry a graph that one
@@ -227,15 +227,18 @@ def _calls(row: Any, training: bool, fn: Any, args: tuple, kwargs: dict, compile
     call's outcome, and the error of a later call that could not run.  Then
     one more call under the profiler: the operators the steady state runs
     in graphs and outside them (a frame Dynamo gives up on runs eagerly,
-    whole, with no graph run to count)."""
+    whole, with no graph run to count).  Graphs compiled are those of the
+    first ``counted`` calls (all, by default): an arm that needs more calls
+    to settle than the other made is not charged for the recompiles of
+    calls the other never made."""
     from graphmend.diagnosis import BreakRecorder
     from graphmend.diagnosis.tracing import silenced
 
-    reports, runs, first, later_error = [], [], None, None
+    reports, runs, compiled_per_call, first, later_error = [], [], [], None, None
     for call in steady_calls(compiled, calls, counter):
         if call:
             _, args, kwargs = row.build(training)
-        before = counter.runs
+        before, graphs_before = counter.runs, counter.graphs
         try:
             with BreakRecorder() as recorder:
                 recorder.checkpoint(0)  # one call: breaks are its graphs - 1, as diagnose counts them
@@ -251,7 +254,12 @@ def _calls(row: Any, training: bool, fn: Any, args: tuple, kwargs: dict, compile
         first = first or outcome
         reports.append(recorder.report(ask_rules=False))
         runs.append(counter.runs - before)
-    counts = {"graphs_compiled": counter.graphs, "never_run": counter.never_run, "runs_per_call": runs[-1], "runs": runs}
+        compiled_per_call.append(counter.graphs - graphs_before)
+    graphs = counter.graphs
+    if counted is not None and later_error is None:
+        graphs = sum(compiled_per_call[:counted])
+    counts = {"graphs_compiled": graphs, "never_run": counter.never_run, "runs_per_call": runs[-1], "runs": runs,
+              "compiled": compiled_per_call}
     if later_error is None:
         _, args, kwargs = row.build(training)
         with silenced():
@@ -308,9 +316,11 @@ def _default_path(row: Any, training: bool, original: dict[str, Any], backend: s
 def _torch_compile(row: Any, training: bool, original: dict[str, Any], backend: str = "eager",
                    calls: int = 3) -> dict[str, Any]:
     """``torch.compile`` of the original on a counting ``backend``, called
-    as :func:`_default_path` called graphmend's (``calls`` times: code that
-    compiles afresh every call, an attack's optimizer built per call, makes
-    graphs per call in both arms): its graphs compiled and graph runs, and
+    as :func:`_default_path` called graphmend's (``calls`` times, and more
+    while it is not yet steady: code that compiles afresh every call, an
+    attack's optimizer built per call, makes graphs per call in both arms,
+    so its graphs compiled are those of the first ``calls``): its graphs
+    compiled and graph runs, and
     whether its first call changes a bit (the control for the compiled
     comparisons)."""
     import torch
@@ -320,7 +330,7 @@ def _torch_compile(row: Any, training: bool, original: dict[str, Any], backend: 
     fn, args, kwargs = row.build(training)
     counter = GraphCounter(backend)
     try:
-        called = _calls(row, training, fn, args, kwargs, torch.compile(fn, backend=counter), counter, calls)
+        called = _calls(row, training, fn, args, kwargs, torch.compile(fn, backend=counter), counter, calls, calls)
     finally:
         torch._dynamo.reset()
     return {**called["counts"], "later_error": called["later_error"], **_compare(original, called["first"])}
