@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -218,6 +219,30 @@ def _diagnose(fn: Any, args: tuple, kwargs: dict, training: bool) -> Any:
         return graphmend.diagnose(fn, *args, mended=False, **kwargs)
 
 
+class _RecompileLimitHits(logging.Handler):
+    """Counts, while entered, Dynamo's warning that a frame hit its
+    recompile limit: the frame then runs eagerly on every later call, so a
+    steady count after it is that of the fallback (a row that builds fresh
+    objects every call, guarded by identity, reaches it in ten calls)."""
+
+    LOGGER = "torch._dynamo.convert_frame"
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.hits = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if str(record.msg).startswith("torch._dynamo hit config."):
+            self.hits += 1
+
+    def __enter__(self) -> _RecompileLimitHits:
+        logging.getLogger(self.LOGGER).addHandler(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        logging.getLogger(self.LOGGER).removeHandler(self)
+
+
 def _calls(row: Any, training: bool, fn: Any, args: tuple, kwargs: dict, compiled: Any, counter: Any,
            calls: int = 3, counted: int | None = None) -> dict[str, Any]:
     """``calls`` calls of ``compiled`` (``fn`` compiled on ``counter``; more
@@ -235,31 +260,32 @@ def _calls(row: Any, training: bool, fn: Any, args: tuple, kwargs: dict, compile
     from graphmend.diagnosis.tracing import silenced
 
     reports, runs, compiled_per_call, first, later_error = [], [], [], None, None
-    for call in steady_calls(compiled, calls, counter):
-        if call:
-            _, args, kwargs = row.build(training)
-        before, graphs_before = counter.runs, counter.graphs
-        try:
-            with BreakRecorder() as recorder:
-                recorder.checkpoint(0)  # one call: breaks are its graphs - 1, as diagnose counts them
-                outcome = _run(row, training, fn, args, kwargs, compiled)
-        except Exception as exc:
-            if not call:
-                raise
-            # A callable that cannot run twice (a distribution whose
-            # parameters' graph the first backward freed): the process
-            # settles where the calls that ran left it.
-            later_error = _error(exc)
-            break
-        first = first or outcome
-        reports.append(recorder.report(ask_rules=False))
-        runs.append(counter.runs - before)
-        compiled_per_call.append(counter.graphs - graphs_before)
+    with _RecompileLimitHits() as limit:
+        for call in steady_calls(compiled, calls, counter):
+            if call:
+                _, args, kwargs = row.build(training)
+            before, graphs_before = counter.runs, counter.graphs
+            try:
+                with BreakRecorder() as recorder:
+                    recorder.checkpoint(0)  # one call: breaks are its graphs - 1, as diagnose counts them
+                    outcome = _run(row, training, fn, args, kwargs, compiled)
+            except Exception as exc:
+                if not call:
+                    raise
+                # A callable that cannot run twice (a distribution whose
+                # parameters' graph the first backward freed): the process
+                # settles where the calls that ran left it.
+                later_error = _error(exc)
+                break
+            first = first or outcome
+            reports.append(recorder.report(ask_rules=False))
+            runs.append(counter.runs - before)
+            compiled_per_call.append(counter.graphs - graphs_before)
     graphs = counter.graphs
     if counted is not None and later_error is None:
         graphs = sum(compiled_per_call[:counted])
     counts = {"graphs_compiled": graphs, "never_run": counter.never_run, "runs_per_call": runs[-1], "runs": runs,
-              "compiled": compiled_per_call}
+              "compiled": compiled_per_call, "recompile_limit_hits": limit.hits}
     if later_error is None:
         _, args, kwargs = row.build(training)
         with silenced():
@@ -655,7 +681,8 @@ CSV_COLUMNS = (
     "ops_in_graphs_default", "ops_default", "graphs_before", "breaks_before", "breaks_default_first_call",
     "breaks_default_settled", "default_graphs_per_call", "breaks_diagnosis_path", "identical_default", "gradients_identical_default",
     "identical_mended_eager", "gradients_identical_mended_eager", "identical_mended_compiled",
-    "gradients_identical_mended_compiled", "remaining_default", "remaining_diagnosis_path", "errors",
+    "gradients_identical_mended_compiled", "remaining_default", "remaining_diagnosis_path", "recompile_limit_hit",
+    "errors",
 )
 
 
@@ -666,7 +693,8 @@ def write_csv(results: list[dict[str, Any]], path: Path) -> None:
     breaks before, after the default path (its first call and where the
     process settles) and after the diagnosis path;
     whether outputs and gradients are bit-identical; the remaining break
-    events by category; what failed."""
+    events by category; the arms whose calls hit Dynamo's recompile limit
+    (their steady count is the fallback's); what failed."""
     import csv
 
     def cell(value: Any) -> str:
@@ -692,8 +720,18 @@ def write_csv(results: list[dict[str, Any]], path: Path) -> None:
                 cell(after and after["break_count"]), cell(default.get("identical")),
                 cell(default.get("grads_identical")), cell(eager.get("identical")), cell(eager.get("grads_identical")),
                 cell(compiled.get("identical")), cell(compiled.get("grads_identical")),
-                _cats(default.get("settled")) if default else "", _cats(after) if after else "", errors,
+                _cats(default.get("settled")) if default else "", _cats(after) if after else "",
+                _recompile_limit_hit(torch_compile, default), errors,
             ])
+
+
+def _recompile_limit_hit(torch_compile: dict[str, Any], default: dict[str, Any]) -> str:
+    """The arms whose calls hit Dynamo's recompile limit, ``none``, or
+    nothing where neither arm's counts say (an arm that did not run)."""
+    arms = {"torch.compile": torch_compile, "graphmend.compile": default}
+    if not any("recompile_limit_hits" in counts for counts in arms.values()):
+        return ""
+    return " ".join(arm for arm, counts in arms.items() if counts.get("recompile_limit_hits")) or "none"
 
 
 def _default_cell(result: dict[str, Any]) -> str:

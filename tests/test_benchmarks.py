@@ -193,6 +193,41 @@ def test_the_ecosystem_tables_count_operators_in_graphs_and_flag_a_frame_run_eag
             line["ops_default"]) == ("2", "2", "0", "2")
 
 
+def test_a_row_that_recompiles_every_call_names_the_arm_that_hit_dynamos_recompile_limit(tmp_path):
+    """A row whose fresh build makes Dynamo guard something new every call
+    (here a size, with automatic dynamic shapes off) recompiles until the
+    recompile limit, and then runs its frame eagerly: the counts of that
+    arm are the fallback's, and the CSV says which arm hit the limit."""
+    import csv
+
+    import torch
+
+    from benchmarks.bench_ecosystem import _calls, write_csv
+    from benchmarks.ecosystem import Row
+    from graphmend.diagnosis import GraphCounter
+
+    sizes = iter(range(1, 100))
+
+    def make(training):
+        return (lambda x: (x + 1).sin()), (torch.ones(next(sizes)),), {}
+
+    row = Row("r", "lib", "1", "r", (), make, modes=("inference",))
+    fn, args, kwargs = row.build(False)
+    counter = GraphCounter()
+    with torch._dynamo.config.patch(recompile_limit=2, automatic_dynamic_shapes=False):
+        counts = _calls(row, False, fn, args, kwargs, torch.compile(fn, backend=counter), counter)["counts"]
+    torch._dynamo.reset()
+    assert counts["recompile_limit_hits"] >= 1
+    assert counts["compiled"][:2] == [1, 1] and counts["runs"][-2:] == [0, 0]
+    result = {"row": "r", "library": "lib", "version": "1", "mode": "inference", "errors": {},
+              "default": {"first": {"break_count": 0, "breaks": []}, "settled": {"break_count": 0, "breaks": []},
+                          **counts, "recompile_limit_hits": 0},
+              "compiled_original": {**counts, "later_error": None}}
+    write_csv([result], tmp_path / "r.csv")
+    (line,) = csv.DictReader(open(tmp_path / "r.csv"))
+    assert line["recompile_limit_hit"] == "torch.compile"
+
+
 def test_the_detection_tables_give_both_arms_operators_in_graphs(tmp_path):
     """Operators in graphs beside graph runs in the detection corpus's table
     and CSV (the figures as the worker leaves them; torchvision is not
