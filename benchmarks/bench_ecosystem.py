@@ -563,6 +563,13 @@ def _fewer_ops_in_graphs(result: dict[str, Any]) -> str:
     return ""
 
 
+def _at_recompile_limit(result: dict[str, Any]) -> str:
+    """Flag a row whose steady count is, in an arm, that of the frames
+    Dynamo runs eagerly after its recompile limit."""
+    arms = _recompile_limit_hit(result.get("compiled_original") or {}, result.get("default") or {})
+    return f"**AT DYNAMO'S RECOMPILE LIMIT: {arms}**" if arms not in ("", "none") else ""
+
+
 def _yes(value: Any) -> str:
     return {True: "yes", False: "**NO**", None: "-"}.get(value, str(value))
 
@@ -631,7 +638,7 @@ def markdown(results: list[dict[str, Any]], environment: dict[str, str], corpus:
                 totals["e1"] += after["events"]
             eager = r.get("eager") or {}
             errors = "; ".join(f"{k}: {v[:120]}" for k, v in _errors(r).items()).replace("|", "\\|")
-            for lost in (_capture_lost(before, after), _fewer_ops_in_graphs(r)):
+            for lost in (_capture_lost(before, after), _fewer_ops_in_graphs(r), _at_recompile_limit(r)):
                 if lost:
                     errors = (errors + "; " if errors else "") + lost
             lines.append(

@@ -202,7 +202,7 @@ def test_a_row_that_recompiles_every_call_names_the_arm_that_hit_dynamos_recompi
 
     import torch
 
-    from benchmarks.bench_ecosystem import _calls, write_csv
+    from benchmarks.bench_ecosystem import _calls, markdown, write_csv
     from benchmarks.ecosystem import Row
     from graphmend.diagnosis import GraphCounter
 
@@ -226,6 +226,7 @@ def test_a_row_that_recompiles_every_call_names_the_arm_that_hit_dynamos_recompi
     write_csv([result], tmp_path / "r.csv")
     (line,) = csv.DictReader(open(tmp_path / "r.csv"))
     assert line["recompile_limit_hit"] == "torch.compile"
+    assert "**AT DYNAMO'S RECOMPILE LIMIT: torch.compile**" in markdown([result], {})
 
 
 def test_the_detection_tables_give_both_arms_operators_in_graphs(tmp_path):
