@@ -223,7 +223,8 @@ class _RecompileLimitHits(logging.Handler):
     """Counts, while entered, Dynamo's warning that a frame hit its
     recompile limit: the frame then runs eagerly on every later call, so a
     steady count after it is that of the fallback (a row that builds fresh
-    objects every call, guarded by identity, reaches it in ten calls)."""
+    objects every call, guarded by identity, reaches it once a frame has
+    been compiled as many times as the limit allows: 8 by default)."""
 
     LOGGER = "torch._dynamo.convert_frame"
 
@@ -346,9 +347,8 @@ def _torch_compile(row: Any, training: bool, original: dict[str, Any], backend: 
     while it is not yet steady: code that compiles afresh every call, an
     attack's optimizer built per call, makes graphs per call in both arms,
     so its graphs compiled are those of the first ``calls``): its graphs
-    compiled and graph runs, and
-    whether its first call changes a bit (the control for the compiled
-    comparisons)."""
+    compiled and graph runs, and whether its first call changes a bit (the
+    control for the compiled comparisons)."""
     import torch
 
     from graphmend.diagnosis import GraphCounter
