@@ -143,6 +143,44 @@ def test_a_model_holding_an_unhashable_module_compiles_and_diagnoses():
     unmend(model)
 
 
+class UnrepresentableEstimator(torch.nn.Module):
+    """An sklearn-style estimator whose ``__repr__`` reads a parameter that
+    this subclass never set (torchdr's ``UMAP`` through ``BaseEstimator``)."""
+
+    def __repr__(self):
+        return f"UnrepresentableEstimator(a={self.a})"
+
+    def fit_transform(self, x):
+        if x.sum() > 0:
+            return x * 2
+        return x
+
+    def forward(self, x):
+        return self.fit_transform(x)
+
+
+class UnrepresentableCallable:
+    def __repr__(self):
+        raise RuntimeError("no repr")
+
+    def __call__(self, x):
+        return x + 1
+
+
+@pytest.mark.parametrize("entry", ["module", "bound_method", "callable_instance"])
+def test_an_object_whose_repr_raises_compiles_and_diagnoses(entry):
+    """graphmend never calls a user object's ``repr``: ``torch.compile``
+    does not, and sklearn-style estimators' raise until fitted."""
+    obj = {"module": UnrepresentableEstimator, "bound_method": lambda: UnrepresentableEstimator().fit_transform,
+           "callable_instance": UnrepresentableCallable}[entry]()
+    x = torch.tensor([1.0, -3.0])
+    with pytest.raises((AttributeError, RuntimeError)):
+        repr(obj)
+    assert torch.equal(gm_compile(obj, backend="eager")(x), obj(x))
+    assert graphmend.diagnose(obj, x) is not None
+    unmend(obj)
+
+
 def test_scripted_module_is_left_alone(caplog):
     scripted = torch.jit.script(torch.nn.Linear(2, 2))
     x = torch.ones(1, 2)

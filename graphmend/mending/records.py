@@ -27,6 +27,7 @@ import torch
 import torch.utils._pytree as pytree
 
 import graphmend
+from graphmend.mending.resolve import describe
 from graphmend.storage import cache_dir, write_atomically
 
 _FORMAT = "graphmend-record/1"
@@ -46,7 +47,7 @@ def key(obj: Any, args: tuple, kwargs: dict) -> str:
     leaves, spec = pytree.tree_flatten((args, kwargs))
     fields = {
         "format": _FORMAT,
-        "target": f"{getattr(target, '__module__', '')}.{getattr(target, '__qualname__', repr(target))}",
+        "target": f"{getattr(target, '__module__', '')}.{describe(target)}",
         "graphmend": graphmend.__version__,
         "torch": torch.__version__,
         "grad": torch.is_grad_enabled(),

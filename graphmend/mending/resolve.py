@@ -39,8 +39,11 @@ def left_alone(obj: Any, reason: str) -> None:
 
 
 def describe(obj: Any) -> str:
+    """``obj``'s qualified name, or its class's: never the object's own
+    ``repr``, which user code may make raise (an sklearn-style estimator's
+    reads parameters that a subclass never set) or slow."""
     name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
-    return name or repr(obj)
+    return name or f"a {type(obj).__qualname__}"
 
 
 def wrapper_chain(function: types.FunctionType) -> list[types.FunctionType]:
