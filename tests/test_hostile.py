@@ -181,6 +181,23 @@ def test_an_object_whose_repr_raises_compiles_and_diagnoses(entry):
     unmend(obj)
 
 
+def test_an_argument_dict_keyed_by_an_object_whose_repr_raises():
+    """The call's argument structure names a dict's keys by value only when
+    they are plain; any other key by its class (pytree's ``str(spec)`` would
+    call the key's ``repr``)."""
+    key_object = UnrepresentableCallable()
+
+    def pick(table):
+        x = table[key_object]
+        if x.sum() > 0:
+            return x * 2
+        return x
+
+    table = {key_object: torch.tensor([1.0, 2.0])}
+    assert torch.equal(gm_compile(pick, backend="eager")(table), pick(table))
+    unmend(pick)
+
+
 def test_scripted_module_is_left_alone(caplog):
     scripted = torch.jit.script(torch.nn.Linear(2, 2))
     x = torch.ones(1, 2)

@@ -41,6 +41,25 @@ def _describe(value: Any) -> Any:
     return [type(value).__qualname__]
 
 
+def _context(value: Any) -> Any:
+    """A tree node's context (a dict's keys, a namedtuple's fields) as JSON:
+    plain values as they are, anything else by its class's name, never by
+    its own ``repr`` (a dict keyed by a user object: its ``repr`` may raise,
+    print or name an address)."""
+    if isinstance(value, (bool, int, float, str, type(None))):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_context(item) for item in value]
+    return ["type", value.__qualname__] if isinstance(value, type) else ["instance", type(value).__qualname__]
+
+
+def _structure(spec: pytree.TreeSpec) -> Any:
+    node = None if spec.type is None else spec.type.__qualname__
+    # torch 2.13 deprecates ``children_specs`` (a FutureWarning) for ``children()``
+    children = spec.children() if hasattr(spec, "children") else spec.children_specs
+    return [node, _context(spec.context), [_structure(child) for child in children]]
+
+
 def key(obj: Any, args: tuple, kwargs: dict) -> str:
     """The record's name for compiling ``obj`` and calling it with these arguments."""
     target = type(obj) if isinstance(obj, torch.nn.Module) else obj
@@ -52,9 +71,9 @@ def key(obj: Any, args: tuple, kwargs: dict) -> str:
         "torch": torch.__version__,
         "grad": torch.is_grad_enabled(),
         "signature": [_describe(leaf) for leaf in leaves],
-        "structure": str(spec),
+        "structure": _structure(spec),
     }
-    return hashlib.sha256(json.dumps(fields, sort_keys=True, default=str).encode()).hexdigest()
+    return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
 
 
 def _path(name: str):
