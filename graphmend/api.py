@@ -265,6 +265,8 @@ class _FirstCall:
              args=self.arguments, while_waiting=self._while_rules_run, lazily=not self.verify, helper=self._helper)
         self.record = records.key(self.obj, args, kwargs)
         sites = records.load(self.record)
+        # Met before and declined: compiled as they are, no round spent on them.
+        self._tried |= set(records.load(self.record, "declined"))
         if self.diagnose:
             report = _quietly(state, _diagnose, self.obj, *args, **kwargs)
             sites += [(b.filename, b.lineno) for b in report.breaks if b.fixable]
@@ -364,6 +366,7 @@ class _FirstCall:
         previously = self._mending()
         patched = [f for f in self._mend_sites(sites) if previously.get(f) != mended_source(f)]
         if not patched:
+            records.store(self.record, sites, "declined")
             # With mending_first the call ran its frame eagerly from the
             # declined site on: what lies after it (a site in the arm of
             # diffusers' `if t > 0:`) is met by the next watched call.
@@ -380,6 +383,12 @@ class _FirstCall:
                     "that mending was undone"
                 )
         self._unconfirmed |= set(sites)
+        if not self._rounds_left:
+            # No watched call is left to see them gone: the rewrite of their
+            # functions stands for it, so that the next process mends them
+            # before its first call instead of spending this round again
+            # (a call of transformers' `generate` run eagerly).
+            records.store(self.record, sites)
         if not compat.mends_first():
             # Frames compiled with those breaks in them: forgotten, so the
             # next call compiles the mended code (with mending_first they

@@ -4,7 +4,9 @@
 then watches the user's own first compiled call.  A fixable break it sees
 there -- in code the static mending did not reach, such as a library base
 class's method in another module -- is written down here, so that the
-next process mends it before compiling and never meets it.
+next process mends it before compiling and never meets it; so is a site
+whose mending changed nothing (a rule declined it), so that the next
+process compiles it as it is instead of spending a round on it.
 
 A record is keyed by everything its sites depend on: the compiled object
 (its class or function, by qualified name), graphmend's and torch's
@@ -88,23 +90,34 @@ def _file_hash(filename: str) -> str | None:
         return None
 
 
-def load(name: str) -> list[tuple[str, int]]:
-    """The sites (file, line) of record ``name`` whose files are unchanged."""
+def _read(name: str) -> dict[str, Any]:
     try:
         data = json.loads(_path(name).read_text())
     except (OSError, ValueError):
-        return []
-    if data.get("format") != _FORMAT:
-        return []
-    return [(site["file"], site["line"]) for site in data.get("sites", ())
-            if _file_hash(site["file"]) == site.get("sha256")]
+        return {}
+    return data if isinstance(data, dict) and data.get("format") == _FORMAT else {}
 
 
-def store(name: str, sites: Iterable[tuple[str, int]]) -> None:
-    """Add ``sites`` to record ``name``, atomically; failures only cost speed."""
-    known = set(load(name))
-    merged = sorted(known | set(sites))
-    data = {"format": _FORMAT, "sites": [
-        {"file": file, "line": line, "sha256": _file_hash(file)} for file, line in merged
-    ]}
-    write_atomically(_path(name), json.dumps(data, indent=1))
+def _unchanged(entries: Iterable[dict[str, Any]]) -> list[tuple[str, int]]:
+    return [(site["file"], site["line"]) for site in entries if _file_hash(site["file"]) == site.get("sha256")]
+
+
+def load(name: str, kind: str = "sites") -> list[tuple[str, int]]:
+    """The sites (file, line) of record ``name`` whose files are unchanged:
+    ``"sites"``, mended by a first call, or ``"declined"``, met by one where
+    mending changed nothing (a rule declined), which a later process's first
+    call then compiles as they are instead of running their frame eagerly
+    for a round that mends nothing."""
+    return _unchanged(_read(name).get(kind, ()))
+
+
+def store(name: str, sites: Iterable[tuple[str, int]], kind: str = "sites") -> None:
+    """Add ``sites`` to record ``name`` as ``kind`` (see :func:`load`),
+    atomically; failures only cost speed."""
+    data = _read(name)
+    entries: dict[str, Any] = {"format": _FORMAT}
+    for each in ("sites", "declined"):
+        merged = set(_unchanged(data.get(each, ()))) | (set(sites) if each == kind else set())
+        if merged:
+            entries[each] = [{"file": file, "line": line, "sha256": _file_hash(file)} for file, line in sorted(merged)]
+    write_atomically(_path(name), json.dumps(entries, indent=1))

@@ -21,6 +21,7 @@ import pytest
 import torch
 
 import graphmend
+from graphmend import api
 from graphmend.mending import live, records, swap
 from graphmend.mending.foreign import foreign
 from graphmend.mending.reach import reach
@@ -339,6 +340,31 @@ def test_a_break_only_the_first_call_shows_is_mended_for_the_next_call_and_recor
         graphmend.unmend(neuron)
 
 
+def test_a_site_the_last_watched_call_mends_is_recorded(tmp_path, monkeypatch, isolated_cache):
+    """With one watched call, no later one sees the site gone; the record
+    holds it all the same (its function's code changed), so the next
+    process compiles the mended code on its first call."""
+    monkeypatch.setattr(api, "_WATCHED_ROUNDS", 1)
+    module = load_module(textwrap.dedent(NEURON), tmp_path, "neuron")
+    neuron, x = module.Neuron(0), torch.linspace(0, 3, 6)
+    expected = neuron(x)
+    torch._dynamo.reset()
+    try:
+        compiled = graphmend.compile(neuron, backend=GraphCounter())
+        compiled(x)
+        line = NEURON.splitlines().index("        if self.mechanism == 0:") + 1
+        assert [site_line for _, site_line in records.load(records.key(neuron, (x,), {}))] == [line]
+    finally:
+        graphmend.unmend(neuron)
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    try:
+        assert torch.equal(graphmend.compile(neuron, backend=counter)(x), expected)
+        assert counter.graphs == 1
+    finally:
+        graphmend.unmend(neuron)
+
+
 def test_a_function_mended_again_to_the_same_code_keeps_its_compiled_graphs(tmp_path):
     """``guarded`` is mended statically (its log call); the first call meets
     the ``if`` on a buffer, and mending the function again at that line
@@ -363,20 +389,40 @@ def test_a_function_mended_again_to_the_same_code_keeps_its_compiled_graphs(tmp_
         graphmend.unmend(neuron.guarded)
 
 
-def test_a_site_the_rules_decline_is_neither_mended_nor_recorded(tmp_path):
+def test_a_site_the_rules_decline_is_not_mended_and_recorded_as_declined(tmp_path, isolated_cache):
+    """``keeps`` appends to a list in the arm: [Where] declines.  The first
+    call runs the frame eagerly for the round that finds that out; the
+    record says so, and the next process's first call compiles the frame
+    as torch.compile does, with its break, spending no round on it."""
     module = load_module(textwrap.dedent(NEURON), tmp_path, "neuron")
     neuron, x = module.Neuron(0), torch.linspace(0, 3, 6)
     torch._dynamo.reset()
     counter = GraphCounter()
     compiled = graphmend.compile(neuron.keeps, backend=counter)
     try:
-        for _ in range(3):
+        compiled(x)
+        assert counter.graphs == 0  # the round: run eagerly
+        for _ in range(2):
             compiled(x)
-        assert records.load(records.key(neuron.keeps, (x,), {})) == []
+        key = records.key(neuron.keeps, (x,), {})
+        assert records.load(key) == []
+        assert [site_line for _, site_line in records.load(key, "declined")] == [_line_of(NEURON, "def keeps") + 1]
         assert not live.mended_functions(neuron.keeps)
         assert neuron.history == [1, 1, 1]
     finally:
         graphmend.unmend(neuron.keeps)
+    torch._dynamo.reset()  # the next process
+    counter = GraphCounter()
+    try:
+        graphmend.compile(neuron.keeps, backend=counter)(x)
+        assert counter.graphs > 0 and neuron.history == [1, 1, 1, 1]
+    finally:
+        graphmend.unmend(neuron.keeps)
+
+
+def _line_of(source: str, text: str) -> int:
+    """The 1-based line of ``source`` that holds ``text``."""
+    return next(i for i, line in enumerate(source.splitlines(), 1) if text in line)
 
 
 SHARED_WRAPPER = """
