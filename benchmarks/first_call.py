@@ -3,8 +3,8 @@
 What graphmend itself adds before a model runs at steady state: per round
 (the arms' order rotated each round), ``torch.compile``, ``graphmend.compile``
 with a fresh cache (a user's first process), ``graphmend.compile`` with a warm
-one (every later process: the row's cache filled once, untimed, before the
-first round) and ``torch.compile`` again as the control.  Each process builds
+one (every later process: the row's cache filled, untimed, by one process
+making the same calls before the first round) and ``torch.compile`` again as the control.  Each process builds
 the row (its library imported, its model built) before the clock starts, then
 times ``X.compile(fn, backend="eager")`` with the first call, and each later
 call alone; a compile that a watched first call defers to a later call shows
@@ -107,8 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     code = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                           cwd=ROOT).stdout.strip()
     warm = {name: tempfile.mkdtemp(prefix="first-call-warm-") for name in args.rows}
-    for name in args.rows:
-        _process(args.corpus, name, args.mode, "graphmend.compile", 1, warm[name])
+    for name in args.rows:  # what a process that ran the same calls leaves behind
+        _process(args.corpus, name, args.mode, "graphmend.compile", args.calls, warm[name])
     times: dict[tuple[str, int, str], list[float]] = {}
     new_file = not args.csv.exists()
     with args.csv.open("a", newline="") as handle:
