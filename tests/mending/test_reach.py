@@ -306,6 +306,18 @@ class Neuron(nn.Module):
 """
 
 
+def _next_process_compiles_one_graph(neuron, x, expected):
+    """As a new process: Dynamo's caches emptied, the record mends the site
+    before the first call, which compiles one graph."""
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    try:
+        assert torch.equal(graphmend.compile(neuron, backend=counter)(x), expected)
+        assert counter.graphs == 1
+    finally:
+        graphmend.unmend(neuron)
+
+
 def test_a_break_only_the_first_call_shows_is_mended_for_the_next_call_and_recorded(tmp_path):
     """``if self.mechanism == 0`` tests a buffer: no static matching sees a
     tensor there, only the first call's break does.  That call runs the
@@ -331,13 +343,7 @@ def test_a_break_only_the_first_call_shows_is_mended_for_the_next_call_and_recor
     finally:
         graphmend.unmend(neuron)
 
-    torch._dynamo.reset()  # the next process: the record mends it before the first call
-    counter = GraphCounter()
-    try:
-        assert torch.equal(graphmend.compile(neuron, backend=counter)(x), expected)
-        assert counter.graphs == 1
-    finally:
-        graphmend.unmend(neuron)
+    _next_process_compiles_one_graph(neuron, x, expected)
 
 
 def test_a_site_the_last_watched_call_mends_is_recorded(tmp_path, monkeypatch, isolated_cache):
@@ -356,13 +362,7 @@ def test_a_site_the_last_watched_call_mends_is_recorded(tmp_path, monkeypatch, i
         assert [site_line for _, site_line in records.load(records.key(neuron, (x,), {}))] == [line]
     finally:
         graphmend.unmend(neuron)
-    torch._dynamo.reset()
-    counter = GraphCounter()
-    try:
-        assert torch.equal(graphmend.compile(neuron, backend=counter)(x), expected)
-        assert counter.graphs == 1
-    finally:
-        graphmend.unmend(neuron)
+    _next_process_compiles_one_graph(neuron, x, expected)
 
 
 def test_a_function_mended_again_to_the_same_code_keeps_its_compiled_graphs(tmp_path):
