@@ -24,7 +24,6 @@ import argparse
 import csv
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -33,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import ROOT, child_pythonpath
+from benchmarks.timing import Spread
 
 ARMS = (("torch.compile", "-"), ("graphmend.compile", "fresh"), ("graphmend.compile", "warm"),
         ("torch.compile (control)", "-"))
@@ -86,10 +86,6 @@ def _process(corpus: str, name: str, mode: str, arm: str, calls: int, cache: str
     raise RuntimeError(f"{name} ({arm}) failed:\n{done.stderr[-3000:]}")
 
 
-def _spread(values: list[float]) -> str:
-    return f"{statistics.median(values):.2f} [{min(values):.2f}-{max(values):.2f}]"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", required=True, help="module with the rows (ROWS, get)")
@@ -133,7 +129,8 @@ def main(argv: list[str] | None = None) -> int:
         for label in ("graphmend.compile fresh", "graphmend.compile warm", "torch.compile (control)"):
             first = [times[name, r, label][0] / times[name, r, "torch.compile"][0] for r in rounds]
             total = [sum(times[name, r, label]) / sum(times[name, r, "torch.compile"]) for r in rounds]
-            print(f"{name}: {label} / torch.compile: first call {_spread(first)}, all {args.calls} calls {_spread(total)}")
+            print(f"{name}: {label} / torch.compile: first call {Spread.of(first).text('.2f')}, "
+                  f"all {args.calls} calls {Spread.of(total).text('.2f')}")
     return 0
 
 

@@ -306,6 +306,11 @@ class Neuron(nn.Module):
 """
 
 
+def _line_of(source: str, text: str) -> int:
+    """The 1-based line of ``source`` that holds ``text``."""
+    return next(i for i, line in enumerate(source.splitlines(), 1) if text in line)
+
+
 def _next_process_compiles_one_graph(neuron, x, expected):
     """As a new process: Dynamo's caches emptied, the record mends the site
     before the first call, which compiles one graph."""
@@ -339,7 +344,7 @@ def test_a_break_only_the_first_call_shows_is_mended_for_the_next_call_and_recor
         assert counter.graphs == 1 and counter.never_run == 0  # and nothing recompiles after it
         assert torch.equal(first, expected) and torch.equal(second, expected)
         key = records.key(neuron, (x,), {})
-        assert [line for _, line in records.load(key)] == [NEURON.splitlines().index("        if self.mechanism == 0:") + 1]
+        assert [line for _, line in records.load(key)] == [_line_of(NEURON, "if self.mechanism == 0:")]
     finally:
         graphmend.unmend(neuron)
 
@@ -358,7 +363,7 @@ def test_a_site_the_last_watched_call_mends_is_recorded(tmp_path, monkeypatch, i
     try:
         compiled = graphmend.compile(neuron, backend=GraphCounter())
         compiled(x)
-        line = NEURON.splitlines().index("        if self.mechanism == 0:") + 1
+        line = _line_of(NEURON, "if self.mechanism == 0:")
         assert [site_line for _, site_line in records.load(records.key(neuron, (x,), {}))] == [line]
     finally:
         graphmend.unmend(neuron)
@@ -418,11 +423,6 @@ def test_a_site_the_rules_decline_is_not_mended_and_recorded_as_declined(tmp_pat
         assert counter.graphs > 0 and neuron.history == [1, 1, 1, 1]
     finally:
         graphmend.unmend(neuron.keeps)
-
-
-def _line_of(source: str, text: str) -> int:
-    """The 1-based line of ``source`` that holds ``text``."""
-    return next(i for i, line in enumerate(source.splitlines(), 1) if text in line)
 
 
 SHARED_WRAPPER = """
