@@ -18,15 +18,19 @@ for the walk alone.  The user's backend sees only the final graphs.
 The first calls are watched (Dynamo's own break records, not another
 trace).  A fixable break one meets in code the static mending did not
 mend -- a line the rules only try when a break points at it, such as an
-``if`` on a buffer -- is mended in this process at once, and the *next*
-call compiles the mended code.  The frame whose trace met the break is
-not compiled but runs eagerly this once (``compat.mending_first``), so no
-graph is compiled for code the next call replaces; running the call again
-mended would repeat what it did (a training step's update, a printed
-line).  A site so
-mended that the next call no longer meets is written to the record, which
-spares the next process that round; a site the rules decline is never
-recorded.  ``diagnose=True`` runs one diagnosis trace with the real
+``if`` on a buffer -- is mended in this process where the trace meets it
+(``compat.mending_first``).  Where the site lies in a function the traced
+frame calls, nothing of the frame has run yet: it is traced again with
+that function's mended code inlined, and compiled in this call; where the
+rules decline the site, it is traced again too and compiles as
+torch.compile compiles it.  Where the site lies in the frame's own code
+(a running frame keeps the code it started with), the frame is not
+compiled but runs eagerly this once, so no graph is compiled for code the
+next call replaces, and the *next* call, watched, compiles the mended
+code; running the call again mended would repeat what it did (a training
+step's update, a printed line).  The sites mended, and those declined,
+are written to the record, which spares the next process those traces
+and rounds.  ``diagnose=True`` runs one diagnosis trace with the real
 arguments before mending instead, so that even the first call compiles
 those sites, for the price of that trace.
 
@@ -83,6 +87,7 @@ from graphmend import compat
 from graphmend.mending.live import (mend, mend_sites, mended_functions, mended_source, mended_statement, preserved,
                                     settle, start_helper, unmend, unmend_functions)
 from graphmend.mending.sidecar import Sidecar
+from graphmend.mending.sites import code_holds
 from graphmend.mending.reach import reach
 
 logger = logging.getLogger("graphmend")
@@ -232,6 +237,7 @@ class _FirstCall:
         self._tried: set[tuple[str, int]] = set()  # sites mended after a watched call
         self._unconfirmed: set[tuple[str, int]] = set()  # ... and not yet seen gone
         self._watched_codes: weakref.WeakSet[Any] = weakref.WeakSet()  # what Dynamo compiled for them
+        self._at_once = _MendedAtOnce()  # what the watched call's traces mended as they met it
         self._pool: list[Any] | None = None  # where a met site's function is looked for first
         self._helper: Sidecar | None = None  # the rules' helper process, for the first call only
 
@@ -324,7 +330,7 @@ class _FirstCall:
         self._rounds_left -= 1
         codes_before = {id(code) for code in compat.compiled_codes()}
         try:
-            with BreakRecorder() as recorder, compat.mending_first(self._mended_next):
+            with BreakRecorder() as recorder, compat.mending_first(self._mended_next, self._mend_at_once):
                 result = self.compiled(*args, **kwargs)
         finally:
             settle()  # what the call did not meet takes its mended code now
@@ -335,9 +341,12 @@ class _FirstCall:
         if gone:
             records.store(self.record, gone)
         self._unconfirmed -= gone
+        at_once, self._at_once = self._at_once, _MendedAtOnce()
+        at_once.record(self.record)
         new = met - self._tried
         if not new:
-            self._rounds_left = 0
+            if not at_once.ran_eagerly:
+                self._rounds_left = 0
             return result
         self._tried |= new
         self._mend_met(sorted(new), args, kwargs)
@@ -356,6 +365,34 @@ class _FirstCall:
         is compiled for code the next call replaces."""
         site = fixable_site(reason)
         return site is not None and site not in self._tried
+
+    def _mend_at_once(self, reason: Any, code: Any) -> bool:
+        """Mend the site of a break the watched call's trace meets while the
+        trace waits; whether the frame (``code``) is traced again at once.
+
+        It is where the site lies in a function the frame calls: traced
+        again, the frame inlines that function's mended code, and no call
+        runs it eagerly for a round (transformers' ``generate`` met one
+        site a call, in three functions).  Where the rules decline the
+        site, the frame compiles with the break, as torch.compile compiles
+        it.  A site in the frame's own code makes it run eagerly this once
+        (a running frame keeps its code), and the next call, watched,
+        compiles the mended code.  Not while verifying, which compares
+        calls of the object before and after the mending."""
+        site = fixable_site(reason)
+        if self.verify or site is None:
+            return False
+        self._tried.add(site)
+        previously = self._mending()
+        patched = [f for f in self._mend_sites([site]) if previously.get(f) != mended_source(f)]
+        if not patched:
+            self._at_once.declined.add(site)
+            return True
+        self._at_once.mended.add(site)
+        if code_holds(code, *site):
+            self._at_once.ran_eagerly = True
+            return False
+        return True
 
     def _mend_met(self, sites: list[tuple[str, int]], args: tuple, kwargs: dict) -> None:
         state = _SavedState(self.obj) if self.verify else None
@@ -457,6 +494,30 @@ class _FirstCall:
                         break
             _compare(report, before, self.capture)
         return report
+
+
+@dataclasses.dataclass
+class _MendedAtOnce:
+    """What a watched call's traces mended as they met it
+    (:meth:`_FirstCall._mend_at_once`)."""
+
+    mended: set[tuple[str, int]] = dataclasses.field(default_factory=set)
+    declined: set[tuple[str, int]] = dataclasses.field(default_factory=set)
+    #: Whether a frame ran eagerly from a site mended in its own code: what
+    #: follows the site is met by the next watched call.
+    ran_eagerly: bool = False
+
+    def record(self, name: str) -> None:
+        """Keep the sites in record ``name``: a later process mends them, or
+        compiles the declined ones as they are, before its first call."""
+        if self.mended:
+            records.store(name, self.mended)
+        if self.declined:
+            records.store(name, self.declined, "declined")
+        if self.mended or self.declined:
+            logger.info("graphmend: the first calls' traces met %d fixable break site(s) the static mending did "
+                        "not reach (%s); mended as met", len(self.mended | self.declined),
+                        ", ".join(f"{short_path(f)}:{line}" for f, line in sorted(self.mended | self.declined)[:5]))
 
 
 def _compare(report: Report, before: Report, capture_on: bool) -> None:

@@ -10,6 +10,11 @@ class MendFirst(Exception):
     call: it runs eagerly this once, and no graph is compiled for code that
     the next call replaces (:func:`graphmend.compat.mending_first`)."""
 
+    def __init__(self, reason) -> None:
+        super().__init__(reason.reason.strip().split("\n", 1)[0])
+        #: Dynamo's ``GraphCompileReason`` of the break.
+        self.reason = reason
+
 
 def caused_by(error: BaseException | None, kind: type[BaseException]) -> BaseException | None:
     """``error`` or the first exception of type ``kind`` it was raised from

@@ -65,6 +65,10 @@ class _Trace(threading.local):
     #: While a call is watched: id(code) -> what its traces that met a site
     #: to mend did (by identity: equal code objects may be two functions).
     mended_first: dict[int, _MetFirst] | None = None
+    #: While a call is watched: given such a break and the code of the frame
+    #: being traced, mends the break's site at once where the frame's code
+    #: does not hold it; whether the frame is to be traced again.
+    mend_now: Callable[[Any, Any], bool] | None = None
 
 
 #: Whether :func:`_run_frames_eagerly_once` could watch graph breaks on this torch.
@@ -101,6 +105,14 @@ def _tell(met: Callable[[Any], bool], obj: Any) -> bool:
         return False
 
 
+def _mended_now(mend_now: Callable[[Any, Any], bool], reason: Any, code: Any) -> bool:
+    try:
+        return mend_now(reason, code)
+    except Exception:  # a bug in graphmend must not break the trace: the frame runs eagerly, as before
+        logger.warning("graphmend: mending the site %s meets at once failed", code.co_name, exc_info=True)
+        return False
+
+
 def mends_first() -> bool:
     """Whether :func:`mending_first` works on this torch (installed, and
     Dynamo's ``GraphCompileReason`` has the hook it needs)."""
@@ -108,10 +120,14 @@ def mends_first() -> bool:
 
 
 @contextlib.contextmanager
-def mending_first(mendable: Callable[[Any], bool]) -> Iterator[None]:
+def mending_first(mendable: Callable[[Any], bool],
+                  mend_now: Callable[[Any, Any], bool] | None = None) -> Iterator[None]:
     """While open, on this thread: a frame whose trace meets a graph break
     that ``mendable(reason)`` accepts (a ``GraphCompileReason``: the
-    reason and the user stack) is not compiled but run eagerly, this once.
+    reason and the user stack) is not compiled but run eagerly, this once;
+    or, where ``mend_now(reason, code)`` (``code``: the frame's) mended the
+    break's site in a function the frame calls, it is traced again at once,
+    with that function's mended code.
 
     The first calls of ``graphmend.compile``'s callable mend the fixable
     breaks they meet, and the next call compiles the mended code: what
@@ -131,13 +147,13 @@ def mending_first(mendable: Callable[[Any], bool]) -> Iterator[None]:
     time.time()` and called on cores of several shapes, then compiled 23
     graphs for 21).  When the watch ends, Dynamo treats those codes as
     before."""
-    outer = _TRACE.mendable, _TRACE.mended_first
-    _TRACE.mendable, _TRACE.mended_first = mendable, {}
+    outer = _TRACE.mendable, _TRACE.mended_first, _TRACE.mend_now
+    _TRACE.mendable, _TRACE.mended_first, _TRACE.mend_now = mendable, {}, mend_now
     try:
         yield
     finally:
         _trace_again([met.code for met in _TRACE.mended_first.values() if met.eager])
-        _TRACE.mendable, _TRACE.mended_first = outer
+        _TRACE.mendable, _TRACE.mended_first, _TRACE.mend_now = outer
 
 
 #: The most times a watched call traces a frame that breaks where graphmend
@@ -394,7 +410,7 @@ def _run_frames_eagerly_once() -> None:
             reason_init(self)
             mendable = _TRACE.mendable
             if self.graph_break and mendable is not None and mendable(self):
-                raise MendFirst(self.reason.strip().split("\n", 1)[0])
+                raise MendFirst(self)
 
         output_graph.GraphCompileReason.__post_init__ = __post_init__
         MENDS_FIRST = True
@@ -414,16 +430,37 @@ def _run_frames_eagerly_once() -> None:
         if met is not None and _tell(met, frame.f_code):
             # Mended only now: what it calls runs eagerly too, as where graphmend mends next.
             return eagerly("its mended code was not yet in place", False)
+        for _ in range(MOST_TRACES_PER_WATCH):
+            retrace, result = _convert(self, frame, cache_entry, hooks, frame_state, skip)
+            if not retrace:
+                return result
+        # Each trace again mended a site no earlier one met: give up on them.
+        return eagerly("its trace kept meeting sites graphmend mends", False)
+
+    def _convert(self, frame, cache_entry, hooks, frame_state, skip):
+        """(whether to trace the frame again, else what to do with it).
+
+        Traced again outside the handler of the ``MendFirst`` that asked
+        for it: an error of the next trace is then not chained to that one
+        (``caused_by`` reads ``__context__``), which would read it as
+        another site to mend."""
         outer = _TRACE.mended
         _TRACE.mended = is_rewritten(frame.f_code)
         try:
-            return original(self, frame, cache_entry, hooks, frame_state, skip=skip + 1)
+            return False, original(self, frame, cache_entry, hooks, frame_state, skip=skip + 2)
         except Exception as error:
             mend_first = caused_by(error, MendFirst)
             user_error = isinstance(error, exc.TorchRuntimeError) or not isinstance(error, exc.TorchDynamoException)
             if mend_first is None and not (user_error and _TRACE.mended) \
                     or self._inner_convert._box.error_on_graph_break:
                 raise
+            mend_now = _TRACE.mend_now
+            if mend_first is not None and mend_now is not None and _mended_now(mend_now, mend_first.reason,
+                                                                               frame.f_code):
+                # Nothing of the frame has run yet: traced again, it inlines
+                # the mended callee (the site is then tried, so a break
+                # still there is compiled as Dynamo compiles it).
+                return True, None
             logger.debug(
                 "%s (%s:%d) %s (%s: %s); running it eagerly",
                 frame.f_code.co_name, frame.f_code.co_filename, frame.f_code.co_firstlineno,
@@ -439,8 +476,8 @@ def _run_frames_eagerly_once() -> None:
             # fake tensors, in code that is not rewritten, and raise it with
             # Dynamo's stack appended to the message (`_index_same(v0)` of a
             # 0-dim tensor, in the fuzz).
-            return eagerly("it breaks where graphmend mends next" if mend_first else "the rewritten code fails",
-                           until_mended)
+            return False, eagerly("it breaks where graphmend mends next" if mend_first else
+                                  "the rewritten code fails", until_mended)
         finally:
             _TRACE.mended = outer
 

@@ -26,6 +26,19 @@ def _file_functions(filename: str) -> list[types.FunctionType]:
     return []
 
 
+def code_holds(code: types.CodeType, filename: str, lineno: int) -> bool:
+    """Whether ``filename:lineno`` lies in the function whose code is
+    ``code`` (its nested functions included)."""
+    if os.path.realpath(code.co_filename) != os.path.realpath(filename):
+        return False
+    last, pending = code.co_firstlineno, [code]
+    while pending:
+        inner = pending.pop()
+        pending.extend(const for const in inner.co_consts if isinstance(const, types.CodeType))
+        last = max([last, *(line for *_, line in inner.co_lines() if line is not None)])
+    return code.co_firstlineno <= lineno <= last
+
+
 def function_at(filename: str, lineno: int, pool: list[types.FunctionType]) -> tuple[types.FunctionType | None, int]:
     """The live function around ``filename:lineno``, and the first line of the
     statement there (Dynamo may report a later line of a multi-line one)."""

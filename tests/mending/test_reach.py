@@ -25,6 +25,7 @@ from graphmend import api
 from graphmend.mending import live, records, swap
 from graphmend.mending.foreign import foreign
 from graphmend.mending.reach import reach
+from graphmend.mending.sites import code_holds
 from harness import GraphCounter, load_module
 
 pytestmark = pytest.mark.usefixtures("isolated_cache")
@@ -303,6 +304,9 @@ class Neuron(nn.Module):
             x = x * 1
             x.mul_(2)
         return x
+
+    def twice(self, x):
+        return 2 * self(x)
 """
 
 
@@ -351,6 +355,28 @@ def test_a_break_only_the_first_call_shows_is_mended_for_the_next_call_and_recor
     _next_process_compiles_one_graph(neuron, x, expected)
 
 
+def test_a_break_the_first_call_meets_in_a_callee_is_mended_and_compiled_in_that_call(tmp_path):
+    """``twice`` calls the forward, whose break only a call shows.  The
+    trace of ``twice`` meets it in the inlined forward: mended there and
+    then, the frame is traced again with the mended forward inlined, so the
+    first call already runs one graph, and no call runs eagerly for a round."""
+    module = load_module(textwrap.dedent(NEURON), tmp_path, "neuron")
+    neuron, x = module.Neuron(0), torch.linspace(0, 3, 6)
+    expected = neuron.twice(x)
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    compiled = graphmend.compile(neuron.twice, backend=counter)
+    try:
+        outputs = [compiled(x) for _ in range(3)]
+        assert counter.graphs == 1 and counter.never_run == 0 and counter.runs == 3
+        assert all(torch.equal(output, expected) for output in outputs)
+        assert "where" in live.mended_source(module.Neuron.forward)
+        key = records.key(neuron.twice, (x,), {})
+        assert [line for _, line in records.load(key)] == [_line_of(NEURON, "if self.mechanism == 0:")]
+    finally:
+        graphmend.unmend(neuron.twice)
+
+
 def test_a_site_the_last_watched_call_mends_is_recorded(tmp_path, monkeypatch, isolated_cache):
     """With one watched call, no later one sees the site gone; the record
     holds it all the same (its function's code changed), so the next
@@ -396,17 +422,21 @@ def test_a_function_mended_again_to_the_same_code_keeps_its_compiled_graphs(tmp_
 
 def test_a_site_the_rules_decline_is_not_mended_and_recorded_as_declined(tmp_path, isolated_cache):
     """``keeps`` appends to a list in the arm: [Where] declines.  The first
-    call runs the frame eagerly for the round that finds that out; the
-    record says so, and the next process's first call compiles the frame
-    as torch.compile does, with its break, spending no round on it."""
+    call's trace finds that out where it meets the site, and the frame is
+    traced again and compiled as torch.compile compiles it, with its break:
+    no call runs it eagerly for a round.  The record says so, and the next
+    process's first call compiles it so without asking the rules."""
     module = load_module(textwrap.dedent(NEURON), tmp_path, "neuron")
     neuron, x = module.Neuron(0), torch.linspace(0, 3, 6)
+    like_torch_compile = GraphCounter()
+    torch._dynamo.reset()
+    torch.compile(module.Neuron(0).keeps, backend=like_torch_compile)(x)
     torch._dynamo.reset()
     counter = GraphCounter()
     compiled = graphmend.compile(neuron.keeps, backend=counter)
     try:
         compiled(x)
-        assert counter.graphs == 0  # the round: run eagerly
+        assert counter.graphs == like_torch_compile.graphs > 0  # no round: compiled with the break
         for _ in range(2):
             compiled(x)
         key = records.key(neuron.keeps, (x,), {})
@@ -522,3 +552,22 @@ def test_a_mended_wrapper_of_an_unmended_function_is_its_own_patch(tmp_path):
             assert torch.equal(compiled(x), x * 2 + 1)
     finally:
         graphmend.unmend(module.step)
+
+
+def test_code_holds_the_lines_of_its_nested_functions_and_not_its_callees():
+    """A break in a function defined inside the traced frame runs the
+    frame's own (old) code: a retrace would meet it again, so such a site
+    counts as the frame's; a callee defined elsewhere does not."""
+
+    def outer(x):
+        def inner(y):
+            return y + 1
+
+        return inner(x)
+
+    code, filename = outer.__code__, outer.__code__.co_filename
+    inner_line = code.co_firstlineno + 2
+    assert code_holds(code, filename, inner_line)
+    assert code_holds(code, filename, code.co_firstlineno)
+    assert not code_holds(code, filename, code.co_firstlineno + 5)
+    assert not code_holds(code, filename + ".other", inner_line)
