@@ -46,7 +46,7 @@ from graphmend import compat
 from graphmend.errors import GraphmendError, SourceError
 from graphmend.mending import search, swap
 from graphmend.mending.foreign import foreign, module_name
-from graphmend.mending.reach import reach
+from graphmend.mending.reach import called_in_place, reach
 from graphmend.mending.resolve import (Unmendable, chain, check_rebuildable, describe, left_alone, resolve,
                                       resolve_quietly)
 from graphmend.mending.rewrite import FilePlan, Rewrites, plan_file, runtime_bindings
@@ -217,9 +217,12 @@ def _first_frames(obj: Any) -> set[types.FunctionType]:
     while isinstance(obj, functools.partial):
         obj = obj.func
     try:
-        return set(chain(obj))
+        first = set(chain(obj))
     except Unmendable:
         return set()
+    # A module's method called in place of its forward (``model.generate``)
+    # breaks early, and Dynamo starts frames in the model's methods it calls.
+    return first | set(called_in_place(obj))
 
 
 def _rule_names(rules: Iterable[str] | None) -> tuple[str, ...]:

@@ -14,6 +14,7 @@ closure cells (transformers' ``dynamic_rope_update`` keeps
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 import types
 from collections.abc import Iterable, Iterator, Sequence
@@ -75,16 +76,29 @@ def called_by_name(functions: Sequence[Any], roots: Iterable[Any]) -> list[Any]:
     for function in functions:
         code = _code_of(function)
         if code is not None:
-            by_name.setdefault(code.co_name, []).append(function)
+            # A decorated method's code is its wrapper's (``@torch.no_grad()``
+            # makes transformers' ``generate`` a ``decorate_context``); the
+            # name it is called by is the one ``functools.wraps`` copied.
+            for name in {code.co_name, getattr(getattr(function, "__func__", function), "__name__", code.co_name)}:
+                by_name.setdefault(name, []).append(function)
     named = {getattr(root, "__func__", root): None for root in roots if _code_of(root) is not None}
     pending = list(named)
     while pending:
-        for name in code_names(_code_of(pending.pop()), variables=True):
+        for name in code_names(_code_of(_unwrapped(pending.pop())), variables=True):
             for function in by_name.get(name, ()):
                 if function not in named:
                     named[function] = None
                     pending.append(function)
     return [f for f in functions if getattr(f, "__func__", f) in named or _code_of(f) is None]
+
+
+def _unwrapped(function: Any) -> Any:
+    """What a wrapper (``functools.wraps``) wraps, to the innermost with code."""
+    try:
+        inner = inspect.unwrap(getattr(function, "__func__", function))
+    except ValueError:  # a cycle of __wrapped__
+        return function
+    return inner if _code_of(inner) is not None else function
 
 
 def _code_of(function: Any) -> types.CodeType | None:

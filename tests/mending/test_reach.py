@@ -377,6 +377,97 @@ def test_a_break_the_first_call_meets_in_a_callee_is_mended_and_compiled_in_that
         graphmend.unmend(neuron.twice)
 
 
+GENERATION = """
+import torch
+from torch import nn
+
+import {helpers}
+
+
+class GenerationMixin:
+    @torch.no_grad()
+    def generate(self, x, steps):
+        for _ in range(steps):
+            x = self.next_step(x)
+        return {helpers}.summary(x)
+
+    def next_step(self, x):
+        y = self(x)
+        if y.sum() > 0:
+            y = y - 1
+        else:
+            y = y + 1
+        return y
+
+
+class Model(nn.Module, GenerationMixin):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.linear(x)
+
+
+class Wrapper(nn.Module):
+    def __init__(self, base):
+        super().__init__()
+        self.base = base
+
+    def forward(self, x):
+        return self.base(x)
+
+    def generate(self, *args, **kwargs):
+        return self.base.generate(*args, **kwargs)
+"""
+
+HELPERS = """
+import torch
+
+
+def summary(x):
+    return x.sum(0)
+"""
+
+
+@pytest.fixture
+def generation(tmp_path):
+    sys.path.insert(0, str(tmp_path))
+    try:
+        helpers = load_module(textwrap.dedent(HELPERS), tmp_path, "helpers")
+        yield load_module(textwrap.dedent(GENERATION.format(helpers=helpers.__name__)), tmp_path, "generation")
+    finally:
+        sys.path.remove(str(tmp_path))
+
+
+def test_a_method_called_in_place_of_forward_reaches_the_model_methods_it_names(generation):
+    """``wrapper.generate`` calls ``self.base.generate``, a method of the
+    model's classes behind ``@torch.no_grad()``, which calls ``next_step``:
+    found by name through the decorator, as a forward's callees are.  Only
+    collected: the globals they name (``summary``) are left to the trace."""
+    wrapper = generation.Wrapper(generation.Model())
+    reached = _names(reach(wrapper.generate).functions)
+    assert {"Wrapper.generate", "GenerationMixin.generate", "GenerationMixin.next_step"} <= reached
+    assert "summary" not in reached
+
+
+def test_a_method_called_in_place_of_forward_compiles_on_the_first_call(generation):
+    torch.manual_seed(0)
+    wrapper, x = generation.Wrapper(generation.Model()), torch.randn(2, 4)
+    expected = wrapper.generate(x, 3)
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    compiled = graphmend.compile(wrapper.generate, backend=counter)
+    try:
+        first = compiled(x, 3)
+        graphs = counter.graphs
+        assert graphs == 1 and torch.equal(first, expected)
+        assert all(torch.equal(compiled(x, 3), expected) for _ in range(2))
+        assert counter.graphs == graphs and counter.never_run == 0
+    finally:
+        graphmend.unmend(wrapper.generate)
+
+
 def test_a_site_the_last_watched_call_mends_is_recorded(tmp_path, monkeypatch, isolated_cache):
     """With one watched call, no later one sees the site gone; the record
     holds it all the same (its function's code changed), so the next
