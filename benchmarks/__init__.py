@@ -4,8 +4,8 @@ Nothing here ships in the ``graphmend`` wheel: the corpora
 (:mod:`benchmarks.corpus`, the paper's transformers rows;
 :mod:`benchmarks.ecosystem`, ten other PyTorch libraries), the side-by-side
 runner (:mod:`benchmarks.bench`, :mod:`benchmarks.bench_ecosystem`), the
-fresh-process timing harnesses (:mod:`benchmarks.timing`; the first calls of
-a library row, :mod:`benchmarks.first_call`), graphmend's own
+fresh-process timing harness (:mod:`benchmarks.timing`: first call, calls to
+the steady state and warm latency, of any corpus's row), graphmend's own
 speed (:mod:`benchmarks.bench_speed`), the torch-version matrix
 (:mod:`benchmarks.compat_matrix`) and the demo (:mod:`benchmarks.demo`).
 

@@ -20,7 +20,11 @@ switches on the original code, which is what a user would try instead.
 
 In the worker, model and inputs are built before the clock starts; *cold*
 is the first call (mending, compilation and the call, under
-``torch.no_grad()``), *warm* the median of later calls.  The worker also
+``torch.no_grad()``), *to steady state* the first call and each later one
+up to the last that compiled a graph or that graphmend's first call watched
+(a first call that meets a site in a frame's own code runs the frame
+eagerly and a later call compiles it mended: a first call alone can
+flatter), *warm* the median of the calls after those.  The worker also
 reports the graphs compiled, the break events, the messages the first call
 emitted (prints, log records, warnings, in order) and saves its output, so
 the parent can say whether an arm behaves as the original does: an arm that
@@ -208,35 +212,47 @@ def worker(row_name: str, arm: str, *, backend: str, device: str, warm: int, thr
             synchronize()
         cold = time.perf_counter() - start
 
-        def timed_calls(call_args: tuple, call_kwargs: dict) -> list[float]:
-            """Two calls to settle (or recompile), then ``warm`` more: every call's seconds."""
-            seconds = []
+        counters = torch._dynamo.utils.counters
+        first_call = getattr(compiled, "_graphmend_first_call", None)
+
+        def timed_calls(call_args: tuple, call_kwargs: dict) -> tuple[list[float], int]:
+            """Two calls to settle (or recompile), then ``warm`` more: every
+            call's seconds, and how many of them it took to reach the
+            compiled steady state (up to the last that was watched by
+            graphmend's first call, :attr:`_FirstCall.watching`, or
+            compiled a graph)."""
+            seconds, settling = [], 0
             with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                for _ in range(warm + 2):
+                for index in range(warm + 2):
+                    watched = first_call is not None and first_call.watching
+                    graphs_before = counters["stats"]["unique_graphs"]
                     start = time.perf_counter()
                     compiled(*call_args, **call_kwargs)
                     synchronize()
                     seconds.append(time.perf_counter() - start)
-            return seconds
+                    if watched or counters["stats"]["unique_graphs"] > graphs_before:
+                        settling = index + 1
+            return seconds, settling
 
-        def warm_ms(seconds: list[float]) -> float | None:
-            return statistics.median(seconds[2:]) * 1e3 if seconds[2:] else None
+        def warm_ms(seconds: list[float], settling: int) -> float | None:
+            steady = seconds[max(2, settling):]
+            return statistics.median(steady) * 1e3 if steady else None
 
-        calls = timed_calls(args, kwargs)
-        warm_batch_1 = warm_ms(calls)
-        counters = torch._dynamo.utils.counters
+        calls, settling = timed_calls(args, kwargs)
+        warm_batch_1 = warm_ms(calls, settling)
         graphs, break_events = counters["stats"]["unique_graphs"], sum(counters["graph_break"].values())
         warm_large = None
         if large_batch > 1 and arm != "eager":
             from benchmarks.bench import batched
 
-            warm_large = warm_ms(timed_calls(*batched((args, kwargs), large_batch)))
+            warm_large = warm_ms(*timed_calls(*batched((args, kwargs), large_batch)))
     torch.save(torch.utils._pytree.tree_map(
         lambda v: v.cpu() if isinstance(v, torch.Tensor) else v, _plain(result)), output)
     return {
         "cold_s": cold,
-        "second_s": calls[0],
+        "steady_s": cold + sum(calls[:settling]),
+        "steady_calls": 1 + settling,
         "warm_ms": warm_batch_1,
         "warm_large_ms": warm_large,
         "graphs": graphs if arm != "eager" else 0,
@@ -271,14 +287,12 @@ class Sample:
     output: str  # path of the saved output
     #: Warm latency at the large batch, when one was asked for.
     warm_large_ms: float | None = None
-    #: The second call: where the first met a break graphmend then mended,
-    #: it compiles the mended code (the first ran those frames eagerly).
-    second_s: float | None = None
-
-    @property
-    def first_two_s(self) -> float | None:
-        """The first two calls: the time to the compiled steady state."""
-        return None if self.second_s is None else self.cold_s + self.second_s
+    #: The calls up to the compiled steady state, the first included: up to
+    #: the last call graphmend's first call watched (where it met a site in
+    #: a frame's own code, that frame ran eagerly and a later call compiles
+    #: it mended) or that compiled a graph; ``steady_calls`` of them.
+    steady_s: float | None = None
+    steady_calls: int | None = None
 
 
 @dataclass
@@ -315,7 +329,7 @@ class ArmResult:
         compiled from an empty cache runs the same kernels up to 2x slower
         or faster than the next one (0.62-1.25 ms for BioGPT's), while
         processes that load them from the cache agree within 10%."""
-        if measure in ("cold_s", "first_two_s") or not self.warm_only:
+        if measure in ("cold_s", "steady_s") or not self.warm_only:
             return self.samples
         return self.warm_only
 
@@ -456,7 +470,7 @@ def control_ratios(results: Sequence[RowTiming]) -> dict[str, Spread | None]:
     rows = [r for r in results if "control" in r.arms and not r.error]
     return {
         measure: Spread.of([value for r in rows for value in r.ratios("control", measure)])
-        for measure in ("cold_s", "first_two_s", "warm_ms")
+        for measure in ("cold_s", "steady_s", "warm_ms")
     }
 
 
@@ -492,11 +506,12 @@ def markdown(results: Sequence[RowTiming], environment: dict[str, str], repetiti
             "from one such process to the next)") if warm_processes else "those processes"
     lines = [
         f"Each figure: median over {repetitions} fresh processes per arm with empty caches, [min-max]; "
-        f"warm = median of {warm} calls per process, over {over}; ratios paired by "
-        "repetition (graphmend / torch.compile; below 1 is faster).",
+        f"warm = median of {warm} calls per process after its steady state, over {over}; to steady state = "
+        "the first call and each later one until the object compiles no more and graphmend watches no more; "
+        "ratios paired by repetition (graphmend / torch.compile; below 1 is faster).",
         "",
         "| row | graphs / breaks | torch.compile cold s | graphmend.compile cold s | cold ratio | cold | "
-        "first two calls ratio | first two | torch.compile warm ms | graphmend warm ms | warm ratio | warm |",
+        "to steady state ratio | to steady | torch.compile warm ms | graphmend warm ms | warm ratio | warm |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
@@ -507,11 +522,11 @@ def markdown(results: Sequence[RowTiming], environment: dict[str, str], repetiti
             torch_arm, ours = r.arms["torch"], r.arms[arm]
             label = r.title if arm == "graphmend" else f"{r.title}: {ARMS[arm].title}"
             cold, warm_ratio = r.ratio(arm, "cold_s"), r.ratio(arm, "warm_ms")
-            first_two = r.ratio(arm, "first_two_s")
+            to_steady = r.ratio(arm, "steady_s")
             lines.append(
                 f"| {label} | {_graphs(torch_arm)} → {_graphs(ours)} "
                 f"| {_text(torch_arm.cold(), '.2f')} | {_text(ours.cold(), '.2f')} "
-                f"| {_text(cold, '.2f')} | {verdict(cold)} | {_text(first_two, '.2f')} | {verdict(first_two)} "
+                f"| {_text(cold, '.2f')} | {verdict(cold)} | {_text(to_steady, '.2f')} | {verdict(to_steady)} "
                 f"| {_text(torch_arm.warm(), '.2f')} | {_text(ours.warm(), '.2f')} "
                 f"| {_text(warm_ratio, '.2f')} | {verdict(warm_ratio)} |"
             )
@@ -563,7 +578,7 @@ def markdown(results: Sequence[RowTiming], environment: dict[str, str], repetiti
     return "\n".join(lines) + "\n"
 
 
-_MEASURES = {"cold_s": "cold", "first_two_s": "first two calls", "warm_ms": "warm"}
+_MEASURES = {"cold_s": "cold", "steady_s": "to steady state", "warm_ms": "warm"}
 
 
 def _text(spread: Spread | None, spec: str) -> str:
@@ -580,18 +595,19 @@ def to_json(results: Sequence[RowTiming]) -> list[dict]:
         data = asdict(r)
         data["ratios"] = {
             arm: {m: asdict(s) if (s := r.ratio(arm, m)) else None
-                  for m in ("cold_s", "first_two_s", "warm_ms", "warm_large_ms")}
+                  for m in ("cold_s", "steady_s", "warm_ms", "warm_large_ms")}
             for arm in r.arms if arm != "torch"
         }
         rows.append(data)
     return rows
 
 
-#: ``timing.csv``'s columns (``benchmarks/results/cold-start-cpu.csv`` is one such file).
+#: ``timing.csv``'s columns (``benchmarks/results/first-call-cpu.csv`` is one such file; files
+#: written before the steady-state measure have ``first_two_calls`` columns in its place).
 CSV_COLUMNS = ("row", "graphs_breaks_before", "graphs_breaks_after", *(
-    f"{what}{bound}" for what in ("torch_cold_s", "graphmend_cold_s", "cold_ratio", "first_two_calls_ratio",
+    f"{what}{bound}" for what in ("torch_cold_s", "graphmend_cold_s", "cold_ratio", "to_steady_ratio",
                                   "torch_warm_ms", "graphmend_warm_ms", "warm_ratio") for bound in ("", "_min", "_max")),
-    "cold_verdict", "first_two_calls_verdict", "warm_verdict")
+    "cold_verdict", "to_steady_verdict", "warm_verdict")
 
 
 def to_csv(results: Sequence[RowTiming]) -> str:
@@ -609,11 +625,11 @@ def to_csv(results: Sequence[RowTiming]) -> str:
         for arm in [a for a in r.arms if a != "torch" and not ARMS[a].switch]:
             torch_arm, ours = r.arms["torch"], r.arms[arm]
             cold, warm_ratio = r.ratio(arm, "cold_s"), r.ratio(arm, "warm_ms")
-            first_two = r.ratio(arm, "first_two_s")
+            to_steady = r.ratio(arm, "steady_s")
             writer.writerow([r.title if arm == "graphmend" else f"{r.title}: {ARMS[arm].title}",
                              _graphs(torch_arm), _graphs(ours), *spread(torch_arm.cold()), *spread(ours.cold()),
-                             *spread(cold), *spread(first_two), *spread(torch_arm.warm()), *spread(ours.warm()),
-                             *spread(warm_ratio), verdict(cold), verdict(first_two), verdict(warm_ratio)])
+                             *spread(cold), *spread(to_steady), *spread(torch_arm.warm()), *spread(ours.warm()),
+                             *spread(warm_ratio), verdict(cold), verdict(to_steady), verdict(warm_ratio)])
     return buffer.getvalue()
 
 
