@@ -61,6 +61,17 @@ def test_a_backward_pass_is_left_out_on_any_backend():
     assert x.grad is not None
 
 
+def test_a_call_that_compiles_counts_the_operators_it_runs_not_those_dynamo_traces():
+    """Dynamo traces on fake tensors, through the dispatcher: the profiler
+    sees those operators too, inside Dynamo's own ranges."""
+    counter = GraphCounter()
+    compiled = torch.compile(_graph_eager_graph, backend=counter)
+    x = torch.randn(8)
+    first = counter.profile(lambda: compiled(x))
+    later = counter.profile(lambda: compiled(x))
+    assert (first.ops, first.ops_in_graphs) == (later.ops, later.ops_in_graphs) == (4, 2)
+
+
 def test_graph_runs_are_marked_only_while_profiled():
     counter = GraphCounter()
     compiled = torch.compile(_one_graph, backend=counter)
