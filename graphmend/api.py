@@ -366,6 +366,14 @@ class _FirstCall:
         site = fixable_site(reason)
         return site is not None and site not in self._tried
 
+    def _mend_changing(self, sites: list[tuple[str, int]]) -> list[Any]:
+        """Mend ``sites`` (:meth:`_mend_sites`); the functions whose code
+        changed.  A function mended before is mended again with the
+        sites' lines; where the rules declined them all, its code is what it
+        was, and nothing needs compiling again."""
+        previously = self._mending()
+        return [f for f in self._mend_sites(sites) if previously.get(f) != mended_source(f)]
+
     def _mend_at_once(self, reason: Any, code: Any) -> bool:
         """Mend the site of a break the watched call's trace meets while the
         trace waits; whether the frame (``code``) is traced again at once.
@@ -383,9 +391,7 @@ class _FirstCall:
         if self.verify or site is None:
             return False
         self._tried.add(site)
-        previously = self._mending()
-        patched = [f for f in self._mend_sites([site]) if previously.get(f) != mended_source(f)]
-        if not patched:
+        if not self._mend_changing([site]):
             self._at_once.declined.add(site)
             return True
         self._at_once.mended.add(site)
@@ -397,11 +403,7 @@ class _FirstCall:
     def _mend_met(self, sites: list[tuple[str, int]], args: tuple, kwargs: dict) -> None:
         state = _SavedState(self.obj) if self.verify else None
         before = _quietly(state, self.obj, *args, **kwargs) if self.verify else None
-        # A function mended before is mended again with the met lines; where
-        # the rules declined them all its code is what it was, and nothing
-        # needs compiling again.
-        previously = self._mending()
-        patched = [f for f in self._mend_sites(sites) if previously.get(f) != mended_source(f)]
+        patched = self._mend_changing(sites)
         if not patched:
             records.store(self.record, sites, "declined")
             # With mending_first the call ran its frame eagerly from the
@@ -435,8 +437,7 @@ class _FirstCall:
                 compat.reset_code(code)
         logger.info(
             "graphmend: the first call met %d fixable break site(s) the static mending did not reach (%s); "
-            "mended, the next call compiles them", len(sites),
-            ", ".join(f"{short_path(f)}:{line}" for f, line in sites[:5]),
+            "mended, the next call compiles them", len(sites), _named(sites),
         )
 
     @property
@@ -514,10 +515,15 @@ class _MendedAtOnce:
             records.store(name, self.mended)
         if self.declined:
             records.store(name, self.declined, "declined")
-        if self.mended or self.declined:
+        met = sorted(self.mended | self.declined)
+        if met:
             logger.info("graphmend: the first calls' traces met %d fixable break site(s) the static mending did "
-                        "not reach (%s); mended as met", len(self.mended | self.declined),
-                        ", ".join(f"{short_path(f)}:{line}" for f, line in sorted(self.mended | self.declined)[:5]))
+                        "not reach (%s); mended as met", len(met), _named(met))
+
+
+def _named(sites: list[tuple[str, int]]) -> str:
+    """The first five of ``sites`` as ``file:line``, for a log line."""
+    return ", ".join(f"{short_path(file)}:{line}" for file, line in sites[:5])
 
 
 def _compare(report: Report, before: Report, capture_on: bool) -> None:

@@ -230,19 +230,16 @@ class _Walk:
         collected, 219 (130 without).  What they call outside the model's
         classes is mended where a call's trace meets it."""
         for function in called_in_place(method):
-            if id(function) not in self.seen:
+            if id(function) not in self.seen and not foreign(function):
                 self.seen.add(id(function))
                 self.keep.append(function)
                 self.collect(function)
 
-    def collect(self, function: types.FunctionType) -> bool:
-        """Add ``function`` to what is reached, unless it is foreign or its
-        file never mentions torch; whether its code is to be read further."""
-        if foreign(function):
-            return False
+    def collect(self, function: types.FunctionType) -> None:
+        """Add ``function`` (not foreign) to what is reached, unless its
+        file never mentions torch."""
         if function.__code__.co_filename == self.own_file or _mentions_torch(function.__code__.co_filename):
             self.result.functions.append(function)
-        return True
 
     def instance(self, obj: Any) -> None:
         """An object whose methods run: its class, and what it holds."""
@@ -254,10 +251,11 @@ class _Walk:
             self.push_all(attributes.values())
 
     def function(self, function: types.FunctionType) -> None:
-        if self.own_file is None and not foreign(function):
-            self.own_file = function.__code__.co_filename
-        if not self.collect(function):
+        if foreign(function):
             return
+        if self.own_file is None:
+            self.own_file = function.__code__.co_filename
+        self.collect(function)
         self.push(getattr(function, "__wrapped__", None))
         for cell in function.__closure__ or ():
             try:
