@@ -37,6 +37,14 @@ def child_pythonpath() -> str:
 MOST_EXTRA_CALLS = 10
 
 
+def watched(compiled: Any) -> bool:
+    """Whether ``graphmend.compile``'s object watches its next call (it may
+    mend the sites it meets and run their frames eagerly); never what
+    ``torch.compile`` returned."""
+    first_call = getattr(compiled, "_graphmend_first_call", None)
+    return first_call is not None and first_call.watching
+
+
 def steady_calls(compiled: Any, calls: int, counter: Any = None) -> Iterator[int]:
     """The indices of the calls a harness makes of ``compiled``: at least
     ``calls``, and more until the last one is steady, up to
@@ -51,14 +59,13 @@ def steady_calls(compiled: Any, calls: int, counter: Any = None) -> Iterator[int
     the same graphs every call (an optimizer built per call) is steady
     doing so.  The count waits for two unwatched calls in a row that are
     alike.  What ``torch.compile`` returned is never watched."""
-    first_call = getattr(compiled, "_graphmend_first_call", None)
     unwatched, last = 0, None
     for index in range(calls + MOST_EXTRA_CALLS):
-        watched = first_call is not None and first_call.watching
+        was_watched = watched(compiled)
         before = (counter.graphs, counter.runs) if counter is not None else (0, 0)
         yield index
         made = (counter.graphs - before[0], counter.runs - before[1]) if counter is not None else (0, 0)
-        unwatched = 0 if watched else unwatched + 1
+        unwatched = 0 if was_watched else unwatched + 1
         if index + 1 >= calls and unwatched >= 2 and made == last:
             return
         last = made

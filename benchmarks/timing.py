@@ -52,7 +52,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks import child_pythonpath
+from benchmarks import child_pythonpath, watched
 
 #: Control ratios outside this band mark a run as noisy.
 CONTROL_TOLERANCE = 0.05
@@ -213,25 +213,24 @@ def worker(row_name: str, arm: str, *, backend: str, device: str, warm: int, thr
         cold = time.perf_counter() - start
 
         counters = torch._dynamo.utils.counters
-        first_call = getattr(compiled, "_graphmend_first_call", None)
 
         def timed_calls(call_args: tuple, call_kwargs: dict) -> tuple[list[float], int]:
             """Two calls to settle (or recompile), then ``warm`` more: every
             call's seconds, and how many of them it took to reach the
             compiled steady state (up to the last that was watched by
-            graphmend's first call, :attr:`_FirstCall.watching`, or
+            graphmend's first call, :func:`benchmarks.watched`, or
             compiled a graph)."""
             seconds, settling = [], 0
             with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 for index in range(warm + 2):
-                    watched = first_call is not None and first_call.watching
+                    was_watched = watched(compiled)
                     graphs_before = counters["stats"]["unique_graphs"]
                     start = time.perf_counter()
                     compiled(*call_args, **call_kwargs)
                     synchronize()
                     seconds.append(time.perf_counter() - start)
-                    if watched or counters["stats"]["unique_graphs"] > graphs_before:
+                    if was_watched or counters["stats"]["unique_graphs"] > graphs_before:
                         settling = index + 1
             return seconds, settling
 
