@@ -84,8 +84,8 @@ from graphmend.diagnosis.tracing import argument_sets, recording_fallbacks, sile
 from graphmend.errors import GraphmendError, VerificationError
 from graphmend.modules import submodules
 from graphmend import compat
-from graphmend.mending.live import (mend, mend_sites, mended_functions, mended_source, mended_statement, preserved,
-                                    settle, start_helper, unmend, unmend_functions)
+from graphmend.mending.live import (mend, mend_sites, mended_functions, mended_source, mended_statement, mending_now,
+                                    preserved, settle, start_helper, unmend, unmend_functions)
 from graphmend.mending.sidecar import Sidecar
 from graphmend.mending.sites import code_holds
 from graphmend.mending.reach import reach
@@ -371,8 +371,10 @@ class _FirstCall:
         changed.  A function mended before is mended again with the
         sites' lines; where the rules declined them all, its code is what it
         was, and nothing needs compiling again."""
-        previously = self._mending()
-        return [f for f in self._mend_sites(sites) if previously.get(f) != mended_source(f)]
+        previously = mending_now()
+        patched = self._mend_sites(sites)
+        now = mending_now()
+        return [f for f in patched if previously.get(f) != now.get(f)]
 
     def _mend_at_once(self, reason: Any, code: Any) -> bool:
         """Mend the site of a break the watched call's trace meets while the

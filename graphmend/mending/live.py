@@ -212,17 +212,42 @@ def _settled(function: Callable[..., Any]) -> Callable[..., Any]:
     return settled
 
 
-def _first_frames(obj: Any) -> set[types.FunctionType]:
-    """The functions a call of ``obj`` starts in: Dynamo's first frame."""
+def _roots(obj: Any) -> list[types.FunctionType]:
+    """The functions a call of ``obj`` enters first."""
     while isinstance(obj, functools.partial):
         obj = obj.func
     try:
-        first = set(chain(obj))
+        return chain(obj)
     except Unmendable:
-        return set()
-    # A module's method called in place of its forward (``model.generate``)
-    # breaks early, and Dynamo starts frames in the model's methods it calls.
-    return first | set(called_in_place(obj))
+        return []
+
+
+def _first_frames(obj: Any) -> set[types.FunctionType]:
+    """The functions a call of ``obj`` starts in: Dynamo's first frame, and
+    for a module's method called in place of its forward (peft's
+    ``model.generate``), the model's methods it names itself: it breaks
+    early (peft's hooks' ``with``) and Dynamo starts frames in them
+    without having met them.  What those call, Dynamo meets as it traces
+    them (:func:`_met`)."""
+    first = _roots(obj)
+    named = set().union(*(search.code_names(f.__code__, variables=True) for f in first))
+    return set(first) | {f for f in called_in_place(obj) if f.__name__ in named}
+
+
+def _in_order_met(plans: list[FilePlan], first_frames: set[types.FunctionType], roots: list[types.FunctionType],
+                  reached: list[types.FunctionType]) -> list[FilePlan]:
+    """``plans`` for graphmend.compile's first mend with a helper: one per
+    unit (:meth:`FilePlan.by_unit`), those holding a first frame first (the
+    call starts once they are in place), then those ``roots`` name, breadth
+    first by name (a call roughly meets them in that order, and the helper
+    answers in order), then the rest of ``reached`` in order."""
+    order = search.called_by_name(reached, roots) + reached
+    rank: dict[types.FunctionType, int] = {}
+    for index, function in enumerate(order):
+        rank.setdefault(function, index)
+    units = [unit for plan in plans for unit in plan.by_unit() if unit.targets]
+    return sorted(units, key=lambda plan: (first_frames.isdisjoint(f for f, *_ in plan.targets),
+                                           min(rank.get(f, len(rank)) for f, *_ in plan.targets)))
 
 
 def _rule_names(rules: Iterable[str] | None) -> tuple[str, ...]:
@@ -279,8 +304,6 @@ def _mend_functions(requests: Iterable[tuple[types.FunctionType, Coverage]], rul
             left_alone(function, str(why))
             continue
         groups.setdefault((function.__code__.co_filename, wanted.static), []).append((function, wanted))
-    if first_frames:  # the helper answers in order: the file Dynamo needs first goes first
-        groups = dict(sorted(groups.items(), key=lambda item: first_frames.isdisjoint(f for f, _ in item[1])))
     # The helper starts first: it imports LibCST while this process parses.
     own_helper = helper is None and bool(groups) and worthwhile(rule_names)
     sidecar = Sidecar.start() if own_helper else helper
@@ -293,6 +316,8 @@ def _mend_functions(requests: Iterable[tuple[types.FunctionType, Coverage]], rul
                     plan = plan_file(filename, group, rule_names)
                     if plan is not None:
                         plans.append(plan)
+            if lazily_for is not None and sidecar is not None and not previous:
+                plans = _in_order_met(plans, first_frames, _roots(lazily_for), list(merged))
             if plans:
                 rewrites = Rewrites(plans, sidecar, while_waiting)
                 # Only a first mend has a helper, and nothing mended before.
@@ -391,6 +416,14 @@ def mended_functions(obj: Any) -> list[types.FunctionType]:
     return [f for f in _OWNED.get(anchor, []) if f in MENDED] if anchor is not None else []
 
 
+def mending_now() -> dict[types.FunctionType, str]:
+    """Each mended function and its mended source, as they are now: in
+    graphmend.compile's first call, without waiting for the files still
+    being rewritten (their functions run their original code)."""
+    with LOCK:
+        return {function: swapped.mended_source for function, swapped in MENDED.items()}
+
+
 def _anchor(obj: Any) -> Any:
     """What ``unmend(obj)`` finds what it mended under: a module itself, else the
     function ``obj`` resolves to (a bound method is a new object each time)."""
@@ -405,7 +438,6 @@ def _remember(obj: Any, functions: list[types.FunctionType]) -> None:
     owned.extend(f for f in functions if f not in owned)
 
 
-@_settled
 def mend_sites(
     sites: Iterable[tuple[str, int]],
     candidates: Iterable[Any],
@@ -426,7 +458,10 @@ def mend_sites(
     only functions defined in those modules are mended.  With
     ``also_static``, each such function is mended at the sites the rules
     match statically too, as :func:`mend` mends what a call reaches.
-    ``unmend(anchor)`` undoes it.  ``helper``: as for :func:`mend`.
+    ``unmend(anchor)`` undoes it.  ``helper``: as for :func:`mend`.  In
+    graphmend.compile's first call, only the functions it mends are
+    finished first if their files are still being rewritten
+    (:class:`_Awaited`), not every file.
     """
     prefixes = None if modules is None else search.prefixes(modules, "")
     with LOCK:
@@ -441,6 +476,8 @@ def mend_sites(
                 left_alone(function, f"outside the modules named {prefixes}")
                 continue
             by_function.setdefault(function, set()).add(statement_line)
+        for function in by_function:
+            _met(function)
         requests = ((f, Coverage(also_static, frozenset(ls))) for f, ls in by_function.items())
         mended = _mend_functions(requests, rules, helper=helper)
         _remember(anchor, mended)

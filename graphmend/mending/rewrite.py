@@ -71,6 +71,23 @@ class FilePlan:
     options: RuleOptions
     rule_names: tuple[str, ...]
 
+    def by_unit(self) -> list[FilePlan]:
+        """This plan as one plan per unit of its skeleton (a def, or a
+        compound statement holding defs), each rewritten alone.  The rules
+        read one unit at a time (each function's facts, the file's names,
+        the callees' summaries), so each unit comes out as it does in the
+        whole skeleton; but a function met while the others are still being
+        rewritten waits for its own unit only (transformers'
+        ``generation/utils.py``: 2.7 s of rules for thirty methods, 0.33 s
+        for ``generate``)."""
+        if len(self.skeleton.units) < 2:
+            return [self]
+        return [
+            dataclasses.replace(self, skeleton=self.skeleton.subset([unit]), targets=[
+                target for target in self.targets if unit.start <= target[1].lineno <= unit.end])
+            for unit in self.skeleton.units
+        ]
+
     def cache_key(self, off: Iterable[str] = ()) -> str:
         return cache.cache_key(
             self.skeleton.text,

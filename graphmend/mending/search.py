@@ -13,11 +13,12 @@ closure cells (transformers' ``dynamic_rope_update`` keeps
 
 from __future__ import annotations
 
+import collections
 import functools
 import inspect
 import sys
 import types
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, KeysView, Sequence
 from typing import Any
 
 import torch
@@ -82,14 +83,18 @@ def called_by_name(functions: Sequence[Any], roots: Iterable[Any]) -> list[Any]:
             for name in {code.co_name, getattr(getattr(function, "__func__", function), "__name__", code.co_name)}:
                 by_name.setdefault(name, []).append(function)
     named = {getattr(root, "__func__", root): None for root in roots if _code_of(root) is not None}
-    pending = list(named)
-    while pending:
-        for name in code_names(_code_of(_unwrapped(pending.pop())), variables=True):
+    pending = collections.deque(named)
+    while pending:  # breadth first: the order a call is likely to meet them in
+        for name in code_names(_code_of(_unwrapped(pending.popleft())), variables=True):
             for function in by_name.get(name, ()):
                 if function not in named:
                     named[function] = None
                     pending.append(function)
-    return [f for f in functions if getattr(f, "__func__", f) in named or _code_of(f) is None]
+    # In the order they were found (graphmend.compile's first call has them
+    # rewritten in that order), those without code last.
+    rank = {function: index for index, function in enumerate(named)}
+    kept = [f for f in functions if getattr(f, "__func__", f) in named or _code_of(f) is None]
+    return sorted(kept, key=lambda f: rank.get(getattr(f, "__func__", f), len(rank)))
 
 
 def _unwrapped(function: Any) -> Any:
@@ -193,13 +198,16 @@ def functions_behind_in(candidates: Iterable[Any], prefixes: Sequence[str]) -> l
     return list(functions)
 
 
-def code_names(code: types.CodeType, *, variables: bool = False) -> set[str]:
+def code_names(code: types.CodeType, *, variables: bool = False) -> KeysView[str]:
     """The global and attribute names ``code`` and the functions nested in it
-    use; with ``variables``, their local and free variables' names too."""
-    names: set[str] = set()
-    pending = [code]
+    use; with ``variables``, their local and free variables' names too.  A
+    set, in the order the code first uses them (its own before its nested
+    functions')."""
+    names: dict[str, None] = {}
+    pending = collections.deque([code])
     while pending:
-        code = pending.pop()
-        names.update(code.co_names, *((code.co_freevars, code.co_varnames) if variables else ()))
+        code = pending.popleft()
+        for group in (code.co_names, *((code.co_freevars, code.co_varnames) if variables else ())):
+            names.update(dict.fromkeys(group))
         pending.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
-    return names
+    return names.keys()

@@ -30,6 +30,7 @@ import queue
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from typing import IO, Any
 
 from graphmend.rules.options import RuleOptions, built_in
@@ -62,12 +63,14 @@ def worthwhile(rule_names: tuple[str, ...]) -> bool:
 
 
 class Sidecar:
-    """One helper process; requests are answered in the order they were sent."""
+    """One helper process; requests are answered in the order they were
+    sent, but one whose answer this process waits for goes next."""
 
     def __init__(self, process: subprocess.Popen) -> None:
         self._process = process
         self._sent = 0
         self._answers: dict[int, tuple[str, Any]] = {}
+        self._hurried: set[int] = set()
         # Requests are written by a thread of their own: the helper reads
         # nothing until LibCST is imported, and a pipe holds only 64 KiB.
         self._outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
@@ -114,6 +117,9 @@ class Sidecar:
     def result(self, ticket: int) -> str:
         """The rewritten text for ``ticket``; :class:`SidecarFailed` when the
         helper could not give it."""
+        if ticket not in self._answers and ticket not in self._hurried:
+            self._hurried.add(ticket)
+            self._outbox.put(pickle.dumps((ticket,), pickle.HIGHEST_PROTOCOL))
         while ticket not in self._answers:
             try:
                 answered, *answer = pickle.load(self._process.stdout)
@@ -139,15 +145,51 @@ class Sidecar:
         threading.Thread(target=self._process.wait, name="graphmend-sidecar-reaper", daemon=True).start()
 
 
+class _Requests:
+    """The requests read so far (by a thread of their own, as they come), in
+    the order they are to be answered: the oldest first, but a request the
+    other process waits for (a message holding only its ticket) before it."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self._stream = stream
+        self._waiting: dict[int, tuple[Any, RuleOptions, str]] = {}
+        self._hurried: list[int] = []
+        self._ended = False
+        self._changed = threading.Condition()
+        threading.Thread(target=self._read, name="graphmend-sidecar-reader", daemon=True).start()
+
+    def _read(self) -> None:
+        try:
+            while True:
+                ticket, *request = pickle.load(self._stream)
+                with self._changed:
+                    if request:
+                        self._waiting[ticket] = tuple(request)
+                    else:
+                        self._hurried.append(ticket)
+                    self._changed.notify()
+        except Exception:  # noqa: BLE001 -- EOF, or a broken pipe: no more requests
+            with self._changed:
+                self._ended = True
+                self._changed.notify()
+
+    def __iter__(self) -> Iterator[tuple[int, Any, RuleOptions, str]]:
+        while True:
+            with self._changed:
+                self._changed.wait_for(lambda: self._waiting or self._ended)
+                if not self._waiting:
+                    return
+                hurried = [t for t in self._hurried if t in self._waiting]
+                ticket = hurried[0] if hurried else min(self._waiting)
+                request = self._waiting.pop(ticket)
+            yield (ticket, *request)
+
+
 def serve(requests: IO[bytes], answers: IO[bytes]) -> None:
     """The helper's loop: each request's rewritten text, or why it failed."""
     from graphmend.pipeline import transform_skeleton
 
-    while True:
-        try:
-            ticket, skeleton, options, filename = pickle.load(requests)
-        except EOFError:
-            return
+    for ticket, skeleton, options, filename in _Requests(requests):
         try:
             answer: tuple[str, Any] = ("ok", transform_skeleton(skeleton, options, filename).code)
         except Exception as error:  # noqa: BLE001 -- the caller reruns it in-process for the real error

@@ -5,6 +5,7 @@ LibCST in the user's process."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import subprocess
@@ -45,6 +46,12 @@ SOURCE = textwrap.dedent('''
     class Model(torch.nn.Module):
         def forward(self, x):
             return f(x)
+
+        @staticmethod
+        def g(x):
+            if x.mean() > 0:
+                logger.warning("g saw %s", x)
+            return x
 ''')
 
 
@@ -66,6 +73,38 @@ def test_helper_answers_what_the_rules_give_in_process():
     expected = transform_skeleton(skeleton, options, "<sidecar-test>").code
     assert expected != skeleton.text
     assert answers == [expected, expected]
+
+
+def test_the_helper_answers_a_request_waited_for_before_the_older_ones():
+    """A ticket alone on the pipe (sent by ``result`` when it would wait)
+    moves its request ahead of those sent before it."""
+    import io
+    import pickle
+    import time
+
+    skeleton, options = _skeleton(), RuleOptions()
+    stream = io.BytesIO(b"".join(pickle.dumps(message) for message in (
+        (0, skeleton, options, "a"), (1, skeleton, options, "b"), (2, skeleton, options, "c"), (2,))))
+    requests = sidecar._Requests(stream)
+    deadline = time.monotonic() + 30
+    while not requests._ended and time.monotonic() < deadline:  # all read: the order is the queue's alone
+        time.sleep(0.01)
+    assert [ticket for ticket, *_ in requests] == [2, 0, 1]
+
+
+def test_each_unit_rewritten_alone_comes_out_as_in_the_whole_skeleton(tmp_path, monkeypatch):
+    """graphmend.compile's first mend sends the helper one unit at a time,
+    so a function met waits for its own unit only: what each unit becomes
+    must not depend on the others."""
+    plan = _plan(tmp_path, monkeypatch, "Model.g")
+    units = plan.by_unit()
+    assert len(units) == len(plan.skeleton.units) == 2
+    assert [[f.__qualname__ for f, *_ in unit.targets] for unit in units] == [["f"], ["Model.g"]]
+    whole = transform_skeleton(plan.skeleton, plan.options, plan.filename).code
+    assert whole != plan.skeleton.text
+    alone = [unit.skeleton.unit_texts(transform_skeleton(unit.skeleton, unit.options, unit.filename).code)[0]
+             for unit in units]
+    assert alone == list(plan.skeleton.unit_texts(whole))
 
 
 def test_a_helper_that_is_gone_says_so():
@@ -129,7 +168,8 @@ class _FakeHelper:
         return "HELPER\n"
 
 
-def _plan(tmp_path, monkeypatch):
+def _plan(tmp_path, monkeypatch, *also: str):
+    """The plan of ``SOURCE``'s ``f`` and of the functions ``also`` names."""
     monkeypatch.setenv("GRAPHMEND_CACHE_DIR", str(tmp_path / "cache"))
     module_path = tmp_path / "sidecar_model.py"
     module_path.write_text(SOURCE)
@@ -141,7 +181,9 @@ def _plan(tmp_path, monkeypatch):
     finally:
         sys.path.remove(str(tmp_path))
         sys.modules.pop("sidecar_model", None)
-    return rewrite.plan_file(module.f.__code__.co_filename, [(module.f, Coverage(static=True))], RULE_NAMES)
+    functions = [module.f, *(functools.reduce(getattr, name.split("."), module) for name in also)]
+    return rewrite.plan_file(module.f.__code__.co_filename, [(f, Coverage(static=True)) for f in functions],
+                             RULE_NAMES)
 
 
 def test_a_helper_answer_is_used(tmp_path, monkeypatch):
@@ -325,6 +367,12 @@ LAZY_HELPERS = textwrap.dedent('''
         else:
             y = x - 1
         return y + 1
+
+
+    def later(x):
+        if x.mean() > 0:
+            return x / 2
+        return x
 ''')
 
 LAZY_UNUSED = textwrap.dedent('''
@@ -347,7 +395,7 @@ LAZY_ENTRY = textwrap.dedent('''
     class Model(torch.nn.Module):
         def forward(self, x):
             if self.training:
-                return lazy_unused.never(x)
+                return lazy_unused.never(lazy_helpers.later(x))
             if (x < -100).any():
                 raise ValueError("too small")
             return lazy_helpers.helper(x) * 2
@@ -374,7 +422,8 @@ LAZY_SCRIPT = textwrap.dedent('''
     events, how = [], ["settle"]
     finish = live._Awaited.finish
     def recorded(self, index):
-        events.append([self.plans[index].filename.rsplit("/", 1)[-1], how[0]])
+        plan = self.plans[index]
+        events.append([plan.filename.rsplit("/", 1)[-1], [f.__name__ for f, *_ in plan.targets], how[0]])
         return finish(self, index)
     live._Awaited.finish = recorded
     real_met = live._met
@@ -418,12 +467,14 @@ def _run_lazy(tmp_path, model: str) -> dict:
 
 
 def test_a_first_call_awaits_only_the_rewrites_dynamo_meets(tmp_path):
-    """The first call starts while the helper still rewrites: a helper's
-    file is finished when Dynamo first meets its function (before it reads
-    the code: the first call compiles it mended), a file the call never
-    meets when the call ends; the entry's own file before the call."""
+    """The first call starts while the helper still rewrites: a function's
+    rewrite is finished when Dynamo first meets it (before it reads the
+    code: the first call compiles it mended), its own unit and not the rest
+    of its file; what the call never meets, when the call ends; the entry's
+    own file before the call."""
     result = _run_lazy(tmp_path, "Model")
-    assert result["events"] == [["lazy_helpers.py", "function"], ["lazy_unused.py", "settle"]]
+    assert result["events"] == [["lazy_helpers.py", ["helper"], "function"],  # in the order the entry names them
+                                ["lazy_unused.py", ["never"], "settle"], ["lazy_helpers.py", ["later"], "settle"]]
     assert (result["graphs_first"], result["graphs"], result["breaks"]) == (1, 1, 0)
     assert {"forward", "helper", "never"} <= set(result["mended"])
 
@@ -433,5 +484,5 @@ def test_a_frame_started_before_its_rewrite_is_in_runs_eagerly_once(tmp_path):
     eagerly) while its rewrite is awaited: that frame runs its original
     code eagerly, and the next one compiles the mended code."""
     result = _run_lazy(tmp_path, "Looping")
-    assert result["events"] == [["lazy_helpers.py", "code"]]
+    assert result["events"] == [["lazy_helpers.py", ["helper"], "code"]]
     assert "helper" in result["mended"]
