@@ -73,8 +73,8 @@ for the self-test.
 from __future__ import annotations
 
 from graphmend.compat import tracing
-from graphmend.compat.counters import (compiled_codes, compiled_entry_count, frames_run_eagerly, graph_break_reasons,
-                                       graphs_compiled, guard_failures,
+from graphmend.compat.counters import (COMPILE_RANGE_SUFFIX, compiled_codes, compiled_entry_count, frames_run_eagerly,
+                                       graph_break_reasons, graphs_compiled, guard_failures,
                                        has_compiled_entries, isolated_code_state, private_compile_options,
                                        reset_code, what_dynamo_calls)
 from graphmend.compat.installation import install, installed, rules_off
@@ -89,7 +89,8 @@ from graphmend.compat.tracing import (attribute_stores_pending, constant_result,
                                       graph_break, is_logger, logger_key, register_replay, skip_frames, stores_pending)
 
 __all__ = [
-    "Probe", "PROBES", "SELF_TEST_RULES", "UNREAD_ARGUMENT", "UNREAD_ARGUMENT_SITES", "attribute_stores_pending",
+    "COMPILE_RANGE_SUFFIX", "Probe", "PROBES", "SELF_TEST_RULES", "UNREAD_ARGUMENT", "UNREAD_ARGUMENT_SITES",
+    "attribute_stores_pending",
     "await_mending", "awaits_mending",
     "compiled_codes", "compiled_entry_count",
     "constant_result", "disabled_rules", "effects_mark", "effects_pending", "effects_since", "find_logger",

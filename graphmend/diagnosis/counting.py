@@ -104,11 +104,6 @@ GRAPH_RANGE = "graphmend: graph run"
 #: The autograd engine's range around each node of a backward pass.
 _BACKWARD_RANGE = "autograd::engine::evaluate_function"
 
-#: How the ranges Dynamo puts around its own work end (``dynamo_timed``:
-#: tracing a frame, building guards, the backend's compile).
-_COMPILE_RANGE_SUFFIX = "(dynamo_timed)"
-
-
 @dataclass(frozen=True)
 class Profile:
     """What one profiled call ran: graph runs, and its operators (each
@@ -141,7 +136,7 @@ class Profile:
         events = sorted(events, key=lambda e: e.time_range.start)
         graphs = _Spans(e.time_range for e in events if e.name == GRAPH_RANGE)
         backward = _Spans(e.time_range for e in events if e.name.startswith(_BACKWARD_RANGE))
-        compiling = _Spans(e.time_range for e in events if e.name.endswith(_COMPILE_RANGE_SUFFIX))
+        compiling = _Spans(e.time_range for e in events if e.name.endswith(compat.COMPILE_RANGE_SUFFIX))
         ops = ops_in_graphs = 0
         us = us_in_graphs = 0.0
         last_end = -1

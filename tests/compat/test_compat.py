@@ -313,3 +313,22 @@ def test_a_file_fixed_with_write_runs_with_torch_alone(tmp_path) -> None:
     assert "raised negative" in lines
     assert proc.stderr.count("sum tensor(3.)") == 2
     assert "graphmend: on torch" not in proc.stderr  # no rule off here
+
+
+def test_dynamo_names_the_ranges_of_its_own_work_as_compat_says() -> None:
+    """``GraphCounter.profile`` leaves out the operators inside ranges whose
+    names end so (Dynamo's fake-tensor work while a call compiles): on this
+    torch, a compiling call has such ranges and a compiled one has none."""
+
+    def double(x):
+        return x * 2
+
+    compiled = torch.compile(double, backend="eager")
+    x = torch.ones(3)
+    names = []
+    for _ in range(2):
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+            compiled(x)
+        names.append([e.name for e in prof.events() if e.name.endswith(compat.COMPILE_RANGE_SUFFIX)])
+    compiling, compiled_call = names
+    assert compiling and not compiled_call
