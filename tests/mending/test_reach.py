@@ -451,6 +451,22 @@ def test_a_method_called_in_place_of_forward_reaches_the_model_methods_it_names(
     assert "summary" not in reached
 
 
+def test_a_first_call_starts_once_its_entry_and_the_methods_it_names_are_rewritten(generation):
+    """``graphmend.compile(wrapper.generate)`` waits before its first call
+    for the entry and the model's methods it names itself (Dynamo may
+    start ``GenerationMixin.generate``'s frame without having met it: peft's
+    hooks break before the call), not for what those call: ``next_step``
+    is queued after them, breadth first by name, and finished when Dynamo
+    meets it."""
+    from graphmend.mending import search
+
+    wrapper = generation.Wrapper(generation.Model())
+    assert _names(live._first_frames(wrapper.generate)) == {"Wrapper.generate", "GenerationMixin.generate"}
+    found = search.called_by_name(list(reach(wrapper.generate).functions), live._roots(wrapper.generate))
+    assert [f.__qualname__ for f in found] == ["Wrapper.generate", "GenerationMixin.generate",
+                                               "GenerationMixin.next_step"]
+
+
 def test_a_method_called_in_place_of_forward_compiles_on_the_first_call(generation):
     torch.manual_seed(0)
     wrapper, x = generation.Wrapper(generation.Model()), torch.randn(2, 4)
