@@ -11,12 +11,16 @@ How a function is mended, one module per step:
 4. :mod:`graphmend.mending.swap` -- ``__code__`` swapped in place, and undone.
 
 graphmend.compile's first mend does not wait for the helper process's
-rewrites (step 2) before the call starts, but for the file of the call's
-first frame: each other file is finished (steps 3 and 4) when Dynamo first
-meets one of its functions (:class:`_Awaited`, through
+rewrites (step 2) before the call starts, but for those of the call's
+first frames (:func:`_first_frames`).  The helper rewrites one unit (a
+def) at a time, in the order a call is likely to meet them, and answers
+first the one this process waits for; each other function is finished
+(steps 3 and 4) when Dynamo first meets it (:class:`_Awaited`, through
 :func:`graphmend.compat.await_mending`), and the rest when the call ends
 (:func:`settle`).  xitorch's minimiser reaches twelve functions to mend
-and runs none of them.
+and runs none of them; transformers' ``generate`` reaches thirty methods
+of one file, the beam searches among them, which a sampling call never
+runs.
 
 Which functions ``mend(model)`` reaches is :mod:`graphmend.mending.reach`'s
 (with ``modules=``, :mod:`graphmend.mending.search`'s; for a reported site,
@@ -133,9 +137,10 @@ def _file_failure(filename: str) -> Iterator[None]:
 
 @dataclasses.dataclass
 class _Awaited:
-    """Files the helper process is still rewriting, in graphmend.compile's
-    first mend: each is finished when Dynamo first meets one of its
-    functions (:func:`_met`), and all of them by :func:`settle`.  A
+    """Units the helper process is still rewriting, in graphmend.compile's
+    first mend (a file's, or one def's: :meth:`FilePlan.by_unit`): each is
+    finished when Dynamo first meets one of its functions (:func:`_met`),
+    and all of them by :func:`settle`.  A
     function Dynamo has not met has run only eagerly, if at all, where its
     original code does what the mended code does; so it can take its
     mended code at any time, and no graph is compiled for code that is
