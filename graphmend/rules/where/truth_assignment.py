@@ -9,7 +9,12 @@ truth is ever observed, so the value may be the lowered test of
 :func:`graphmend.rules.predicates.lower_test`: a tensor of the same truth
 under torch.compile, and eagerly Python's own ``a or b`` (the runtime's
 ``and_``/``or_`` return it).  A flag the function reads for more (returns
-it, stores it, computes with it) is left alone, with that reason.
+it, stores it, computes with it) is left alone, with that reason.  So is
+``flag = bool(t)`` where ``t`` may hold more than one element: ``bool()``
+raises there, and lowered to ``t`` the flag would raise at its first read
+instead, after what runs between, or never where it is assigned again
+first (found by the fuzzer: ``flag = bool(v[-1] < 1)``, then ``flag =
+True`` in a branch).
 """
 
 from __future__ import annotations
@@ -17,15 +22,18 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
+from graphmend.analysis.bindings import code
+from graphmend.analysis.tensorness import Tensorness
 from graphmend.rules.base import Context, Declined
 from graphmend.rules.predicates import lower_test
 from graphmend.rules.where.if_statement import worth_trying
 
+_BOOL_CALL = m.Call(func=m.Name("bool"), args=[m.Arg(keyword=None, star="")])
 #: Values whose evaluation calls bool() on an operand.
 _CALLS_BOOL = (
     m.BooleanOperation()
     | m.UnaryOperation(operator=m.Not())
-    | m.Call(func=m.Name("bool"), args=[m.Arg(keyword=None, star="")])
+    | _BOOL_CALL
     | m.Comparison(comparisons=[m.ComparisonTarget(), m.AtLeastN(n=1)])
 )
 
@@ -44,6 +52,11 @@ def convert_truth_assignment(ctx: Context, original: cst.Assign, updated: cst.As
     name = original.targets[0].target.value
     if name not in facts.truth_only:
         raise Declined(f"`{name}` is read for more than its truth, so it must keep Python's value")
+    for call in m.findall(original.value, _BOOL_CALL):
+        operand = call.args[0].value
+        if facts.tensorness(operand) is not Tensorness.STATIC and not facts.is_bool_scalar(operand):
+            raise Declined(f"`{code(call)}` raises here for a tensor of more than one element; the flag "
+                           "would raise at a read instead, or never where it is assigned again first")
     value = lower_test(facts, original.value, updated.value, original)
     if value is updated.value:
         return updated
