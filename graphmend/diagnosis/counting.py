@@ -104,6 +104,7 @@ GRAPH_RANGE = "graphmend: graph run"
 #: The autograd engine's range around each node of a backward pass.
 _BACKWARD_RANGE = "autograd::engine::evaluate_function"
 
+
 @dataclass(frozen=True)
 class Profile:
     """What one profiled call ran: graph runs, and its operators (each

@@ -28,6 +28,7 @@ from graphmend.rules.base import Context, Declined
 from graphmend.rules.predicates import lower_test
 from graphmend.rules.where.if_statement import worth_trying
 
+#: ``bool(x)``, whose raise for a tensor of several elements a flag must keep.
 _BOOL_CALL = m.Call(func=m.Name("bool"), args=[m.Arg(keyword=None, star="")])
 #: Values whose evaluation calls bool() on an operand.
 _CALLS_BOOL = (
