@@ -23,7 +23,7 @@ graph, ``both_arms`` gives ``bool(T)`` and the original arm runs.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import libcst as cst
 import libcst.matchers as m
@@ -63,7 +63,7 @@ def worth_trying(ctx: Context, node: cst.CSTNode, test: cst.BaseExpression, insi
     if kind is Tensorness.STATIC:
         return False
     return (kind is Tensorness.TENSOR or ctx.diagnosed(node) or inside
-            or isinstance(node, cst.If) and _inside_a_diagnosed_if(ctx, node))
+            or isinstance(node, cst.If) and _inside_an_if_on_a_tensor(ctx, node))
 
 
 def is_site(ctx: Context, original: cst.If, updated: cst.If) -> bool:
@@ -82,12 +82,27 @@ def _inside_a_diagnosed_if(ctx: Context, original: cst.If) -> bool:
     outer test first, so a diagnosis names what is inside only on the path
     it took (snntorch's ``elif self.reset_mechanism_val == 1`` never);
     the outer ``if`` is mended only with them."""
-    if not ctx.enabled("where") or ctx.options.lines is None:
+    return ctx.options.lines is not None and _inside_an_if(ctx, original, ctx.diagnosed)
+
+
+def _inside_an_if_on_a_tensor(ctx: Context, original: cst.If) -> bool:
+    """Whether ``original`` is an ``elif`` of, or nested in an arm of, an
+    ``if`` of the same function whose test is diagnosed or is a tensor: the
+    outer ``if`` is mended only with them, whatever their own tests are
+    (transformers' ``if eos is not None and isin(...).any():`` around ``if
+    kwargs_has_attention_mask ...: logger.warning_once(...)``, mended
+    statically, not when a first call's trace meets it and is traced again)."""
+    return _inside_an_if(ctx, original, lambda ancestor: (
+        ctx.diagnosed(ancestor) or test_kind(ctx.facts, ancestor.test) is Tensorness.TENSOR))
+
+
+def _inside_an_if(ctx: Context, original: cst.If, outer: Callable[[cst.If], bool]) -> bool:
+    if not ctx.enabled("where"):
         return False
     for ancestor in reversed(ctx.ancestors):
         if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
             return False
-        if isinstance(ancestor, cst.If) and ancestor is not original and ctx.diagnosed(ancestor):
+        if isinstance(ancestor, cst.If) and ancestor is not original and outer(ancestor):
             return True
     return False
 

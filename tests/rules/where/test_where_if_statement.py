@@ -28,6 +28,10 @@ EQUIVALENCE_CASES = {
     # the if stays (a static test): its elif is mended alone
     "elif_of_a_static_if": ("damp", [(t(1, 2), None), (t(1, 2), 1.0), (t(1, 2), 5.0)]),
     "nested_if": ("nested", [(t(1, 2), t(1, 1)), (t(1, 2), t(-1, -1)), (t(-1, -2), t(1, 1))]),
+    "nested_if_on_a_python_value_in_an_if_on_a_tensor": (
+        "scaled", [(t(1, 2), t(3, 3), False), (t(1, 2), t(3, 3), None), (t(1, 2), t(3, 3), True),
+                   (t(-1, -2), t(3, 3), False)],
+    ),
     "conditional_expression": ("relu_like", [(t(1, 2),), (t(-1, -2),)]),
     "return_branches": ("choose", [(t(5, 1), t(1, 2)), (t(0, 1), t(1, 2))]),
     "return_tuples": ("pair", [(t(1, -1), t(2, 3)), (t(-1, -1), t(2, 3))]),
