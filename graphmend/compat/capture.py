@@ -39,15 +39,19 @@ Safety
     * Dynamo cannot compile it at all (it would run the whole frame
       eagerly: torch 2.13 fails the resume frame after ``for i in range(n)``
       over an unbacked ``n``, and Longformer's encoder, whose loop over
-      layers meets ``if is_global_attn:`` on a captured bool); or
+      layers meets ``if is_global_attn:`` on a captured bool).  Not where
+      Dynamo gave the frame up at a break out of the call that made its
+      first captured value: without capture it breaks in that call too,
+      and gives the frame up alike (:func:`_fails_as_without_capture`); or
     * a captured value meets a guard (``if n > 3:``: "generic_jump
       SymNodeVariable"; ``range(n)``: "Could not extract specialized
       integer"; "Could not guard on data-dependent expression"): the break
       only moves, and moved into an inlined helper it can cost more graphs
       than the original (CLAP: 4 graphs with the switches on, 3 without).
       Not where the guard is met in the same call of the frame as its first
-      captured value: Dynamo breaks at that call with the switches on as
-      without, so that frame keeps its trace (:func:`_in_first_captured_call`); or
+      captured value, or as that value is made: Dynamo breaks at that call
+      with the switches on as without, so that frame keeps its trace
+      (:func:`_in_first_captured_call`); or
     * the graph would assert something eager does not (:func:`assumed_fact`); or
     * the trace captured a value under a torch function mode active when
       the frame started, which torch 2.13's Dynamo hands back as ``None``
@@ -192,6 +196,9 @@ class _Active(threading.local):
     first_captured: tuple[Any, Any] | None = None
     #: Guards met in that same call during this frame's conversion: reason -> the call's offset.
     same_break: dict[str, int] | None = None
+    #: Dynamo's errors (``Unsupported``, ``UserError``) made in that same call
+    #: during this frame's conversion (:func:`_fails_as_without_capture`).
+    made_in_first_call: list[BaseException] | None = None
     #: Each guard on a captured value met during this frame's conversion: its
     #: message -> (the trace's stack there, the values it is on, the origins
     #: of the values made by then).
@@ -427,6 +434,7 @@ def _compile_failing_frames_without_capture() -> None:
         _ACTIVE.error = None
         _ACTIVE.shapes = collections.Counter()
         _ACTIVE.first_captured, _ACTIVE.same_break, _ACTIVE.origins, _ACTIVE.guards_met = None, {}, {}, {}
+        _ACTIVE.made_in_first_call = made_in_first_call = []
         with _records_held() as held, _read_back_number_dynamic(frame):
             try:
                 result = original(self, frame, cache_entry, hooks, frame_state, skip=skip + 1)
@@ -439,6 +447,7 @@ def _compile_failing_frames_without_capture() -> None:
             finally:
                 captured = _ACTIVE.shape_env is not None
                 _ACTIVE.shapes = _ACTIVE.shape_env = _ACTIVE.first_captured = _ACTIVE.origins = None
+                _ACTIVE.made_in_first_call = None
         if caused_by(raised or _ACTIVE.error, MendFirst):  # to run eagerly this once: graphmend mends it first
             _release(held)
             if raised is not None:
@@ -455,6 +464,10 @@ def _compile_failing_frames_without_capture() -> None:
             # frames meeting `torch.autograd.grad` or a generator were traced twice in its
             # first call).  A hard error is retried: a value may have been made and not
             # bound (PendingUnbackedSymbolNotFound).
+            _release(held)
+            return result
+        if raised is None and counters["frames"]["ok"] == ok and not guards and _fails_as_without_capture(
+                _ACTIVE.error, made_in_first_call):
             _release(held)
             return result
         # Thrown away: the attempt's break records, graphs and held log records are not counted.
@@ -648,11 +661,14 @@ def _decline_while_tracing() -> None:
         @functools.wraps(init)
         def __init__(self, *args, **kwargs):
             init(self, *args, **kwargs)
+            if (_ACTIVE.shapes is not None and _ACTIVE.made_in_first_call is not None and not self.skip_frame
+                    and _in_first_captured_call()):
+                _ACTIVE.made_in_first_call.append(self)
             if _ACTIVE.shapes is not None and unbacked_guard(str(self.msg)):
                 _guard_met(str(self.msg))
                 if not self.skip_frame and _in_first_captured_call():
                     # Dynamo breaks at that call, where it breaks without capture.
-                    _ACTIVE.same_break[str(self.msg)] = _ACTIVE.first_captured[1].offset
+                    _ACTIVE.same_break[str(self.msg)] = _root_instruction()[1].offset
                 elif declines:
                     raise Declined(_given_up_at_guard(f"{GUARD}: {_error_text(self)}", str(self.msg)))
 
@@ -1575,10 +1591,33 @@ def _in_first_captured_call() -> bool:
     the callee run as its own frame, the same resume function.  So the
     trace is kept, where giving the frame up would trace it twice more
     without capture (Faster R-CNN's ``forward``: its backbone, four
-    seconds, before ``batched_nms`` meets ``boxes.numel() > 4000``)."""
+    seconds, before ``batched_nms`` meets ``boxes.numel() > 4000``).
+
+    A guard met before the trace has bound any value is on the one the
+    operation it is in makes (``sorted_probs[np.argmax(c >= p)]``: the index
+    read back and guarded as it is made), so the call it is in is that
+    value's call too (rwkv's ``PIPELINE.generate``: 1.3 s traced with capture
+    to ``sample_logits``, then traced twice more without)."""
     here, first = _root_instruction(), _ACTIVE.first_captured
-    return (here is not None and first is not None and here[0] is first[0] and here[1] is first[1]
-            and here[1].opname.startswith("CALL"))
+    if here is None or not here[1].opname.startswith("CALL"):
+        return False
+    return first is None or (here[0] is first[0] and here[1] is first[1])
+
+
+def _fails_as_without_capture(error: BaseException | None, made_in_first_call: list[BaseException]) -> bool:
+    """Whether a frame whose trace with capture failed with ``error`` (Dynamo
+    gave it up whole, to run eagerly) fails so without capture too.
+
+    It does where ``error`` was made, not made to skip the frame, in the
+    call where the trace made its first captured value
+    (:func:`_in_first_captured_call`): the trace without capture is the same
+    up to that call and breaks in it, and Dynamo handles a break out of a
+    call by the state of the frame at the call alone (a context manager it
+    cannot break in, a ``try``, a loop), whichever break it is.  peft's
+    ``generate``: its forward hooks' ``with`` around
+    ``calculate_alora_offsets``, which iterates over a selection; traced a
+    second time for nothing."""
+    return error is not None and any(error is made for made in made_in_first_call)
 
 
 def _why(record: Any) -> str:

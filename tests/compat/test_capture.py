@@ -23,6 +23,7 @@ from harness import GraphCounter, load_module
 pytestmark = pytest.mark.usefixtures("isolated_cache")
 
 FORMS = """
+import numpy
 import torch
 
 
@@ -135,6 +136,11 @@ def scatter_one(g):
 
 def calls_scatter_one(g):
     return scatter_one(g * 2) + 1
+
+
+def scatter_one_after_a_selection(g):
+    picked = g[g > 0.2]
+    return scatter_one(g * 2) + picked.sum()
 
 
 def selection_handed_on(x, y):
@@ -287,6 +293,45 @@ def sized_then_spaced(x):
     # whose fake tensors need a captured value as a Python int.
     total = torch.nonzero(x > 0).sum()
     return spaced((x > 0).sum()).sum() + total
+
+
+def spaced_through_a_call(x):
+    # the count read back and guarded as it is made, in the call's fake kernel
+    y = x * 2
+    return spaced((y > 0).sum()).sum() + 1
+
+
+class Hooks:
+    # peft's forward hooks: a context manager Dynamo cannot break in
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def last_start(x):
+    # peft's calculate_alora_offsets: a loop over a selection
+    best = -1
+    for start in (x > 0).nonzero(as_tuple=True)[0]:
+        best = max(best, start.item())
+    return best
+
+
+def last_start_under_hooks(x):
+    y = x * 2
+    with Hooks():
+        return y + last_start(x)
+
+
+def cutoff(probs, cumulative):
+    return float(probs[numpy.argmax(cumulative >= 0.5)])
+
+
+def cutoff_through_a_call(x):
+    # rwkv's sample_logits: a NumPy index read back and guarded as it is made
+    y = torch.sort(torch.softmax(x, 0)).values
+    return cutoff(y.numpy(), torch.cumsum(y, 0).numpy()) + 1
 """
 
 #: Each breaks once under torch.compile and makes one graph under [Capture].
@@ -554,16 +599,18 @@ def test_a_frame_resumed_before_a_guard_that_gave_it_up_is_not_traced_with_captu
 def test_a_callee_that_met_a_guard_dynamo_breaks_at_after_the_trace_is_not_traced_with_capture_again(forms, traces):
     """A guard Dynamo raises while it propagates fake tensors (``e[t] = 1.0``
     needs ``t`` as an int: "Could not extract specialized integer") becomes a
-    break, and the caller is given up on after its trace, when that trace's
-    values are gone; where the guard was met is noted as the trace meets it,
-    so the callee, a frame of its own next, compiles without capture at once
-    (torchjd's MGDA: five nested frames)."""
+    break, and the caller, which captured a selection before the call, is
+    given up on after its trace, when that trace's values are gone; where the
+    guard was met is noted as the trace meets it, so the callee, a frame of
+    its own next, compiles without capture at once (torchjd's MGDA: five
+    nested frames)."""
     torch._dynamo.reset()
     g = torch.tensor([0.5, 0.1, 0.9, 0.3])
-    ours = graphmend.compile(forms.calls_scatter_one, backend="eager")
+    caller = forms.scatter_one_after_a_selection
+    ours = graphmend.compile(caller, backend="eager")
     for _ in range(2):
-        assert torch.equal(ours(g), forms.calls_scatter_one(g))
-    given_up = capture.uncaptured_codes()[forms.calls_scatter_one.__code__]
+        assert torch.equal(ours(g), caller(g))
+    given_up = capture.uncaptured_codes()[caller.__code__]
     if not given_up.startswith("a captured value meets a guard"):
         # torch 2.14 traces the index, and the caller is given up on for the
         # bounds it assumes: not the guard this test is about.
@@ -977,6 +1024,31 @@ def test_a_guard_in_the_call_that_breaks_without_capture_keeps_the_trace(forms, 
     assert forms.helper_guard.__code__ in capture.uncaptured_codes()  # its own frame: the break moves there
 
 
+@pytest.mark.parametrize("name", ["spaced_through_a_call", "cutoff_through_a_call", "calls_scatter_one"])
+def test_a_guard_met_as_the_first_captured_value_is_made_keeps_the_trace(forms, monkeypatch, name):
+    """A guard met before the trace has bound any captured value is on the
+    one the operation it is in makes: that call is the first captured
+    value's, where the frame breaks without capture too.  The frame keeps
+    its trace: torch.compile's traces, graphs and runs (before: given up on
+    after its trace, and traced twice more without capture)."""
+    function = getattr(forms, name)
+    x = INPUTS[0]
+    torch._dynamo.reset()
+    traces = _traces_of(function.__code__, monkeypatch)
+    plain = GraphCounter()
+    compiled = torch.compile(function, backend=plain)
+    plain_runs = plain.runs_of(lambda: compiled(x.clone()))
+    plain_traces, traces[0] = traces[0], 0
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    ours = graphmend.compile(function, backend=counter)
+    assert counter.runs_of(lambda: ours(x.clone())) == plain_runs
+    assert first_difference(ours(x.clone()), function(x.clone())) is None
+    assert counter.graphs == plain.graphs and counter.never_run == 0
+    assert traces[0] == plain_traces
+    assert function.__code__ not in capture.uncaptured_codes()
+
+
 def test_a_guard_met_in_a_later_call_gives_the_frame_up_without_a_second_trace(forms, monkeypatch):
     """A call whose fake tensors meet a guard on a captured value, not in
     the call that captured the first one: Dynamo would trace the frame
@@ -1063,6 +1135,29 @@ def test_a_frame_that_fails_before_capturing_anything_is_traced_once(forms, monk
     counter = GraphCounter()
     assert torch.equal(graphmend.compile(function, backend=counter)(x), function(x))
     assert traces[0] == plain_traces and counter.graphs == plain.graphs
+    assert function.__code__ not in capture.uncaptured_codes()
+
+
+def test_a_frame_that_fails_in_the_call_of_its_first_captured_value_is_traced_once(forms, monkeypatch):
+    """A frame Dynamo gives up on at a break out of the call that made its
+    first captured value (a ``with`` it cannot break in around a loop over
+    a selection) fails as its trace without capture fails, which breaks in
+    that call: it is traced once, as under torch.compile, not a second time
+    without capture."""
+    function = forms.last_start_under_hooks
+    x = INPUTS[0]
+    torch._dynamo.reset()
+    traces = _traces_of(function.__code__, monkeypatch)
+    plain = GraphCounter()
+    compiled = torch.compile(function, backend=plain)
+    plain_runs = plain.runs_of(lambda: compiled(x.clone()))
+    plain_traces, traces[0] = traces[0], 0
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    ours = graphmend.compile(function, backend=counter)
+    assert counter.runs_of(lambda: ours(x.clone())) == plain_runs
+    assert first_difference(ours(x.clone()), function(x.clone())) is None
+    assert traces[0] == plain_traces == 1 and counter.graphs == plain.graphs
     assert function.__code__ not in capture.uncaptured_codes()
 
 
