@@ -376,26 +376,27 @@ class _FirstCall:
         now = mending_now()
         return [f for f in patched if previously.get(f) != now.get(f)]
 
-    def _mend_at_once(self, reason: Any, code: Any) -> bool:
+    def _mend_at_once(self, reason: Any, code: Any) -> bool | None:
         """Mend the site of a break the watched call's trace meets while the
-        trace waits; whether the frame (``code``) is traced again at once.
+        trace waits; whether the frame (``code``) is traced again at once,
+        or None where the rules decline the site.
 
         It is where the site lies in a function the frame calls: traced
         again, the frame inlines that function's mended code, and no call
         runs it eagerly for a round (transformers' ``generate`` met one
         site a call, in three functions).  Where the rules decline the
-        site, the frame compiles with the break, as torch.compile compiles
-        it.  A site in the frame's own code makes it run eagerly this once
-        (a running frame keeps its code), and the next call, watched,
-        compiles the mended code.  Not while verifying, which compares
-        calls of the object before and after the mending."""
+        site, the trace goes on, and the frame compiles with the break, as
+        torch.compile compiles it.  A site in the frame's own code makes it
+        run eagerly this once (a running frame keeps its code), and the
+        next call, watched, compiles the mended code.  Not while verifying,
+        which compares calls of the object before and after the mending."""
         site = fixable_site(reason)
         if self.verify or site is None:
             return False
         self._tried.add(site)
         if not self._mend_changing([site]):
             self._at_once.declined.add(site)
-            return True
+            return None
         self._at_once.mended.add(site)
         if code_holds(code, *site):
             self._at_once.ran_eagerly = True

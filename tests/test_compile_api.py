@@ -588,3 +588,56 @@ def test_a_branch_on_a_number_read_back_before_it_is_not_mended_first(tmp_path, 
         assert all(torch.equal(out, expected) for out in (first, *later))
     graphmend.unmend(module.minimise)
     assert counts[1] == counts[0]  # graphs compiled and run by the first call (it read 0 graphs: eager)
+
+
+DECLINED_IN_A_CALLEE = """
+import torch
+from torch import nn
+
+
+def note(x, seen):
+    if x.sum() > 0:
+        seen.append(1)  # the rules decline the if: an append in its arm
+    return x + 1
+
+
+class Noting(nn.Module):
+    def forward(self, x):
+        seen = []
+        y = note(x * 2, seen) * 3
+        return y, len(seen)
+"""
+
+
+def test_a_site_the_rules_decline_at_once_costs_no_trace_more_than_torch_compile(tmp_path, isolated_cache,
+                                                                                  monkeypatch):
+    """A break the first call's trace meets in a callee, at a site the rules
+    decline: the trace goes on, and Dynamo places the break as it would
+    without graphmend (transformers' ``generate``, ``_cache_dependant_input_
+    preparation``: traced three times where torch.compile traces it twice)."""
+    from torch._dynamo import symbolic_convert
+
+    module = load_module(textwrap.dedent(DECLINED_IN_A_CALLEE), tmp_path, "declined_in_a_callee")
+    traced: list[str] = []
+    run = symbolic_convert.InstructionTranslator.run
+
+    def counting(self):
+        traced.append(self.f_code.co_name)
+        return run(self)
+
+    monkeypatch.setattr(symbolic_convert.InstructionTranslator, "run", counting)
+    x = torch.linspace(-1, 3, 6)
+    arms = {}
+    for name, make in (("torch.compile", torch.compile), ("graphmend", gm_compile)):
+        torch._dynamo.reset()
+        traced.clear()
+        model, counter = module.Noting(), GraphCounter()
+        try:
+            compiled = make(model, backend=counter)
+            outputs = [compiled(x) for _ in range(3)]
+            arms[name] = (traced.count("forward"), counter.graphs, counter.runs_of(lambda: compiled(x)), outputs)
+        finally:
+            graphmend.unmend(model)
+    plain, ours = arms["torch.compile"], arms["graphmend"]
+    assert ours[:3] == plain[:3] and plain[0] == 2, (ours[:3], plain[:3])  # a trace, and Dynamo's to place the break
+    assert all(torch.equal(a[0], b[0]) and a[1] == b[1] == 1 for a, b in zip(ours[3], plain[3]))

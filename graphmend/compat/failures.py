@@ -10,10 +10,13 @@ class MendFirst(Exception):
     call: it runs eagerly this once, and no graph is compiled for code that
     the next call replaces (:func:`graphmend.compat.mending_first`)."""
 
-    def __init__(self, reason) -> None:
+    def __init__(self, reason, again: bool = False) -> None:
         super().__init__(reason.reason.strip().split("\n", 1)[0])
         #: Dynamo's ``GraphCompileReason`` of the break.
         self.reason = reason
+        #: Whether the site was mended at once in a function the frame
+        #: calls, so the frame is traced again now rather than run eagerly.
+        self.again = again
 
 
 def caused_by(error: BaseException | None, kind: type[BaseException]) -> BaseException | None:

@@ -59,6 +59,8 @@ class _Trace(threading.local):
     #: Whether the frame Dynamo is converting on this thread, or a function
     #: it inlined, is rewritten code.
     mended = False
+    #: The code of the frame Dynamo is converting on this thread.
+    code: Any = None
     #: While a call is watched for sites to mend (:func:`mending_first`):
     #: whether a graph break (its ``GraphCompileReason``) is at one.
     mendable: Callable[[Any], bool] | None = None
@@ -67,8 +69,9 @@ class _Trace(threading.local):
     mended_first: dict[int, _MetFirst] | None = None
     #: While a call is watched: given such a break and the code of the frame
     #: being traced, mends the break's site at once where the frame's code
-    #: does not hold it; whether the frame is to be traced again.
-    mend_now: Callable[[Any, Any], bool] | None = None
+    #: does not hold it; whether the frame is to be traced again, or None
+    #: where the rules leave the site as it is (the trace goes on).
+    mend_now: Callable[[Any, Any], bool | None] | None = None
 
 
 #: Whether :func:`_run_frames_eagerly_once` could watch graph breaks on this torch.
@@ -105,7 +108,7 @@ def _tell(met: Callable[[Any], bool], obj: Any) -> bool:
         return False
 
 
-def _mended_now(mend_now: Callable[[Any, Any], bool], reason: Any, code: Any) -> bool:
+def _mended_now(mend_now: Callable[[Any, Any], bool | None], reason: Any, code: Any) -> bool | None:
     try:
         return mend_now(reason, code)
     except Exception:  # a bug in graphmend must not break the trace: the frame runs eagerly, as before
@@ -121,13 +124,18 @@ def mends_first() -> bool:
 
 @contextlib.contextmanager
 def mending_first(mendable: Callable[[Any], bool],
-                  mend_now: Callable[[Any, Any], bool] | None = None) -> Iterator[None]:
+                  mend_now: Callable[[Any, Any], bool | None] | None = None) -> Iterator[None]:
     """While open, on this thread: a frame whose trace meets a graph break
     that ``mendable(reason)`` accepts (a ``GraphCompileReason``: the
     reason and the user stack) is not compiled but run eagerly, this once;
     or, where ``mend_now(reason, code)`` (``code``: the frame's) mended the
     break's site in a function the frame calls, it is traced again at once,
-    with that function's mended code.
+    with that function's mended code; or, where it returns None (the rules
+    leave the site as it is), the trace goes on and Dynamo places the break
+    as it would without graphmend.  ``mend_now`` runs while the trace
+    waits at the break, before Dynamo traces the frame again to place it
+    (transformers' ``generate`` was traced three times for a site the
+    rules decline, where torch.compile traces it twice).
 
     The first calls of ``graphmend.compile``'s callable mend the fixable
     breaks they meet, and the next call compiles the mended code: what
@@ -410,7 +418,10 @@ def _run_frames_eagerly_once() -> None:
             reason_init(self)
             mendable = _TRACE.mendable
             if self.graph_break and mendable is not None and mendable(self):
-                raise MendFirst(self)
+                mend_now = _TRACE.mend_now
+                again = False if mend_now is None else _mended_now(mend_now, self, _TRACE.code)
+                if again is not None:
+                    raise MendFirst(self, again)
 
         output_graph.GraphCompileReason.__post_init__ = __post_init__
         MENDS_FIRST = True
@@ -444,8 +455,8 @@ def _run_frames_eagerly_once() -> None:
         for it: an error of the next trace is then not chained to that one
         (``caused_by`` reads ``__context__``), which would read it as
         another site to mend."""
-        outer = _TRACE.mended
-        _TRACE.mended = is_rewritten(frame.f_code)
+        outer = _TRACE.mended, _TRACE.code
+        _TRACE.mended, _TRACE.code = is_rewritten(frame.f_code), frame.f_code
         try:
             return False, original(self, frame, cache_entry, hooks, frame_state, skip=skip + 2)
         except Exception as error:
@@ -454,9 +465,7 @@ def _run_frames_eagerly_once() -> None:
             if mend_first is None and not (user_error and _TRACE.mended) \
                     or self._inner_convert._box.error_on_graph_break:
                 raise
-            mend_now = _TRACE.mend_now
-            if mend_first is not None and mend_now is not None and _mended_now(mend_now, mend_first.reason,
-                                                                               frame.f_code):
+            if mend_first is not None and mend_first.again:
                 # Nothing of the frame has run yet: traced again, it inlines
                 # the mended callee (the site is then tried, so a break
                 # still there is compiled as Dynamo compiles it).
@@ -479,7 +488,7 @@ def _run_frames_eagerly_once() -> None:
             return False, eagerly("it breaks where graphmend mends next" if mend_first else
                                   "the rewritten code fails", until_mended)
         finally:
-            _TRACE.mended = outer
+            _TRACE.mended, _TRACE.code = outer
 
     __call__._graphmend_runs_failing_frames = True
     convert_frame.ConvertFrame.__call__ = __call__
