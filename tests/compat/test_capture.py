@@ -1032,6 +1032,15 @@ def test_a_guard_met_as_the_first_captured_value_is_made_keeps_the_trace(forms, 
     its trace: torch.compile's traces, graphs and runs (before: given up on
     after its trace, and traced twice more without capture)."""
     function = getattr(forms, name)
+    assert _as_torch_compile(function, monkeypatch) >= 1
+    assert function.__code__ not in capture.uncaptured_codes()
+
+
+def _as_torch_compile(function, monkeypatch, traces_more: int = 0) -> int:
+    """Compile ``function`` with torch.compile, then with graphmend.compile:
+    the same graph runs and graphs, none compiled for nothing, eager's
+    output, and ``traces_more`` traces of its frame more; torch.compile's
+    traces."""
     x = INPUTS[0]
     torch._dynamo.reset()
     traces = _traces_of(function.__code__, monkeypatch)
@@ -1045,8 +1054,8 @@ def test_a_guard_met_as_the_first_captured_value_is_made_keeps_the_trace(forms, 
     assert counter.runs_of(lambda: ours(x.clone())) == plain_runs
     assert first_difference(ours(x.clone()), function(x.clone())) is None
     assert counter.graphs == plain.graphs and counter.never_run == 0
-    assert traces[0] == plain_traces
-    assert function.__code__ not in capture.uncaptured_codes()
+    assert traces[0] == plain_traces + traces_more
+    return plain_traces
 
 
 def test_a_guard_met_in_a_later_call_gives_the_frame_up_without_a_second_trace(forms, monkeypatch):
@@ -1056,20 +1065,7 @@ def test_a_guard_met_in_a_later_call_gives_the_frame_up_without_a_second_trace(f
     given up on at the break: one trace with capture, then torch.compile's
     own traces, graphs and runs."""
     function = forms.sized_then_spaced
-    x = INPUTS[0]
-    torch._dynamo.reset()
-    traces = _traces_of(function.__code__, monkeypatch)
-    plain = GraphCounter()
-    compiled = torch.compile(function, backend=plain)
-    plain_runs = plain.runs_of(lambda: compiled(x.clone()))
-    plain_traces, traces[0] = traces[0], 0
-    torch._dynamo.reset()
-    counter = GraphCounter()
-    ours = graphmend.compile(function, backend=counter)
-    assert counter.runs_of(lambda: ours(x.clone())) == plain_runs
-    assert torch.equal(ours(x.clone()), function(x.clone()))
-    assert counter.graphs == plain.graphs and counter.never_run == 0
-    assert traces[0] == plain_traces + 1
+    _as_torch_compile(function, monkeypatch, traces_more=1)
     why = capture.uncaptured_codes()[function.__code__]
     assert why.startswith("a captured value meets a guard: ") and "Could not extract specialized integer" in why
 
@@ -1145,19 +1141,7 @@ def test_a_frame_that_fails_in_the_call_of_its_first_captured_value_is_traced_on
     that call: it is traced once, as under torch.compile, not a second time
     without capture."""
     function = forms.last_start_under_hooks
-    x = INPUTS[0]
-    torch._dynamo.reset()
-    traces = _traces_of(function.__code__, monkeypatch)
-    plain = GraphCounter()
-    compiled = torch.compile(function, backend=plain)
-    plain_runs = plain.runs_of(lambda: compiled(x.clone()))
-    plain_traces, traces[0] = traces[0], 0
-    torch._dynamo.reset()
-    counter = GraphCounter()
-    ours = graphmend.compile(function, backend=counter)
-    assert counter.runs_of(lambda: ours(x.clone())) == plain_runs
-    assert first_difference(ours(x.clone()), function(x.clone())) is None
-    assert traces[0] == plain_traces == 1 and counter.graphs == plain.graphs
+    assert _as_torch_compile(function, monkeypatch) == 1
     assert function.__code__ not in capture.uncaptured_codes()
 
 
