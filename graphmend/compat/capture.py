@@ -661,12 +661,14 @@ def _decline_while_tracing() -> None:
         @functools.wraps(init)
         def __init__(self, *args, **kwargs):
             init(self, *args, **kwargs)
-            if (_ACTIVE.shapes is not None and _ACTIVE.made_in_first_call is not None and not self.skip_frame
-                    and _in_first_captured_call()):
+            if _ACTIVE.shapes is None:  # no trace with the switches on
+                return
+            in_first_call = not self.skip_frame and _in_first_captured_call()
+            if in_first_call:
                 _ACTIVE.made_in_first_call.append(self)
-            if _ACTIVE.shapes is not None and unbacked_guard(str(self.msg)):
+            if unbacked_guard(str(self.msg)):
                 _guard_met(str(self.msg))
-                if not self.skip_frame and _in_first_captured_call():
+                if in_first_call:
                     # Dynamo breaks at that call, where it breaks without capture.
                     _ACTIVE.same_break[str(self.msg)] = _root_instruction()[1].offset
                 elif declines:
