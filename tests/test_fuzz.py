@@ -24,11 +24,6 @@ REGRESSIONS = Path(__file__).parent / "fuzz" / "regressions"
 #: tolerates only these; the regression tests below are strict xfails, so
 #: fixing a bug turns its test into a failure until its entry is removed.
 KNOWN_BUGS: dict = {
-    "formatted_read_back_in_a_raise_left_alone": (
-        "a guard [Trap] leaves alone, whose f-string formats a value read back, raises TypeError in the "
-        "compiled arm (a frame traced with [Capture]); open",
-        lambda m: m.arm == "compiled" and "sequence item 1: expected str instance, float found" in m.detail,
-    ),
     "where_merge_under_autograd_sums_a_zero_gradient": (
         "torch.where's merge under autograd sums the untaken arm's +0.0 gradient into a -0.0 one (SPEC 3.5 "
         "allows a zero's sign in a gradient; [Where] names it)",

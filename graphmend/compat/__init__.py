@@ -45,6 +45,11 @@ else in graphmend touches ``torch._dynamo`` beyond its public API.
   makes the calls a graph recorded before an operation that raises while
   it runs.  No rule needs it: where its probe fails, such a graph loses
   what it deferred, as Dynamo runs it.
+* Dynamo's f-string formatting of a number it traces as a symbol
+  (``InstructionTranslatorBase._format_value``): torch 2.13 and 2.14
+  rebuild or format it wrongly (:func:`_format_dynamic_numbers_as_python_does`).
+  No rule needs it: where its probe fails, such an f-string is formatted
+  as Dynamo formats it.
 * What a diagnosis counts (:func:`graph_break_reasons`,
   :func:`graphs_compiled`, :func:`guard_failures`) and how it keeps its
   compiled entries apart from the user's (:func:`compiled_codes`,

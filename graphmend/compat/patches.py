@@ -6,8 +6,11 @@ mend run eagerly once (:func:`mending_first`), the types of loggers
 and formatters while tracing (torch 2.11), the breaks in loops that
 make Dynamo run a whole frame eagerly, kept for diagnoses, the
 functions Dynamo meets while rewrites are awaited (:func:`await_mending`),
-and the replayed calls a graph that fails while it runs recorded before
-the failure."""
+the replayed calls a graph that fails while it runs recorded before
+the failure, and an f-string's traced number, which Dynamo formats
+wrongly (:func:`_format_dynamic_numbers_as_python_does`, which changes
+code that is not rewritten only where Dynamo raised or built another
+string)."""
 
 from __future__ import annotations
 
@@ -340,6 +343,57 @@ def _record_frames_run_eagerly() -> None:
 
     raise_loop_graph_break._graphmend_records_frames_run_eagerly = True
     InstructionTranslatorBase.raise_loop_graph_break = staticmethod(raise_loop_graph_break)
+
+
+#: An f-string's conversion of its value, by FORMAT_VALUE's ``flags & 3``.
+_CONVERSIONS = ("", "!s", "!r", "!a")
+
+
+def _format_dynamic_numbers_as_python_does() -> None:
+    """Format a number Dynamo traces as a symbol (a float input automatic
+    dynamic made dynamic, a dynamic size) in an f-string as Python does.
+    Dynamo defers ``f"{n:.3f}"`` of such a number to a lazy variable that
+    torch 2.13 gives the *number's* source, so that a graph break before
+    the string is built rebuilds the number in the resumed frame
+    (``TypeError: sequence item 1: expected str instance, float found``),
+    and that realizes as ``format(str(n), spec)`` (2.13 and 2.14:
+    ``ValueError: Unknown format code 'f' for object of type 'str'``);
+    both drop a ``!r``.  Here the lazy variable has no source and formats
+    the number itself with its conversion: realized (Dynamo guards on the
+    number, as its own realization does) it is the string Python makes; an
+    unbacked number's formatting goes to run time (Dynamo's own fallback).
+    Code that is not rewritten changes only where Dynamo raised or built
+    another value."""
+    from torch._dynamo.symbolic_convert import InstructionTranslatorBase
+    from torch._dynamo.variables.constant import ConstantVariable
+    from torch._dynamo.variables.lazy import LazySymNodeFormatString, LazyVariableTracker
+    from torch._dynamo.variables.tensor import SymNodeVariable
+
+    original = InstructionTranslatorBase._format_value
+    if getattr(original, "_graphmend_formats_numbers", False):
+        return
+
+    class FormattedNumber(LazySymNodeFormatString):
+        # Dynamo's builder makes ``str()`` of it, and falls back to
+        # ``StringFormatVariable(fmt_var, [sym_node_var])`` for an unbacked number.
+        def __init__(self, number: Any, spec: str, conversion: int) -> None:
+            self.sym_node_var = number
+            self.fmt_var = ConstantVariable.create("{" + _CONVERSIONS[conversion] + ":" + spec + "}")
+
+        def __repr__(self) -> str:
+            return self.fmt_var.as_python_constant().format(self.sym_node_var.evaluate_expr())
+
+    @functools.wraps(original)
+    def _format_value(self, fmt_spec, flags):
+        if not (isinstance(self.stack[-1], SymNodeVariable) and fmt_spec.is_python_constant()):
+            return original(self, fmt_spec, flags)
+        number = self.pop()
+        formatted = FormattedNumber(number, fmt_spec.as_python_constant(), flags & 0x03)
+        self.push(LazyVariableTracker.create(formatted, source=None))
+        return None
+
+    _format_value._graphmend_formats_numbers = True
+    InstructionTranslatorBase._format_value = _format_value
 
 
 def _type_loggers_and_formatters(untyped: list[type]) -> None:

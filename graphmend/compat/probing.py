@@ -118,6 +118,22 @@ def _probe_run_time_failures() -> Probe:
                  "" if ok else f"OutputGraph.call_user_compiler{tuple(params)}")
 
 
+def _probe_number_formats() -> Probe:
+    """Dynamo's f-string formatting of a traced number
+    (``_format_value``, ``LazySymNodeFormatString``), which
+    :func:`_format_dynamic_numbers_as_python_does` corrects; no rule needs
+    it (without, such an f-string raises or is wrong as under Dynamo)."""
+    try:
+        from torch._dynamo.symbolic_convert import InstructionTranslatorBase
+        from torch._dynamo.variables.lazy import LazySymNodeFormatString, LazyVariableTracker  # noqa: F401
+        params = list(inspect.signature(InstructionTranslatorBase._format_value).parameters)
+        lazy = list(inspect.signature(LazySymNodeFormatString.__init__).parameters)
+    except (ImportError, AttributeError, ValueError) as error:
+        return Probe("number formats", False, str(error))
+    ok = params == ["self", "fmt_spec", "flags"] and lazy == ["self", "sym_node_variable", "fmt_spec_var"]
+    return Probe("number formats", ok, "" if ok else f"_format_value{tuple(params)}, LazySymNodeFormatString{tuple(lazy)}")
+
+
 def _untyped_variables() -> list[type]:
     """Dynamo's variable classes for loggers and string formatters that
     inherit ``VariableTracker.python_type`` (which raises): torch 2.11.
@@ -149,7 +165,7 @@ def _generic_id() -> bool:
 
 PROBES: tuple[Callable[[], Probe], ...] = (
     _probe_reorderable, _probe_inlining, _probe_convert_frame, _probe_exec_strategy, _probe_typed_variables,
-    _probe_loop_skips, _probe_function_variables, _probe_run_time_failures,
+    _probe_loop_skips, _probe_function_variables, _probe_run_time_failures, _probe_number_formats,
 )
 
 

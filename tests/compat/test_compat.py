@@ -88,7 +88,8 @@ def test_every_probe_passes_and_the_self_test_passes_here() -> None:
 #: Probes no rule needs: what they guard only adds to a diagnosis, lets
 #: graphmend.compile's first call start before every rewrite is in, or
 #: makes what a graph that fails while it runs deferred before the failure.
-RULELESS_PROBES = ("loop skips", "functions met while tracing", "replays before a failure at run time")
+RULELESS_PROBES = ("loop skips", "functions met while tracing", "replays before a failure at run time",
+                  "number formats")
 
 
 @pytest.mark.parametrize("index", range(len(compat.PROBES)))
@@ -122,15 +123,64 @@ def test_a_failing_probe_turns_its_rules_off_with_one_warning(index: int, fresh_
 @pytest.mark.parametrize("name", RULELESS_PROBES)
 def test_a_failing_ruleless_probe_turns_nothing_off(name, fresh_compat, monkeypatch) -> None:
     """Without Dynamo's hook for a break in a loop, for the functions it
-    meets, or for the graphs it hands the backend, no rule is off and
-    nothing warns: what the first hook keeps only adds to a diagnosis,
-    without the second graphmend.compile's first call waits for every
-    rewrite, and without the third a graph that fails while it runs loses
-    what it deferred, as Dynamo runs it."""
+    meets, for the graphs it hands the backend, or for an f-string's
+    traced number, no rule is off and nothing warns: what the first hook
+    keeps only adds to a diagnosis, without the second graphmend.compile's
+    first call waits for every rewrite, without the third a graph that
+    fails while it runs loses what it deferred, and without the fourth such
+    an f-string is formatted as Dynamo formats it."""
     probes = [_failing(name, ()) if probe().name == name else probe for probe in compat.PROBES]
     monkeypatch.setattr(probing, "PROBES", tuple(probes))
     assert _install_and_catch() == []
     assert compat.disabled_rules() == {}
+
+
+def _float_formatted_before_a_break(x, number):
+    return f"max {number:.3f} all {x.tolist()}"
+
+
+def _float_before_a_break(x, number):
+    return f"max {number} all {x.tolist()}"
+
+
+def _float_converted_and_formatted_before_a_break(x, number):
+    return f"max {number!r:.3} all {x.tolist()}"
+
+
+def _size_formatted(x, number):
+    return x + 1, f"n {x.shape[0]:3d} ok"
+
+
+def _formatted_float_used(x, number):
+    text = f"{number:.1f}"
+    return x + len(text), text.upper()
+
+
+def _read_back_formatted_before_a_break(x, number):
+    return f"sum {(x * number).sum().item():.2f} all {x.tolist()}"
+
+
+@pytest.mark.parametrize("fn", [
+    _float_formatted_before_a_break, _float_before_a_break, _float_converted_and_formatted_before_a_break,
+    _size_formatted, _formatted_float_used, _read_back_formatted_before_a_break,
+], ids=lambda fn: fn.__name__.strip("_"))
+@pytest.mark.parametrize("capture", [False, True], ids=["plain", "capture"])
+def test_an_f_string_of_a_number_dynamo_traces_as_a_symbol_is_formatted_as_python_does(fn, capture) -> None:
+    """A float input made dynamic on its second value, a dynamic size, or
+    (with capture) a value read back: torch 2.13 rebuilt ``f"{n:.3f}"`` at
+    a later break as the number itself (TypeError at the string's build),
+    2.13 and 2.14 formatted ``str(n)`` with the number's spec (ValueError),
+    both dropped ``!r``.  With compat installed torch.compile itself makes
+    the string eager makes, every call."""
+    compat.install(runtime)
+    assert compat.probes()[[probe.name for probe in compat.probes()].index("number formats")].ok
+    torch._dynamo.reset()
+    compiled = torch.compile(fn, backend="eager")
+    with torch._dynamo.config.patch(capture_scalar_outputs=capture):
+        for number, size in ((1.25, 2), (2.0, 3), (3.5, 4), (10.5, 5)):
+            x = torch.arange(size, dtype=torch.float32)
+            assert repr(compiled(x, number)) == repr(fn(x, number))
+    torch._dynamo.reset()
 
 
 def test_a_failing_self_test_turns_its_rules_off_and_diagnose_says_why(fresh_compat, monkeypatch, tmp_path) -> None:

@@ -1,10 +1,11 @@
-# Found at e657261 by `python -m fuzz --seed 29051` (present before and after
-# the first-call trace changes of 2026-12-05), not yet understood: the
-# compiled arm raises TypeError("sequence item 1: expected str instance,
-# float found") where eager and torch.compile raise the guard's ValueError.
-# The guard is left alone by [Trap]; its f-string formats a value read back
-# (`y.max().item():.3f`) in a frame traced with [Capture].  Each of the while
-# loop, the `bool(v1[0] > -1)` arm and the one_hot arm is needed for it.
+# Found by `python -m fuzz --seed 29051`: the compiled arm raised
+# TypeError("sequence item 1: expected str instance, float found") where
+# eager raises the guard's ValueError.  Dynamo's own bug, reached because
+# graphmend compiles the frames after the while loop (torch.compile runs
+# them eagerly): the float read back by `y.max().item()` is a resumed
+# frame's input, made dynamic on its second value, and torch 2.13 rebuilt
+# its `:.3f` at the `y.tolist()` break as the float itself.  Fixed by
+# compat's _format_dynamic_numbers_as_python_does.
 GRAD = False
 
 
