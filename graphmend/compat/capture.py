@@ -615,6 +615,9 @@ MOST_SHAPES_PER_LINE = 2
 UNROLLED = "graphmend [capture]: a loop over data-dependent shapes is not unrolled"
 #: How the reason of a frame given up on at a guard on a captured value starts.
 GUARD = "a captured value meets a guard"
+#: Dynamo's kind of the break that gives a frame up because another break
+#: was made in a loop's body (``raise_loop_graph_break``, torch 2.13 and 2.14).
+LOOP_BREAK = "graph break in loop"
 
 
 def _decline_while_tracing() -> None:
@@ -662,6 +665,13 @@ def _decline_while_tracing() -> None:
         def __init__(self, *args, **kwargs):
             init(self, *args, **kwargs)
             if _ACTIVE.shapes is None:  # no trace with the switches on
+                return
+            if self.skip_frame and getattr(self, "gb_type", None) == LOOP_BREAK:
+                # Dynamo gives the frame up for a break made in a loop's body,
+                # which was judged as it was made; at the call of the first
+                # captured value, the trace without capture breaks there too.
+                if _in_first_captured_call():
+                    _ACTIVE.made_in_first_call.append(self)
                 return
             in_first_call = not self.skip_frame and _in_first_captured_call()
             if in_first_call:
@@ -1610,7 +1620,8 @@ def _fails_as_without_capture(error: BaseException | None, made_in_first_call: l
     """Whether a frame whose trace with capture failed with ``error`` (Dynamo
     gave it up whole, to run eagerly) fails so without capture too.
 
-    It does where ``error`` was made, not made to skip the frame, in the
+    It does where ``error`` was made, not made to skip the frame (but for
+    the break in a loop, :data:`LOOP_BREAK`), in the
     call where the trace made its first captured value
     (:func:`_in_first_captured_call`): the trace without capture is the same
     up to that call and breaks in it, and Dynamo handles a break out of a
@@ -1618,7 +1629,10 @@ def _fails_as_without_capture(error: BaseException | None, made_in_first_call: l
     cannot break in, a ``try``, a loop), whichever break it is.  peft's
     ``generate``: its forward hooks' ``with`` around
     ``calculate_alora_offsets``, which iterates over a selection; traced a
-    second time for nothing."""
+    second time for nothing.  mambapy's Jamba ``generate``: its token loop
+    calls an MoE layer whose ``if top_x.shape[0] == 0:`` guards the
+    captured ``torch.where``, where torch.compile breaks at the
+    ``torch.where``: the frame run eagerly either way, traced twice."""
     return error is not None and any(error is made for made in made_in_first_call)
 
 
