@@ -20,10 +20,12 @@ fails).
 Timid, since running the nodes again must not change what the failed run
 left: before any node that updates a tensor in place, changes state
 other than grad mode (restored), calls a module, a custom operator or a
-higher-order operator, or after one that draws random numbers (the random
-state is restored), nothing is made; nor where the nodes run eagerly do
-not raise.  The exception then carries a note saying so, so that a
-message or a check is never lost silently.
+higher-order operator (but an ``autograd.Function``'s, whose forward graph
+passes the same tests: graphmend's own ``scalar_index`` under autograd),
+or after one that draws random numbers (the random state is restored),
+nothing is made; nor where the nodes run eagerly do not raise.  The
+exception then carries a note saying so, so that a message or a check is
+never lost silently.
 """
 
 from __future__ import annotations
@@ -71,8 +73,16 @@ def _same_random_state(a: tuple[Any, Any], b: tuple[Any, Any]) -> bool:
     return torch.equal(a[0], b[0]) and (a[1] is None or all(map(torch.equal, a[1], b[1] or ())))
 
 
-def _why_not_again(node: Any) -> str | None:
-    """Why running ``node`` again could change what the failed run left."""
+#: The higher-order operator an ``autograd.Function`` becomes in a graph
+#: (``Function.apply`` traced with autograd on).  Called eagerly, it runs its
+#: forward graph (its first argument) and records a backward that nothing
+#: here calls.
+_AUTOGRAD_FUNCTION = "autograd_function_apply"
+
+
+def _why_not_again(node: Any, module: Any) -> str | None:
+    """Why running ``node`` (of ``module``'s graph) again could change what
+    the failed run left."""
     if node.op == "call_module":
         return f"calls a module ({node.target})"
     if _updates_in_place(node):
@@ -83,7 +93,9 @@ def _why_not_again(node: Any) -> str | None:
     if target is torch._C._set_grad_enabled:
         return None
     if isinstance(target, torch._ops.HigherOrderOperator):
-        return f"calls a higher-order operator ({target.name()})"
+        if target.name() != _AUTOGRAD_FUNCTION:
+            return f"calls a higher-order operator ({target.name()})"
+        return _why_not_forward_again(node, module)
     if isinstance(target, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
         namespace = target.namespace if isinstance(target, torch._ops.OpOverload) else target._qualified_op_name
         if namespace.split("::")[0] not in ("aten", "prims"):
@@ -93,6 +105,26 @@ def _why_not_again(node: Any) -> str | None:
     if name.startswith(("_enter", "_exit", "_set", "set_", "_push", "_pop")) or "hooks" in name:
         return f"changes state ({name})"
     return None
+
+
+def _why_not_forward_again(node: Any, module: Any) -> str | None:
+    """Why running an ``autograd.Function``'s node again could change what
+    the failed run left: a node of its forward graph would (a forward that
+    marks an output dirty updates it in place)."""
+    forward = node.args[0] if node.args else None
+    graph = getattr(forward, "op", None) == "get_attr" and _attribute(module, forward.target)
+    if not isinstance(graph, torch.fx.GraphModule) or node.kwargs.get("dirty_idx"):
+        return f"calls a higher-order operator ({_AUTOGRAD_FUNCTION})"
+    for inner in graph.graph.nodes:
+        why = _why_not_again(inner, graph)
+        if why is not None:
+            return f"{why} in an autograd.Function's forward"
+    return None
+
+
+def _attribute(module: Any, target: str) -> Any:
+    """``module``'s attribute that a ``get_attr`` node names (a dotted path)."""
+    return functools.reduce(getattr, target.split("."), module)
 
 
 class _Step(NamedTuple):
@@ -111,7 +143,7 @@ def _run(step: _Step, env: dict[Any, Any], inputs: Any, module: Any) -> Any:
     if step.op == "placeholder":
         return next(inputs)
     if step.op == "get_attr":
-        return functools.reduce(getattr, step.target.split("."), module)
+        return _attribute(module, step.target)
     args = torch.fx.node.map_arg(step.args, env.__getitem__)
     kwargs = torch.fx.node.map_arg(step.kwargs, env.__getitem__)
     if step.op == "call_method":
@@ -213,7 +245,7 @@ class FailurePlan:
         torch._C._set_grad_enabled(self.grad)
         try:
             for position, step in enumerate(self.steps):
-                why = _why_not_again(step)
+                why = _why_not_again(step, self.module)
                 if why is not None:
                     return f"the graph {why} before it fails"
                 before = _random_state()

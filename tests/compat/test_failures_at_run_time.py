@@ -53,6 +53,45 @@ def test_the_nodes_run_again_in_the_grad_mode_the_graph_was_entered_in(tmp_path)
                          rules=["defer"], graphs=None)
 
 
+def _with_function(forward: str, body: str) -> str:
+    """A program whose graph applies an ``autograd.Function`` (Dynamo's
+    ``autograd_function_apply``, as ``x`` requires grad) before ``body``."""
+    return f"""
+import torch
+
+
+class Doubled(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+{forward}
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 2
+
+
+def f(x):
+    flags = x > 0.5
+{body}
+"""
+
+
+def test_an_autograd_function_before_the_failing_operation_runs_again(tmp_path):
+    """graphmend's own ``scalar_index`` is one under autograd (the fuzz,
+    seed 31150): its forward graph passes the tests its nodes would."""
+    body = f'    if (x < 0).any():\n        raise ValueError("negative")\n    return Doubled.apply(x) + {_FAILS}'
+    check_equivalent(_with_function("        return x * 2", body), "f",
+                     [(torch.tensor([-1.0, 2.0], requires_grad=True),)], tmp_path, rules=["trap"], graphs=None)
+
+
+def test_no_op_after_an_autograd_function_whose_forward_updates_in_place(tmp_path):
+    body = f'    print("before", x.sum())\n    return Doubled.apply(x) + {_FAILS}'
+    _, mended, _ = mend_source(_with_function("        return x.clone().mul_(2)", body), tmp_path, rules=["defer"])
+    assert _notes(mended, torch.tensor([0.25, 2.0], requires_grad=True)) == [
+        "graphmend: messages or checks deferred in this graph before the operation that raised were not made: "
+        "the graph updates a tensor in place (mul_) in an autograd.Function's forward before it fails"]
+
+
 def test_no_op_after_an_update_in_place(tmp_path):
     """The failed run updated ``x``; running the nodes again would update it
     twice: nothing is made, and the exception says so."""
