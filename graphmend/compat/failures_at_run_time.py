@@ -20,12 +20,12 @@ fails).
 Timid, since running the nodes again must not change what the failed run
 left: before any node that updates a tensor in place, changes state
 other than grad mode (restored), calls a module, a custom operator or a
-higher-order operator (but an ``autograd.Function``'s, whose forward graph
-passes the same tests: graphmend's own ``scalar_index`` under autograd),
-or after one that draws random numbers (the random state is restored),
-nothing is made; nor where the nodes run eagerly do not raise.  The
-exception then carries a note saying so, so that a message or a check is
-never lost silently.
+higher-order operator (but an ``autograd.Function``'s or a
+``torch.cond``, whose graphs pass the same tests: graphmend's own
+``scalar_index`` and [Where]'s merge under autograd), or after one that
+draws random numbers (the random state is restored), nothing is made;
+nor where the nodes run eagerly do not raise.  The exception then carries
+a note saying so, so that a message or a check is never lost silently.
 """
 
 from __future__ import annotations
@@ -73,11 +73,11 @@ def _same_random_state(a: tuple[Any, Any], b: tuple[Any, Any]) -> bool:
     return torch.equal(a[0], b[0]) and (a[1] is None or all(map(torch.equal, a[1], b[1] or ())))
 
 
-#: The higher-order operator an ``autograd.Function`` becomes in a graph
-#: (``Function.apply`` traced with autograd on).  Called eagerly, it runs its
-#: forward graph (its first argument) and records a backward that nothing
-#: here calls.
-_AUTOGRAD_FUNCTION = "autograd_function_apply"
+#: Higher-order operators that, called eagerly, run no graph but the ones
+#: at these argument positions: an ``autograd.Function`` (``Function.apply``
+#: traced with autograd on) runs its forward graph and records a backward
+#: that nothing here calls; ``torch.cond`` runs one of its two branches.
+_GRAPHS_RUN = {"autograd_function_apply": (0,), "cond": (1, 2)}
 
 
 def _why_not_again(node: Any, module: Any) -> str | None:
@@ -93,9 +93,7 @@ def _why_not_again(node: Any, module: Any) -> str | None:
     if target is torch._C._set_grad_enabled:
         return None
     if isinstance(target, torch._ops.HigherOrderOperator):
-        if target.name() != _AUTOGRAD_FUNCTION:
-            return f"calls a higher-order operator ({target.name()})"
-        return _why_not_forward_again(node, module)
+        return _why_not_graphs_again(node, module)
     if isinstance(target, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
         namespace = target.namespace if isinstance(target, torch._ops.OpOverload) else target._qualified_op_name
         if namespace.split("::")[0] not in ("aten", "prims"):
@@ -107,18 +105,24 @@ def _why_not_again(node: Any, module: Any) -> str | None:
     return None
 
 
-def _why_not_forward_again(node: Any, module: Any) -> str | None:
-    """Why running an ``autograd.Function``'s node again could change what
-    the failed run left: a node of its forward graph would (a forward that
-    marks an output dirty updates it in place)."""
-    forward = node.args[0] if node.args else None
-    graph = getattr(forward, "op", None) == "get_attr" and _attribute(module, forward.target)
-    if not isinstance(graph, torch.fx.GraphModule) or node.kwargs.get("dirty_idx"):
-        return f"calls a higher-order operator ({_AUTOGRAD_FUNCTION})"
-    for inner in graph.graph.nodes:
-        why = _why_not_again(inner, graph)
-        if why is not None:
-            return f"{why} in an autograd.Function's forward"
+def _why_not_graphs_again(node: Any, module: Any) -> str | None:
+    """Why running a higher-order operator's node again could change what
+    the failed run left: it is not one of :data:`_GRAPHS_RUN`, or a node of
+    a graph it runs would (an ``autograd.Function`` that marks an output
+    dirty updates it in place)."""
+    name = node.target.name()
+    refused = f"calls a higher-order operator ({name})"
+    if name not in _GRAPHS_RUN or node.kwargs.get("dirty_idx"):
+        return refused
+    for position in _GRAPHS_RUN[name]:
+        argument = node.args[position] if position < len(node.args) else None
+        graph = getattr(argument, "op", None) == "get_attr" and _attribute(module, argument.target)
+        if not isinstance(graph, torch.fx.GraphModule):
+            return refused
+        for inner in graph.graph.nodes:
+            why = _why_not_again(inner, graph)
+            if why is not None:
+                return f"{why} in a graph {name} runs"
     return None
 
 

@@ -89,7 +89,15 @@ def test_no_op_after_an_autograd_function_whose_forward_updates_in_place(tmp_pat
     _, mended, _ = mend_source(_with_function("        return x.clone().mul_(2)", body), tmp_path, rules=["defer"])
     assert _notes(mended, torch.tensor([0.25, 2.0], requires_grad=True)) == [
         "graphmend: messages or checks deferred in this graph before the operation that raised were not made: "
-        "the graph updates a tensor in place (mul_) in an autograd.Function's forward before it fails"]
+        "the graph updates a tensor in place (mul_) in a graph autograd_function_apply runs before it fails"]
+
+
+def test_a_merge_by_torch_cond_before_the_failing_operation_runs_again(tmp_path):
+    """[Where] merges an ``if`` on a tensor under autograd with ``torch.cond``."""
+    body = (f'    if (x < 0).any():\n        raise ValueError("negative")\n    if x.sum() > 0:\n'
+            f'        y = torch.sin(x) * 2\n    else:\n        y = torch.cos(x) * 3\n    return y + {_FAILS}')
+    check_equivalent(_program(body), "f", [(torch.tensor([-1.0, 2.0], requires_grad=True),)], tmp_path,
+                     rules=["trap", "where"], graphs=None)
 
 
 def test_no_op_after_an_update_in_place(tmp_path):
