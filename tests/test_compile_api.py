@@ -33,6 +33,10 @@ def calls_step(x):
     return step(x) - 1
 
 
+def step_to_numpy(x):
+    return step(x).numpy(), float(x.sum())
+
+
 class Stateful(nn.Module):
     def __init__(self):
         super().__init__()
@@ -113,6 +117,15 @@ def test_verify_passes_on_a_correct_rewrite(module, fake_rules):
 
     assert torch.equal(out, torch.full((3,), 9.0))
     assert live.mended_source(module.step)
+
+
+def test_verify_compares_numpy_outputs_bit_for_bit(module, fake_rules):
+    """An output NumPy array is compared as a tensor is, not by `!=` (whose
+    array has no truth value: verify raised ValueError where eager runs)."""
+    array, total = gm_compile(module.step_to_numpy, backend="eager", rules=FAKEWHERE, verify=True)(torch.ones(3))
+
+    assert array.tolist() == [9.0, 9.0, 9.0] and total == 3.0
+    assert "torch.where" in live.mended_source(module.step)
 
 
 def test_verify_raises_on_a_wrong_rewrite_and_undoes_it(module, fake_rules, monkeypatch):
