@@ -242,6 +242,11 @@ class _FirstCall:
         self._helper: Sidecar | None = None  # the rules' helper process, for the first call only
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # A frame Dynamo itself fails on runs eagerly rather than raise where eager runs.
+        with compat.graphmends_call():
+            return self._call(args, kwargs)
+
+    def _call(self, args: tuple, kwargs: dict) -> Any:
         if self.compiled is None or self._rounds_left:
             with self._lock:
                 try:

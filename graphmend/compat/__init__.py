@@ -83,7 +83,8 @@ from graphmend.compat.counters import (COMPILE_RANGE_SUFFIX, compiled_codes, com
                                        has_compiled_entries, isolated_code_state, private_compile_options,
                                        reset_code, what_dynamo_calls)
 from graphmend.compat.installation import install, installed, rules_off
-from graphmend.compat.patches import await_mending, awaits_mending, is_rewritten, mending_first, mends_first
+from graphmend.compat.patches import (await_mending, awaits_mending, graphmends_call, is_rewritten, mending_first,
+                                      mends_first)
 # _state is imported for the tests that reset it.
 from graphmend.compat.probing import PROBES, Probe, _state, disabled_rules, probes  # noqa: F401
 from graphmend.compat.registry import graph_break_entry, graph_break_id, graph_break_registry
@@ -100,7 +101,7 @@ __all__ = [
     "compiled_codes", "compiled_entry_count",
     "constant_result", "disabled_rules", "effects_mark", "effects_pending", "effects_since", "find_logger",
     "frames_run_eagerly",
-    "graph_break", "graph_break_entry", "graph_break_id", "graph_break_reasons", "graph_break_registry",
+    "graph_break", "graph_break_entry", "graphmends_call", "graph_break_id", "graph_break_reasons", "graph_break_registry",
     "graphs_compiled", "guard_failures", "has_compiled_entries", "install", "installed", "is_logger",
     "is_rewritten", "isolated_code_state", "logger_key", "mending_first", "mends_first", "nested_graph_breaks",
     "private_compile_options", "probes", "reads_an_unread_argument", "register_replay", "reset_code", "rules_off",

@@ -20,6 +20,7 @@ import functools
 import inspect
 import logging
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -75,6 +76,8 @@ class _Trace(threading.local):
     #: does not hold it; whether the frame is to be traced again, or None
     #: where the rules leave the site as it is (the trace goes on).
     mend_now: Callable[[Any, Any], bool | None] | None = None
+    #: While graphmend.compile's callable runs (:func:`graphmends_call`).
+    graphmends = False
 
 
 #: Whether :func:`_run_frames_eagerly_once` could watch graph breaks on this torch.
@@ -117,6 +120,40 @@ def _mended_now(mend_now: Callable[[Any, Any], bool | None], reason: Any, code: 
     except Exception:  # a bug in graphmend must not break the trace: the frame runs eagerly, as before
         logger.warning("graphmend: mending the site %s meets at once failed", code.co_name, exc_info=True)
         return False
+
+
+#: Codes whose trace failed inside Dynamo during a call of graphmend's:
+#: its later calls run them eagerly without tracing them again.
+_FAILED_IN_DYNAMO: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def _capturing() -> bool:
+    """Whether [Capture]'s switches are on: its trace's hard error is
+    retried without them (:mod:`.capture`), and only the retry's runs the
+    frame eagerly."""
+    from torch._dynamo import config
+
+    from graphmend.compat.capture import SWITCHES
+
+    return any(getattr(config, name) for name in SWITCHES)
+
+
+@contextlib.contextmanager
+def graphmends_call() -> Iterator[None]:
+    """While open, on this thread: a frame whose trace fails inside Dynamo
+    (``InternalTorchDynamoError``: Dynamo's own bug, met before the frame
+    has run) runs eagerly, as eager code runs it, instead of the call
+    raising, and in later calls too, untraced (torch 2.13 fails to rebuild
+    an exhausted generator that is live at a graph break, in torchtuples'
+    ``compute_metrics``); graphmend.compile's callable runs inside.  A
+    ``torch.compile`` of the user's outside it raises as it would, and with
+    ``fullgraph=True`` so does the call."""
+    outer = _TRACE.graphmends
+    _TRACE.graphmends = True
+    try:
+        yield
+    finally:
+        _TRACE.graphmends = outer
 
 
 def mends_first() -> bool:
@@ -491,6 +528,8 @@ def _run_frames_eagerly_once() -> None:
 
     @functools.wraps(original)
     def __call__(self, frame, cache_entry, hooks, frame_state, skip=0):
+        if _TRACE.graphmends and frame.f_code in _FAILED_IN_DYNAMO:
+            return eagerly("Dynamo failed while tracing it before", False)
         met = _MET
         if met is not None and _tell(met, frame.f_code):
             # Mended only now: what it calls runs eagerly too, as where graphmend mends next.
@@ -514,6 +553,13 @@ def _run_frames_eagerly_once() -> None:
         try:
             return False, original(self, frame, cache_entry, hooks, frame_state, skip=skip + 2)
         except Exception as error:
+            if isinstance(error, exc.InternalTorchDynamoError) and _TRACE.graphmends \
+                    and not self._inner_convert._box.error_on_graph_break and not _capturing():
+                logger.warning("graphmend: Dynamo failed while tracing %s (%s:%d): %s; it runs eagerly, uncompiled",
+                               frame.f_code.co_name, frame.f_code.co_filename, frame.f_code.co_firstlineno,
+                               str(error).split("\n", 1)[0])
+                _FAILED_IN_DYNAMO.add(frame.f_code)
+                return False, eagerly("Dynamo failed while tracing it", False)
             mend_first = caused_by(error, MendFirst)
             user_error = isinstance(error, exc.TorchRuntimeError) or not isinstance(error, exc.TorchDynamoException)
             if mend_first is None and not (user_error and _TRACE.mended) \

@@ -5,6 +5,7 @@ torch alone."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -382,3 +383,46 @@ def test_dynamo_names_the_ranges_of_its_own_work_as_compat_says() -> None:
         names.append([e.name for e in prof.events() if e.name.endswith(compat.COMPILE_RANGE_SUFFIX)])
     compiling, compiled_call = names
     assert compiling and not compiled_call
+
+
+GENERATOR_AT_A_BREAK = """
+import torch
+
+
+def exhausted_generator_at_a_break(x):
+    doubled = (t * 2 for t in (x, x))
+    total = sum(doubled)
+    torch._dynamo.graph_break()  # the exhausted generator is live here
+    return total + 1, list(doubled)
+"""
+
+
+def test_a_frame_dynamo_fails_on_runs_eagerly_in_graphmend_compile_and_raises_in_torch_compile(tmp_path, caplog):
+    """torch 2.13 cannot rebuild an exhausted generator that is live at a
+    graph break (``InternalTorchDynamoError``; torchtuples' ``compute_metrics``
+    in round eighteen): torch.compile raises where eager runs.
+    graphmend.compile runs that frame eagerly, with one warning naming it,
+    and does not trace it again; torch.compile of the same function,
+    outside graphmend's call, still raises as it did.  Where Dynamo traces
+    it (torch 2.14), both run it compiled and nothing is said."""
+    module = load_module(textwrap.dedent(GENERATOR_AT_A_BREAK), tmp_path, "generator_at_a_break")
+    fn, x = module.exhausted_generator_at_a_break, torch.ones(3)
+    expected = fn(x)
+
+    def torch_compile_raises() -> bool:
+        torch._dynamo.reset()
+        try:
+            torch.compile(fn, backend="eager")(x)
+        except torch._dynamo.exc.InternalTorchDynamoError:
+            return True
+        return False
+
+    raises = torch_compile_raises()
+    torch._dynamo.reset()
+    compiled = graphmend.compile(fn, backend="eager")
+    with caplog.at_level(logging.WARNING, logger="graphmend"):
+        outputs = [compiled(x) for _ in range(3)]
+    assert all(torch.equal(total, expected[0]) and rest == [] for total, rest in outputs)
+    warned = [r for r in caplog.records if "Dynamo failed while tracing exhausted_generator_at_a_break" in r.getMessage()]
+    assert len(warned) == int(raises)
+    assert torch_compile_raises() == raises
