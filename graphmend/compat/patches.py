@@ -10,7 +10,9 @@ the replayed calls a graph that fails while it runs recorded before
 the failure, and an f-string's traced number, which Dynamo formats
 wrongly (:func:`_format_dynamic_numbers_as_python_does`, which changes
 code that is not rewritten only where Dynamo raised or built another
-string)."""
+string); and, inside graphmend.compile's calls only, a frame Dynamo
+itself fails on, which runs eagerly instead of raising where eager runs
+(:func:`graphmends_call`)."""
 
 from __future__ import annotations
 
