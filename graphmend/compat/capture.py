@@ -133,6 +133,12 @@ RESUME_STACK = "___stack"
 #: off while graphmend's callable traces for a backend other than inductor.
 DECOMPOSITIONS = "enable_dynamo_decompositions"
 
+
+def switches_on() -> bool:
+    """Whether [Capture]'s switches are on in Dynamo's config (in its
+    scope, or set so by the user)."""
+    return any(getattr(torch._dynamo.config, name) for name in SWITCHES)
+
 _LOCK = threading.RLock()
 _state: dict[str, Any] = {"checked": False, "off": None, "patched": False}
 
@@ -510,7 +516,7 @@ def _compile_failing_frames_without_capture() -> None:
 
     @functools.wraps(user_compiler)
     def call_user_compiler(self, gm, example_inputs):
-        if not (_ACTIVE.on and any(getattr(torch._dynamo.config, name) for name in SWITCHES)):
+        if not (_ACTIVE.on and switches_on()):
             return user_compiler(self, gm, example_inputs)
         binders = _binders(gm)
         why = declined_graph(self, gm, binders)

@@ -125,19 +125,10 @@ def _mended_now(mend_now: Callable[[Any, Any], bool | None], reason: Any, code: 
 
 
 #: Codes whose trace failed inside Dynamo during a call of graphmend's:
-#: its later calls run them eagerly without tracing them again.
+#: its later calls run them eagerly without tracing them again (a
+#: ``WeakSet`` compares by ``==``: an equal code of another function runs
+#: eagerly too, which changes no result).
 _FAILED_IN_DYNAMO: weakref.WeakSet[Any] = weakref.WeakSet()
-
-
-def _capturing() -> bool:
-    """Whether [Capture]'s switches are on: its trace's hard error is
-    retried without them (:mod:`.capture`), and only the retry's runs the
-    frame eagerly."""
-    from torch._dynamo import config
-
-    from graphmend.compat.capture import SWITCHES
-
-    return any(getattr(config, name) for name in SWITCHES)
 
 
 @contextlib.contextmanager
@@ -555,8 +546,12 @@ def _run_frames_eagerly_once() -> None:
         try:
             return False, original(self, frame, cache_entry, hooks, frame_state, skip=skip + 2)
         except Exception as error:
+            # With [Capture]'s switches on, its wrapper retries the frame without
+            # them (compat.capture): only the retry's failure runs it eagerly.
+            from graphmend.compat.capture import switches_on  # not at the top: that import would be circular
+
             if isinstance(error, exc.InternalTorchDynamoError) and _TRACE.graphmends \
-                    and not self._inner_convert._box.error_on_graph_break and not _capturing():
+                    and not self._inner_convert._box.error_on_graph_break and not switches_on():
                 logger.warning("graphmend: Dynamo failed while tracing %s (%s:%d): %s; it runs eagerly, uncompiled",
                                frame.f_code.co_name, frame.f_code.co_filename, frame.f_code.co_firstlineno,
                                str(error).split("\n", 1)[0])

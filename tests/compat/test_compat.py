@@ -423,6 +423,7 @@ def test_a_frame_dynamo_fails_on_runs_eagerly_in_graphmend_compile_and_raises_in
     with caplog.at_level(logging.WARNING, logger="graphmend"):
         outputs = [compiled(x) for _ in range(3)]
     assert all(torch.equal(total, expected[0]) and rest == [] for total, rest in outputs)
-    warned = [r for r in caplog.records if "Dynamo failed while tracing exhausted_generator_at_a_break" in r.getMessage()]
+    warned = [record for record in caplog.records
+              if "Dynamo failed while tracing exhausted_generator_at_a_break" in record.getMessage()]
     assert len(warned) == int(raises)
     assert torch_compile_raises() == raises
