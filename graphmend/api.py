@@ -240,10 +240,13 @@ class _FirstCall:
         self._at_once = _MendedAtOnce()  # what the watched call's traces mended as they met it
         self._pool: list[Any] | None = None  # where a met site's function is looked for first
         self._helper: Sidecar | None = None  # the rules' helper process, for the first call only
+        #: What the backend compiled: a frame compiled again into an identical graph reuses it.
+        self.graphs = compat.CompiledGraphs()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        # A frame Dynamo itself fails on runs eagerly rather than raise where eager runs.
-        with compat.graphmends_call():
+        # A frame Dynamo itself fails on runs eagerly rather than raise where
+        # eager runs; an identical graph is not compiled twice.
+        with compat.graphmends_call(self.graphs):
             return self._call(args, kwargs)
 
     def _call(self, args: tuple, kwargs: dict) -> Any:

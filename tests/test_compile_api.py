@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import graphmend
-from graphmend import api, pipeline
+from graphmend import api, compat, pipeline
 from graphmend.mending import live
 from graphmend.api import compile as gm_compile
 from harness import GraphCounter, load_module
@@ -263,7 +263,8 @@ def forward(x, late):
 def test_a_site_the_first_input_does_not_reach_is_mended_too(tmp_path, isolated_cache, caplog):
     """No diagnosis trace decides what is mended: a logger call in a branch
     the first call skips is mended statically, so the later call that takes
-    the branch does not break (it recompiles for the new ``late``, once)."""
+    the branch does not break (it recompiles for the new ``late``, once,
+    into the same graph, which the backend does not compile again)."""
     module = load_module(textwrap.dedent(UNREACHED_LOG), tmp_path, "unreached")
     x = torch.ones(3)
     counter = GraphCounter()
@@ -272,9 +273,13 @@ def test_a_site_the_first_input_does_not_reach_is_mended_too(tmp_path, isolated_
     try:
         assert torch.equal(compiled(x, False), x * 2 + 1)
         assert counter.graphs == 1
+        traced = compat.graphs_compiled()
         with caplog.at_level("WARNING", logger="graphmend.test.unreached"):
+            runs = counter.runs
             assert torch.equal(compiled(x, True), x * 2 + 1)
-        assert counter.graphs == 2  # one new graph for late=True, not two around a break
+        assert counter.runs - runs == 1  # one graph for late=True, not two around a break
+        assert compat.graphs_compiled() - traced == 1  # Dynamo traced it ...
+        assert counter.graphs == 1  # ... into the graph the backend compiled for late=False
         assert [r.getMessage() for r in caplog.records if r.name == "graphmend.test.unreached"] == [
             "reached the late branch"
         ]

@@ -50,6 +50,11 @@ else in graphmend touches ``torch._dynamo`` beyond its public API.
   rebuild or format it wrongly (:func:`_format_dynamic_numbers_as_python_does`).
   No rule needs it: where its probe fails, such an f-string is formatted
   as Dynamo formats it.
+* Where Dynamo calls the backend (``OutputGraph._call_user_compiler``):
+  inside graphmend.compile's calls, a graph identical to one its backend
+  compiled before gets what the backend made of that one
+  (:mod:`.reuse`).  No rule needs it: where its probe fails, the graph
+  compiles again, as in torch.compile.
 * What a diagnosis counts (:func:`graph_break_reasons`,
   :func:`graphs_compiled`, :func:`guard_failures`) and how it keeps its
   compiled entries apart from the user's (:func:`compiled_codes`,
@@ -69,7 +74,8 @@ One module per concern: :mod:`.probing` (the probes, and which rules are
 off), :mod:`.patches`, :mod:`.selftest`, :mod:`.installation` (both, once
 per process), :mod:`.tracing` (what the runtime asks of Dynamo while
 traced), :mod:`.failures_at_run_time` (a graph that fails while it
-runs), :mod:`.counters` (what a diagnosis reads) and :mod:`.registry`
+runs), :mod:`.reuse` (a graph identical to one compiled before),
+:mod:`.counters` (what a diagnosis reads) and :mod:`.registry`
 (graph-break ids).  compat imports nothing of graphmend but
 :mod:`graphmend.conventions`; the runtime hands itself to :func:`install`
 for the self-test.
@@ -88,6 +94,7 @@ from graphmend.compat.patches import (await_mending, awaits_mending, graphmends_
 # _state is imported for the tests that reset it.
 from graphmend.compat.probing import PROBES, Probe, _state, disabled_rules, probes  # noqa: F401
 from graphmend.compat.registry import graph_break_entry, graph_break_id, graph_break_registry
+from graphmend.compat.reuse import CompiledGraphs
 from graphmend.compat.selftest import SELF_TEST_RULES, self_test, warm_up
 from graphmend.compat.tracing import (attribute_stores_pending, constant_result, effects_mark, effects_pending,
                                       effects_since, find_logger, nested_graph_breaks, reads_an_unread_argument,
@@ -95,7 +102,7 @@ from graphmend.compat.tracing import (attribute_stores_pending, constant_result,
                                       graph_break, is_logger, logger_key, register_replay, skip_frames, stores_pending)
 
 __all__ = [
-    "COMPILE_RANGE_SUFFIX", "Probe", "PROBES", "SELF_TEST_RULES", "UNREAD_ARGUMENT", "UNREAD_ARGUMENT_SITES",
+    "COMPILE_RANGE_SUFFIX", "CompiledGraphs", "Probe", "PROBES", "SELF_TEST_RULES", "UNREAD_ARGUMENT", "UNREAD_ARGUMENT_SITES",
     "attribute_stores_pending",
     "await_mending", "awaits_mending",
     "compiled_codes", "compiled_entry_count",

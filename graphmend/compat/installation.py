@@ -16,7 +16,8 @@ import warnings
 import torch
 
 from graphmend.compat import tracing
-from graphmend.compat.patches import (_format_dynamic_numbers_as_python_does, _record_frames_run_eagerly, _replay_before_failures_at_run_time,
+from graphmend.compat.patches import (_format_dynamic_numbers_as_python_does, _record_frames_run_eagerly,
+                                      _replay_before_failures_at_run_time, _reuse_identical_graphs,
                                       _run_frames_eagerly_once, _share_replays_with_inlined_calls,
                                       _tell_functions_met, _type_loggers_and_formatters)
 from graphmend.compat.probing import _LOCK, _generic_id, _state, _untyped_variables, disabled_rules, probes
@@ -64,6 +65,8 @@ def install(runtime: types.ModuleType) -> None:
             _record_frames_run_eagerly()
         if results["number formats"].ok:
             _format_dynamic_numbers_as_python_does()
+        if results["graph reuse"].ok:
+            _reuse_identical_graphs()
         if results["functions met while tracing"].ok and results["eager fallback"].ok:
             _tell_functions_met()
         if not any(rule in disabled_rules() for rule in ("defer", "trap")):

@@ -11,7 +11,8 @@ the failure, and an f-string's traced number, which Dynamo formats
 wrongly (:func:`_format_dynamic_numbers_as_python_does`, which changes
 code that is not rewritten only where Dynamo raised or built another
 string); and, inside graphmend.compile's calls only, a frame Dynamo
-itself fails on, which runs eagerly instead of raising where eager runs
+itself fails on, which runs eagerly instead of raising where eager runs,
+and a graph identical to one compiled before, which is not compiled again
 (:func:`graphmends_call`)."""
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import Any
 from graphmend.compat.counters import FRAMES_RUN_EAGERLY, FrameRunEagerly
 from graphmend.compat.failures import MendFirst, caused_by
 from graphmend.compat.failures_at_run_time import FailurePlan, Replays, replaying_on_failure
+from graphmend.compat.reuse import CompiledGraphs
 from graphmend.compat.tracing import RUNTIME_FILES
 from graphmend.conventions import RUNTIME_ALIAS
 
@@ -80,6 +82,8 @@ class _Trace(threading.local):
     mend_now: Callable[[Any, Any], bool | None] | None = None
     #: While graphmend.compile's callable runs (:func:`graphmends_call`).
     graphmends = False
+    #: ... what its backend compiled, by graph (:func:`_reuse_identical_graphs`).
+    graphs: CompiledGraphs | None = None
 
 
 #: Whether :func:`_run_frames_eagerly_once` could watch graph breaks on this torch.
@@ -132,21 +136,41 @@ _FAILED_IN_DYNAMO: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
 @contextlib.contextmanager
-def graphmends_call() -> Iterator[None]:
+def graphmends_call(graphs: CompiledGraphs | None = None) -> Iterator[None]:
     """While open, on this thread: a frame whose trace fails inside Dynamo
     (``InternalTorchDynamoError``: Dynamo's own bug, met before the frame
     has run) runs eagerly, as eager code runs it, instead of the call
     raising, and in later calls too, untraced (torch 2.13 fails to rebuild
     an exhausted generator that is live at a graph break, in torchtuples'
-    ``compute_metrics``); graphmend.compile's callable runs inside.  A
-    ``torch.compile`` of the user's outside it raises as it would, and with
-    ``fullgraph=True`` so does the call."""
-    outer = _TRACE.graphmends
-    _TRACE.graphmends = True
+    ``compute_metrics``); and a graph identical to one in ``graphs`` is not
+    compiled again (:func:`_reuse_identical_graphs`).  graphmend.compile's
+    callable runs inside.  A ``torch.compile`` of the user's outside it
+    raises as it would, and with ``fullgraph=True`` so does the call."""
+    outer = _TRACE.graphmends, _TRACE.graphs
+    _TRACE.graphmends, _TRACE.graphs = True, graphs
     try:
         yield
     finally:
-        _TRACE.graphmends = outer
+        _TRACE.graphmends, _TRACE.graphs = outer
+
+
+def _reuse_identical_graphs() -> None:
+    """Inside :func:`graphmends_call`, a graph identical to one its backend
+    compiled before gets what the backend made of that one
+    (:mod:`graphmend.compat.reuse`), below the wrappers each frame puts
+    around its own (replays, [Capture]'s checks)."""
+    from torch._dynamo.output_graph import OutputGraph
+
+    original = OutputGraph._call_user_compiler
+
+    @functools.wraps(original)
+    def _call_user_compiler(self, gm, example_inputs):
+        graphs = _TRACE.graphs
+        if graphs is None:
+            return original(self, gm, example_inputs)
+        return graphs.compile(self.compiler_fn, gm, example_inputs, lambda: original(self, gm, example_inputs))
+
+    OutputGraph._call_user_compiler = _call_user_compiler
 
 
 def mends_first() -> bool:

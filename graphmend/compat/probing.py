@@ -134,6 +134,26 @@ def _probe_number_formats() -> Probe:
     return Probe("number formats", ok, "" if ok else f"_format_value{tuple(params)}, LazySymNodeFormatString{tuple(lazy)}")
 
 
+def _probe_graph_reuse() -> Probe:
+    """Where Dynamo calls the backend (``OutputGraph._call_user_compiler``)
+    and what :func:`graphmend.compat.reuse.graph_key` reads; no rule needs
+    them (without, an identical graph compiles again, as in torch.compile)."""
+    try:
+        from torch._C._dynamo.guards import GlobalStateGuard
+        from torch._dynamo.output_graph import OutputGraph
+        from torch.fx.experimental.symbolic_shapes import free_symbols  # noqa: F401
+        from torch.multiprocessing.reductions import StorageWeakRef  # noqa: F401
+        from torch.overrides import _get_current_function_mode_stack  # noqa: F401
+        from torch.utils._python_dispatch import _get_current_dispatch_mode_stack  # noqa: F401
+        params = list(inspect.signature(OutputGraph._call_user_compiler).parameters)
+        GlobalStateGuard().__getstate__()
+        torch._dynamo.config.get_hash()
+    except (ImportError, AttributeError, ValueError, TypeError) as error:
+        return Probe("graph reuse", False, str(error))
+    ok = params == ["self", "gm", "example_inputs"]
+    return Probe("graph reuse", ok, "" if ok else f"OutputGraph._call_user_compiler{tuple(params)}")
+
+
 def _untyped_variables() -> list[type]:
     """Dynamo's variable classes for loggers and string formatters that
     inherit ``VariableTracker.python_type`` (which raises): torch 2.11.
@@ -166,6 +186,7 @@ def _generic_id() -> bool:
 PROBES: tuple[Callable[[], Probe], ...] = (
     _probe_reorderable, _probe_inlining, _probe_convert_frame, _probe_exec_strategy, _probe_typed_variables,
     _probe_loop_skips, _probe_function_variables, _probe_run_time_failures, _probe_number_formats,
+    _probe_graph_reuse,
 )
 
 

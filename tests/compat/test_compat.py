@@ -90,7 +90,7 @@ def test_every_probe_passes_and_the_self_test_passes_here() -> None:
 #: graphmend.compile's first call start before every rewrite is in, or
 #: makes what a graph that fails while it runs deferred before the failure.
 RULELESS_PROBES = ("loop skips", "functions met while tracing", "replays before a failure at run time",
-                  "number formats")
+                   "number formats", "graph reuse")
 
 
 @pytest.mark.parametrize("index", range(len(compat.PROBES)))
@@ -125,11 +125,13 @@ def test_a_failing_probe_turns_its_rules_off_with_one_warning(index: int, fresh_
 def test_a_failing_ruleless_probe_turns_nothing_off(name, fresh_compat, monkeypatch) -> None:
     """Without Dynamo's hook for a break in a loop, for the functions it
     meets, for the graphs it hands the backend, or for an f-string's
-    traced number, no rule is off and nothing warns: what the first hook
-    keeps only adds to a diagnosis, without the second graphmend.compile's
-    first call waits for every rewrite, without the third a graph that
-    fails while it runs loses what it deferred, and without the fourth such
-    an f-string is formatted as Dynamo formats it."""
+    traced number, or where Dynamo calls the backend, no rule is off and
+    nothing warns: what the first hook keeps only adds to a diagnosis,
+    without the second graphmend.compile's first call waits for every
+    rewrite, without the third a graph that fails while it runs loses what
+    it deferred, without the fourth such an f-string is formatted as
+    Dynamo formats it, and without the fifth an identical graph compiles
+    again."""
     probes = [_failing(name, ()) if probe().name == name else probe for probe in compat.PROBES]
     monkeypatch.setattr(probing, "PROBES", tuple(probes))
     assert _install_and_catch() == []
