@@ -242,11 +242,13 @@ class _FirstCall:
         self._helper: Sidecar | None = None  # the rules' helper process, for the first call only
         #: What the backend compiled: a frame compiled again into an identical graph reuses it.
         self.graphs = compat.CompiledGraphs()
+        #: The codes Dynamo failed to trace in this object's calls: they run eagerly.
+        self.failed_in_dynamo: weakref.WeakSet[Any] = weakref.WeakSet()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # A frame Dynamo itself fails on runs eagerly rather than raise where
         # eager runs; an identical graph is not compiled twice.
-        with compat.graphmends_call(self.graphs):
+        with compat.graphmends_call(self.failed_in_dynamo, self.graphs):
             return self._call(args, kwargs)
 
     def _call(self, args: tuple, kwargs: dict) -> Any:
@@ -676,12 +678,15 @@ def diagnose_calls(obj: Any, calls: Iterable[Any], *, mended: bool | None = None
     original = first_call.obj if first_call is not None else obj
     # What graphmend.compile made, or what graphmend.compile(obj) would make.
     as_compiled = first_call or _FirstCall(obj, None, None, False, False, {})
-    if mended is False or (mended is None and first_call is None):
-        report = diagnose_calls_torch(original, calls, statistics=statistics)
-        if mended is None:
-            report.mended = as_compiled.diagnosis(calls, statistics=statistics, before=report)
-        return report
-    return as_compiled.diagnosis(calls, statistics=statistics)
+    # A frame Dynamo fails to trace, where torch.compile raises, is a row of
+    # the report (graphmend.compile runs it eagerly), not the diagnosis's error.
+    with compat.graphmends_call(weakref.WeakSet()):
+        if mended is False or (mended is None and first_call is None):
+            report = diagnose_calls_torch(original, calls, statistics=statistics)
+            if mended is None:
+                report.mended = as_compiled.diagnosis(calls, statistics=statistics, before=report)
+            return report
+        return as_compiled.diagnosis(calls, statistics=statistics)
 
 
 def _candidates(obj: Any, args: Iterable[Any] = ()) -> list[Any]:

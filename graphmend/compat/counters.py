@@ -21,11 +21,14 @@ class FrameRunEagerly:
     """A graph break Dynamo met inside a loop: it cannot resume there, so it
     runs the whole frame of ``function`` eagerly, and records the break
     nowhere (``torch._dynamo.explain`` shows no graph and no break).  Kept
-    as a ``GraphCompileReason`` gives a break: ``reason`` and ``user_stack``."""
+    as a ``GraphCompileReason`` gives a break: ``reason`` and ``user_stack``.
+    Also a frame Dynamo failed to trace inside a call of graphmend's, which
+    then runs eagerly (``because`` says which)."""
 
     reason: str
     user_stack: list[Any]
     function: str
+    because: str = "the break is in a loop"
 
 
 #: How the profiler ranges Dynamo puts around its own work while a call
@@ -36,7 +39,8 @@ class FrameRunEagerly:
 COMPILE_RANGE_SUFFIX = "(dynamo_timed)"
 
 #: The frames Dynamo ran eagerly this way in this process, oldest first
-#: (filled by :func:`graphmend.compat.patches._record_frames_run_eagerly`).
+#: (filled by :func:`graphmend.compat.patches._record_frames_run_eagerly`,
+#: and by graphmend.compile's fallback, once per compiled object and frame).
 FRAMES_RUN_EAGERLY: list[FrameRunEagerly] = []
 
 

@@ -23,6 +23,7 @@ import functools
 import inspect
 import logging
 import threading
+import traceback
 import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -82,6 +83,8 @@ class _Trace(threading.local):
     mend_now: Callable[[Any, Any], bool | None] | None = None
     #: While graphmend.compile's callable runs (:func:`graphmends_call`).
     graphmends = False
+    #: ... the codes Dynamo failed to trace in its calls, which run eagerly.
+    failed: weakref.WeakSet[Any] | None = None
     #: ... what its backend compiled, by graph (:func:`_reuse_identical_graphs`).
     graphs: CompiledGraphs | None = None
 
@@ -128,30 +131,27 @@ def _mended_now(mend_now: Callable[[Any, Any], bool | None], reason: Any, code: 
         return False
 
 
-#: Codes whose trace failed inside Dynamo during a call of graphmend's:
-#: its later calls run them eagerly without tracing them again (a
-#: ``WeakSet`` compares by ``==``: an equal code of another function runs
-#: eagerly too, which changes no result).
-_FAILED_IN_DYNAMO: weakref.WeakSet[Any] = weakref.WeakSet()
-
-
 @contextlib.contextmanager
-def graphmends_call(graphs: CompiledGraphs | None = None) -> Iterator[None]:
+def graphmends_call(failed: weakref.WeakSet[Any], graphs: CompiledGraphs | None = None) -> Iterator[None]:
     """While open, on this thread: a frame whose trace fails inside Dynamo
     (``InternalTorchDynamoError``: Dynamo's own bug, met before the frame
     has run) runs eagerly, as eager code runs it, instead of the call
-    raising, and in later calls too, untraced (torch 2.13 fails to rebuild
-    an exhausted generator that is live at a graph break, in torchtuples'
-    ``compute_metrics``); and a graph identical to one in ``graphs`` is not
-    compiled again (:func:`_reuse_identical_graphs`).  graphmend.compile's
-    callable runs inside.  A ``torch.compile`` of the user's outside it
-    raises as it would, and with ``fullgraph=True`` so does the call."""
-    outer = _TRACE.graphmends, _TRACE.graphs
-    _TRACE.graphmends, _TRACE.graphs = True, graphs
+    raising (torch 2.13 fails to rebuild an exhausted generator that is
+    live at a graph break, in torchtuples' ``compute_metrics``); its code
+    joins ``failed``, whose frames later calls run eagerly untraced (a
+    ``WeakSet`` compares by ``==``: an equal code of another function runs
+    eagerly too, which changes no result), and a diagnosis records it once
+    (:data:`FRAMES_RUN_EAGERLY`).  A graph identical to one in ``graphs`` is
+    not compiled again (:func:`_reuse_identical_graphs`).
+    graphmend.compile's callable runs inside, with its own ``failed`` and
+    ``graphs``.  A ``torch.compile`` of the user's outside it raises as it
+    would, and with ``fullgraph=True`` so does the call."""
+    outer = _TRACE.graphmends, _TRACE.failed, _TRACE.graphs
+    _TRACE.graphmends, _TRACE.failed, _TRACE.graphs = True, failed, graphs
     try:
         yield
     finally:
-        _TRACE.graphmends, _TRACE.graphs = outer
+        _TRACE.graphmends, _TRACE.failed, _TRACE.graphs = outer
 
 
 def _reuse_identical_graphs() -> None:
@@ -545,7 +545,7 @@ def _run_frames_eagerly_once() -> None:
 
     @functools.wraps(original)
     def __call__(self, frame, cache_entry, hooks, frame_state, skip=0):
-        if _TRACE.graphmends and frame.f_code in _FAILED_IN_DYNAMO:
+        if _TRACE.graphmends and frame.f_code in _TRACE.failed:
             return eagerly("Dynamo failed while tracing it before", False)
         met = _MET
         if met is not None and _tell(met, frame.f_code):
@@ -576,10 +576,16 @@ def _run_frames_eagerly_once() -> None:
 
             if isinstance(error, exc.InternalTorchDynamoError) and _TRACE.graphmends \
                     and not self._inner_convert._box.error_on_graph_break and not switches_on():
+                code, message = frame.f_code, str(error).split("\n", 1)[0]
                 logger.warning("graphmend: Dynamo failed while tracing %s (%s:%d): %s; it runs eagerly, uncompiled",
-                               frame.f_code.co_name, frame.f_code.co_filename, frame.f_code.co_firstlineno,
-                               str(error).split("\n", 1)[0])
-                _FAILED_IN_DYNAMO.add(frame.f_code)
+                               code.co_name, code.co_filename, code.co_firstlineno, message)
+                _TRACE.failed.add(code)
+                # Where a diagnosis reads it: torch.compile raises here.
+                stack = getattr(error, "real_stack", None) or [
+                    traceback.FrameSummary(code.co_filename, code.co_firstlineno, code.co_name)]
+                FRAMES_RUN_EAGERLY.append(FrameRunEagerly(
+                    f"Dynamo failed while tracing it: {type(error).__name__}: {message}", list(stack), code.co_name,
+                    because="Dynamo failed while tracing it (torch.compile raises; graphmend.compile runs it eagerly)"))
                 return False, eagerly("Dynamo failed while tracing it", False)
             mend_first = caused_by(error, MendFirst)
             user_error = isinstance(error, exc.TorchRuntimeError) or not isinstance(error, exc.TorchDynamoException)

@@ -204,9 +204,9 @@ def _classify(reason: Any, off: dict[str, str]) -> tuple[Any, int, str, str, str
     return frame, lineno, category, text, rule, hint, rewritten
 
 
-def eager_frame_hint(function: str) -> str:
+def eager_frame_hint(function: str, because: str = "the break is in a loop") -> str:
     """What a break inside a loop of ``function`` costs: the whole frame."""
-    return f"Dynamo runs {function}() eagerly: the break is in a loop"
+    return f"Dynamo runs {function}() eagerly: {because}"
 
 
 def fixable_site(reason: Any) -> tuple[str, int] | None:
@@ -278,7 +278,7 @@ class BreakRecorder:
             frame, lineno, category, text, rule, hint, rewritten = classified
             run_eagerly = original_function_name(reason.function) if isinstance(reason, FrameRunEagerly) else None
             if run_eagerly:
-                hint = "; ".join(filter(None, [eager_frame_hint(run_eagerly), hint]))
+                hint = "; ".join(filter(None, [eager_frame_hint(run_eagerly, reason.because), hint]))
             key = (frame.filename, lineno)
             if key in sites:
                 sites[key].count += 1

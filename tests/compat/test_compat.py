@@ -429,3 +429,33 @@ def test_a_frame_dynamo_fails_on_runs_eagerly_in_graphmend_compile_and_raises_in
               if "Dynamo failed while tracing exhausted_generator_at_a_break" in record.getMessage()]
     assert len(warned) == int(raises)
     assert torch_compile_raises() == raises
+
+
+def test_diagnose_lists_a_frame_dynamo_fails_on_instead_of_raising(tmp_path):
+    """Where torch.compile raises inside Dynamo (torch 2.13, the generator
+    above), ``diagnose`` of the function and of its graphmend.compile
+    object report the frame, with why and what each compile does, instead
+    of raising; where Dynamo traces it (2.14), no such row."""
+    module = load_module(textwrap.dedent(GENERATOR_AT_A_BREAK), tmp_path, "generator_at_a_break_diagnosed")
+    fn, x = module.exhausted_generator_at_a_break, torch.ones(3)
+    torch._dynamo.reset()
+    try:
+        torch.compile(fn, backend="eager")(x)
+        raises = False
+    except torch._dynamo.exc.InternalTorchDynamoError:
+        raises = True
+    torch._dynamo.reset()
+
+    def failed(report) -> list:
+        return [b for b in report.breaks if b.reason.startswith("Dynamo failed while tracing it")]
+
+    both = graphmend.diagnose(fn, x)
+    compiled = graphmend.compile(fn, backend="eager")
+    compiled(x)
+    of_compiled = graphmend.diagnose(compiled, x)
+    for report in (both, both.mended, of_compiled):
+        rows = failed(report)
+        assert len(rows) == int(raises)
+        for row in rows:
+            assert row.function == "exhausted_generator_at_a_break"
+            assert "torch.compile raises; graphmend.compile runs it eagerly" in row.hint
