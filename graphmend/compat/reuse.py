@@ -23,13 +23,14 @@ attributes, by identity; every example input's type, dtype, device, size,
 stride, storage offset, ``requires_grad``, leaf-ness and dispatch keys,
 and a static input (a parameter Dynamo marked) by identity; the global
 state Dynamo guards on, inference mode and the active torch-function and
-dispatch modes; and the configs of Dynamo, AOTAutograd and inductor.  A
-graph is not reused where the key cannot say it all (:class:`NotReused`):
-a symbolic size anywhere in it (a backend adds its guards to the frame's
-shape environment, which another frame's would lack), an input that is
-not a plain dense tensor, two inputs sharing a storage (AOTAutograd then
-adds guards of its own), freezing (inductor folds the parameters' values
-into the graph), or an argument of a kind not listed above.
+dispatch modes (by identity); and the configs of Dynamo, AOTAutograd and
+inductor.  A graph is not reused where the key cannot say it all
+(:class:`NotReused`): a symbolic size anywhere in it (a backend adds its
+guards to the frame's shape environment, which another frame's would
+lack), an input that is not a plain dense unquantized tensor, two inputs
+sharing a storage (AOTAutograd then adds guards of its own), freezing
+(inductor folds the parameters' values into the graph), or an argument of
+a kind not listed above.
 """
 
 from __future__ import annotations
@@ -155,7 +156,7 @@ def _inputs_key(example_inputs: list[Any]) -> Hashable:
 
     key, storages = [], set()
     for value in example_inputs:
-        if type(value) not in _PLAIN_TENSORS or value.layout != torch.strided:
+        if type(value) not in _PLAIN_TENSORS or value.layout != torch.strided or value.is_quantized:
             raise NotReused(f"an input of type {type(value).__name__}")
         storages.add(StorageWeakRef(value.untyped_storage()))
         # A static input (a parameter Dynamo marked, mark_static_address) by
@@ -183,8 +184,8 @@ def _state_key() -> Hashable:
     configs = tuple(sys.modules[name].get_hash() for name in ("torch._dynamo.config", "torch._functorch.config",
                                                               "torch._inductor.config") if name in sys.modules)
     return (GlobalStateGuard().__getstate__(), torch.is_inference_mode_enabled(), configs,
-            tuple(type(mode) for mode in _get_current_function_mode_stack()),
-            tuple(type(mode) for mode in _get_current_dispatch_mode_stack()))
+            tuple(_Same(mode) for mode in _get_current_function_mode_stack()),
+            tuple(_Same(mode) for mode in _get_current_dispatch_mode_stack()))
 
 
 def graph_key(backend: Any, gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Hashable:
