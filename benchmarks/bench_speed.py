@@ -14,7 +14,11 @@ graphmend cache), repeated and interleaved where there is a comparison:
 * the reach walk ``graphmend.compile`` starts with (``graphmend.mending.reach``):
   functions reached, objects visited and the walk's time (median of 5), for
   T5, a torchmetrics metric and torchdiffeq's dopri5 solver (the ecosystem
-  rows, where those libraries are installed).
+  rows, where those libraries are installed);
+* what a warm call costs beside the graph it runs: a one-operation
+  function called eagerly, through ``torch.compile`` (twice: the control)
+  and through ``graphmend.compile`` (Dynamo's eager backend), 20,000 calls
+  each, interleaved, in fresh processes.
 """
 
 from __future__ import annotations
@@ -81,6 +85,43 @@ print(json.dumps(results))
 """
 
 
+_WARM_CALL = """
+import json, time, warnings
+warnings.filterwarnings("ignore")
+import torch, graphmend
+torch.set_num_threads(1)
+def f(x):
+    return x * 2 + 1
+x = torch.randn(8)
+arms = {"eager": f, "torch": torch.compile(f, backend="eager"), "control": torch.compile(f, backend="eager"),
+        "graphmend": graphmend.compile(f, backend="eager")}
+for arm in arms.values():
+    for _ in range(100):
+        arm(x)
+times = {name: [] for name in arms}
+for _ in range(5):
+    for name, arm in arms.items():
+        start = time.perf_counter()
+        for _ in range(20000):
+            arm(x)
+        times[name].append((time.perf_counter() - start) / 20000 * 1e6)
+print(json.dumps({name: sorted(t)[2] for name, t in times.items()}))
+"""
+
+
+def _warm_call(repetitions: int) -> dict:
+    """Microseconds a warm call costs in each arm (median over fresh
+    processes of each process's median), and graphmend's and the control's
+    ratio to torch.compile, paired by process."""
+    runs = [json.loads(subprocess.run([sys.executable, "-c", _WARM_CALL], capture_output=True, text=True,
+                                      check=True).stdout.strip().splitlines()[-1]) for _ in range(repetitions)]
+    return {
+        **{f"{arm}_us": Spread.of([r[arm] for r in runs]) for arm in ("eager", "torch", "control", "graphmend")},
+        "graphmend_ratio": Spread.of([r["graphmend"] / r["torch"] for r in runs]),
+        "control_ratio": Spread.of([r["control"] / r["torch"] for r in runs]),
+    }
+
+
 def run(repetitions: int = 5) -> dict:
     t5 = _transformers_models() / "t5" / "modeling_t5.py"
     results: dict = {}
@@ -120,6 +161,7 @@ def run(repetitions: int = 5) -> dict:
     results["t5_mend_from_diagnosis_s"] = Spread.of(mend_times)
     completed = subprocess.run([sys.executable, "-c", _REACH], capture_output=True, text=True, check=True)
     results["reach"] = json.loads(completed.stdout.strip().splitlines()[-1])
+    results["warm_call"] = _warm_call(repetitions)
     results["cores"] = os.cpu_count()
     return results
 
@@ -137,7 +179,14 @@ def markdown(results: dict) -> str:
         f"| mend T5 from a diagnosis, empty cache | {results['t5_mend_from_diagnosis_s'].text('.2f')} s |",
         *(f"| reach walk of {title}: {r['functions']} functions, {r['visited']} objects visited | {r['ms']:.1f} ms |"
           for title, r in results["reach"].items()),
+        *_warm_call_rows(results["warm_call"]),
     ]) + "\n"
+
+
+def _warm_call_rows(warm: dict) -> list[str]:
+    calls = ", ".join(f"{arm} {warm[f'{arm}_us'].text('.1f')}" for arm in ("eager", "torch", "control", "graphmend"))
+    return [f"| a warm call of `x * 2 + 1`, µs: {calls} | graphmend / torch.compile "
+            f"{warm['graphmend_ratio'].text('.2f')}x (control {warm['control_ratio'].text('.2f')}x) |"]
 
 
 def write(results: dict, out: Path) -> str:
@@ -145,6 +194,11 @@ def write(results: dict, out: Path) -> str:
     out.mkdir(parents=True, exist_ok=True)
     text = markdown(results)
     (out / "speed.md").write_text(text)
-    plain = {k: asdict(v) if isinstance(v, Spread) else v for k, v in results.items()}
+    def plain_value(value):
+        if isinstance(value, Spread):
+            return asdict(value)
+        return {k: plain_value(v) for k, v in value.items()} if isinstance(value, dict) else value
+
+    plain = {k: plain_value(v) for k, v in results.items()}
     (out / "speed.json").write_text(json.dumps(plain, indent=2))
     return text
