@@ -109,12 +109,17 @@ print(json.dumps({name: sorted(t)[2] for name, t in times.items()}))
 """
 
 
+def _child_json(script: str, env: dict[str, str] | None = None) -> dict:
+    """The JSON a fresh ``python -c script`` prints last."""
+    completed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+    return json.loads(completed.stdout.strip().splitlines()[-1])
+
+
 def _warm_call(repetitions: int) -> dict:
     """Microseconds a warm call costs in each arm (median over fresh
     processes of each process's median), and graphmend's and the control's
     ratio to torch.compile, paired by process."""
-    runs = [json.loads(subprocess.run([sys.executable, "-c", _WARM_CALL], capture_output=True, text=True,
-                                      check=True).stdout.strip().splitlines()[-1]) for _ in range(repetitions)]
+    runs = [_child_json(_WARM_CALL) for _ in range(repetitions)]
     return {
         **{f"{arm}_us": Spread.of([r[arm] for r in runs]) for arm in ("eager", "torch", "control", "graphmend")},
         "graphmend_ratio": Spread.of([r["graphmend"] / r["torch"] for r in runs]),
@@ -155,12 +160,9 @@ def run(repetitions: int = 5) -> dict:
     mend_times = []
     for _ in range(3):
         with tempfile.TemporaryDirectory() as cache:
-            completed = subprocess.run([sys.executable, "-c", _MEND_FROM_DIAGNOSIS], capture_output=True, text=True,
-                                       env={**os.environ, "GRAPHMEND_CACHE_DIR": cache}, check=True)
-            mend_times.append(json.loads(completed.stdout.strip().splitlines()[-1])["seconds"])
+            mend_times.append(_child_json(_MEND_FROM_DIAGNOSIS, {**os.environ, "GRAPHMEND_CACHE_DIR": cache})["seconds"])
     results["t5_mend_from_diagnosis_s"] = Spread.of(mend_times)
-    completed = subprocess.run([sys.executable, "-c", _REACH], capture_output=True, text=True, check=True)
-    results["reach"] = json.loads(completed.stdout.strip().splitlines()[-1])
+    results["reach"] = _child_json(_REACH)
     results["warm_call"] = _warm_call(repetitions)
     results["cores"] = os.cpu_count()
     return results

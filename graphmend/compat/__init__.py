@@ -102,7 +102,8 @@ from graphmend.compat.tracing import (attribute_stores_pending, constant_result,
                                       graph_break, is_logger, logger_key, register_replay, skip_frames, stores_pending)
 
 __all__ = [
-    "COMPILE_RANGE_SUFFIX", "CompiledGraphs", "Probe", "PROBES", "SELF_TEST_RULES", "UNREAD_ARGUMENT", "UNREAD_ARGUMENT_SITES",
+    "COMPILE_RANGE_SUFFIX", "CompiledGraphs", "Probe", "PROBES", "SELF_TEST_RULES", "UNREAD_ARGUMENT",
+    "UNREAD_ARGUMENT_SITES",
     "attribute_stores_pending",
     "await_mending", "awaits_mending",
     "compiled_codes", "compiled_entry_count",

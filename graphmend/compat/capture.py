@@ -139,6 +139,7 @@ def switches_on() -> bool:
     scope, or set so by the user)."""
     return any(getattr(torch._dynamo.config, name) for name in SWITCHES)
 
+
 _LOCK = threading.RLock()
 _state: dict[str, Any] = {"checked": False, "off": None, "patched": False}
 

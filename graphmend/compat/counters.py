@@ -16,6 +16,10 @@ import torch
 
 
 
+#: Why Dynamo runs a frame eagerly that breaks inside a loop.
+IN_A_LOOP = "the break is in a loop"
+
+
 @dataclasses.dataclass
 class FrameRunEagerly:
     """A graph break Dynamo met inside a loop: it cannot resume there, so it
@@ -28,7 +32,7 @@ class FrameRunEagerly:
     reason: str
     user_stack: list[Any]
     function: str
-    because: str = "the break is in a loop"
+    because: str = IN_A_LOOP
 
 
 #: How the profiler ranges Dynamo puts around its own work while a call

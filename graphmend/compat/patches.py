@@ -81,9 +81,8 @@ class _Trace(threading.local):
     #: does not hold it; whether the frame is to be traced again, or None
     #: where the rules leave the site as it is (the trace goes on).
     mend_now: Callable[[Any, Any], bool | None] | None = None
-    #: While graphmend.compile's callable runs (:func:`graphmends_call`).
-    graphmends = False
-    #: ... the codes Dynamo failed to trace in its calls, which run eagerly.
+    #: While graphmend.compile's callable runs (:func:`graphmends_call`):
+    #: the codes Dynamo failed to trace in its calls, which run eagerly.
     failed: weakref.WeakSet[Any] | None = None
     #: ... what its backend compiled, by graph (:func:`_reuse_identical_graphs`).
     graphs: CompiledGraphs | None = None
@@ -146,12 +145,12 @@ def graphmends_call(failed: weakref.WeakSet[Any], graphs: CompiledGraphs | None 
     graphmend.compile's callable runs inside, with its own ``failed`` and
     ``graphs``.  A ``torch.compile`` of the user's outside it raises as it
     would, and with ``fullgraph=True`` so does the call."""
-    outer = _TRACE.graphmends, _TRACE.failed, _TRACE.graphs
-    _TRACE.graphmends, _TRACE.failed, _TRACE.graphs = True, failed, graphs
+    outer = _TRACE.failed, _TRACE.graphs
+    _TRACE.failed, _TRACE.graphs = failed, graphs
     try:
         yield
     finally:
-        _TRACE.graphmends, _TRACE.failed, _TRACE.graphs = outer
+        _TRACE.failed, _TRACE.graphs = outer
 
 
 def _reuse_identical_graphs() -> None:
@@ -545,7 +544,7 @@ def _run_frames_eagerly_once() -> None:
 
     @functools.wraps(original)
     def __call__(self, frame, cache_entry, hooks, frame_state, skip=0):
-        if _TRACE.graphmends and frame.f_code in _TRACE.failed:
+        if _TRACE.failed is not None and frame.f_code in _TRACE.failed:
             return eagerly("Dynamo failed while tracing it before", False)
         met = _MET
         if met is not None and _tell(met, frame.f_code):
@@ -574,7 +573,7 @@ def _run_frames_eagerly_once() -> None:
             # them (compat.capture): only the retry's failure runs it eagerly.
             from graphmend.compat.capture import switches_on  # not at the top: that import would be circular
 
-            if isinstance(error, exc.InternalTorchDynamoError) and _TRACE.graphmends \
+            if isinstance(error, exc.InternalTorchDynamoError) and _TRACE.failed is not None \
                     and not self._inner_convert._box.error_on_graph_break and not switches_on():
                 code, message = frame.f_code, str(error).split("\n", 1)[0]
                 logger.warning("graphmend: Dynamo failed while tracing %s (%s:%d): %s; it runs eagerly, uncompiled",

@@ -35,6 +35,7 @@ a kind not listed above.
 
 from __future__ import annotations
 
+import functools
 import operator
 import struct
 import sys
@@ -76,6 +77,7 @@ _CALLABLE = (types.FunctionType, types.BuiltinFunctionType, torch._ops.OpOverloa
 _PLAIN_TENSORS = (torch.Tensor, torch.nn.Parameter)
 
 
+@functools.cache
 def _numpy_wrappers() -> dict[type, str]:
     """Dynamo's wrappers of the NumPy calls it traces, built afresh by each
     trace, each decided by one attribute: the function, method or operator

@@ -16,7 +16,7 @@ from typing import Any
 import torch
 
 from graphmend import compat
-from graphmend.compat.counters import FrameRunEagerly
+from graphmend.compat.counters import IN_A_LOOP, FrameRunEagerly
 from graphmend.analysis import scan
 from graphmend.analysis.source import DEFS, innermost, parse_file
 from graphmend.conventions import GENERATED_PREFIX, RUNTIME_MODULE
@@ -204,8 +204,9 @@ def _classify(reason: Any, off: dict[str, str]) -> tuple[Any, int, str, str, str
     return frame, lineno, category, text, rule, hint, rewritten
 
 
-def eager_frame_hint(function: str, because: str = "the break is in a loop") -> str:
-    """What a break inside a loop of ``function`` costs: the whole frame."""
+def eager_frame_hint(function: str, because: str = IN_A_LOOP) -> str:
+    """What a frame Dynamo runs eagerly costs (a break inside a loop of
+    ``function``, by default): the whole frame."""
     return f"Dynamo runs {function}() eagerly: {because}"
 
 
