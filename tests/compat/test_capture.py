@@ -703,14 +703,57 @@ def test_a_break_capture_moves_into_a_loop_costs_no_graph_per_iteration(forms):
     assert any(why.startswith(capture.IN_A_LOOP) for why in reasons)
 
 
-def test_scope_restores_on_error_and_when_nested():
+def test_scope_holds_the_switches_while_a_frame_converts_and_restores_them_on_error_and_when_nested():
+    """The switches are on while Dynamo converts a frame inside the scope
+    (what a compile reads), and the user's values between conversions: a
+    call that traces nothing sets no config."""
+    capture.disabled()  # installs the conversion hook
+    on, off = {name: True for name in capture.SWITCHES}, {name: False for name in capture.SWITCHES}
+    seen = []
+
+    def backend(gm, example_inputs):
+        seen.append(switches())
+        if len(seen) > 1:
+            raise ValueError("the backend fails")
+        return gm.forward
+
+    torch._dynamo.reset()
     with pytest.raises(ValueError), capture.scope():
-        assert switches() == {name: True for name in capture.SWITCHES}
+        assert switches() == off
         with capture.scope():
-            pass
-        assert switches() == {name: True for name in capture.SWITCHES}
+            torch.compile(lambda x: x + 1, backend=backend)(torch.ones(2))
+        assert switches() == off
         raise ValueError
-    assert switches() == {name: False for name in capture.SWITCHES}
+    with pytest.raises(Exception, match="the backend fails"), capture.scope():
+        torch.compile(lambda x: x * 3, backend=backend)(torch.ones(2))
+    assert seen == [on, on, off]  # the last: [Capture]'s retry of the failing frame without them
+    assert switches() == off
+    torch._dynamo.reset()
+
+
+def test_conversions_through_dynamos_assert_converter_alone_see_the_switches_inside_a_call():
+    """``torch.compile(fullgraph=True)``, and an eager ``torch.cond`` or
+    ``torch.while_loop`` (which compile their branches with fullgraph),
+    convert through ``ConvertFrameAssert`` without ``ConvertFrame``: inside
+    a graphmend call they too trace with the switches on, and [Capture]'s
+    checks of the graph run (``call_user_compiler`` reads the switches)."""
+    capture.disabled()  # installs the conversion hooks
+    on, off = {name: True for name in capture.SWITCHES}, {name: False for name in capture.SWITCHES}
+    seen = []
+
+    def backend(gm, example_inputs):
+        seen.append(switches())
+        return gm.forward
+
+    torch._dynamo.reset()
+    whole = torch.compile(lambda x: x[x > 0].sum() * 2, backend=backend, fullgraph=True)
+    x = torch.tensor([1.0, -2.0, 3.0])
+    assert torch.equal(capture.wrap(whole, backend=backend)(x), x[x > 0].sum() * 2)
+    inner = torch.compile(lambda x: x * 3, backend=backend, fullgraph=True)
+    assert torch.equal(capture.wrap(lambda x: inner(x) + 1, backend=backend)(x), x * 3 + 1)
+    assert seen == [on, on]
+    assert switches() == off
+    torch._dynamo.reset()
 
 
 def test_threads_leave_the_switches_off(forms):
