@@ -190,12 +190,7 @@ _GIVEN_UP_IN = CodeTable()
 
 
 class _Active(threading.local):
-    #: Inside :func:`scope`: the frames Dynamo converts on this thread are
-    #: traced with the switches on.
     on = False
-    #: Inside :class:`Captured` for a backend other than inductor: those
-    #: frames are traced with Dynamo's :data:`DECOMPOSITIONS` off too.
-    exact = False
     error: BaseException | None = None
     #: While a frame is traced with the switches on: (file, line) -> the
     #: data-dependent shapes bound there so far by the trace of
@@ -298,36 +293,16 @@ _DECOMPOSITIONS_OFF = _Held({DECOMPOSITIONS: False})
 
 @contextlib.contextmanager
 def scope() -> Iterator[None]:
-    """This thread marked as capturing for the duration: each frame Dynamo
-    converts on it is traced with the two switches on, held while it
-    converts (Dynamo reads them only while it traces and compiles) and put
-    back as they were when the last overlapping conversion of any thread
-    ends, even on an exception.  Setting Dynamo's config costs about 2.5 µs
-    a value: held for every call instead, the switches cost a compiled
-    call that traces nothing 16 µs beside torch.compile's 10.  Before the
-    conversion hook is installed (:func:`disabled` installs it), they are
-    held for the whole scope."""
+    """The two switches on (and this thread marked as capturing) for the
+    duration; put back as they were when the last overlapping scope of
+    any thread exits, even on an exception."""
     outer = _ACTIVE.on
     _ACTIVE.on = True
     try:
-        with contextlib.nullcontext() if _state["patched"] else _SWITCHES_ON.held():
+        with _SWITCHES_ON.held():
             yield
     finally:
         _ACTIVE.on = outer
-
-
-@contextlib.contextmanager
-def _converting() -> Iterator[None]:
-    """What a conversion inside :func:`scope` (and :class:`Captured`) holds:
-    held by both of Dynamo's converters, since ``torch.compile(fullgraph=True)``
-    and the eager calls of ``torch.cond`` and ``torch.while_loop`` (which
-    compile their branches with fullgraph) convert through
-    ``ConvertFrameAssert`` alone.  Nested (``ConvertFrame`` calls
-    ``ConvertFrameAssert``), only the outer hold sets the config, so the
-    inner one leaves :func:`_switches_off`'s values as they are."""
-    with _SWITCHES_ON.held() if _ACTIVE.on else contextlib.nullcontext():
-        with _DECOMPOSITIONS_OFF.held() if _ACTIVE.exact else contextlib.nullcontext():
-            yield
 
 
 #: Inductor as a callable: (module, name) of ``compile_fx`` and of the function ``lookup_backend("inductor")`` gives.
@@ -442,12 +417,11 @@ def _compile_failing_frames_without_capture() -> None:
 
     @functools.wraps(original)
     def __call__(self, frame, cache_entry, hooks, frame_state, skip=0):
-        if not _ACTIVE.on:  # (ConvertFrameAssert's hook below holds the decompositions off)
+        if not _ACTIVE.on:
             return original(self, frame, cache_entry, hooks, frame_state, skip=skip + 1)
         # graphmend's own conversions, with room on the frame stack; skip
         # counts this frame and the roomy one.
-        with _converting():
-            return headroom.call(convert, (self, frame, cache_entry, hooks, frame_state, skip + 2), {})
+        return headroom.call(convert, (self, frame, cache_entry, hooks, frame_state, skip + 2), {})
 
     def convert(self, frame, cache_entry, hooks, frame_state, skip):
         global retried_frames
@@ -532,8 +506,7 @@ def _compile_failing_frames_without_capture() -> None:
     @functools.wraps(inner)
     def inner_call(self, *args, **kwargs):
         try:
-            with _converting():
-                return inner(self, *args, **kwargs)
+            return inner(self, *args, **kwargs)
         except Exception as error:
             if _ACTIVE.on:
                 _ACTIVE.error = error  # the reason a frame failed, read by the wrapper above
@@ -1761,15 +1734,16 @@ class Captured:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if torch.compiler.is_compiling():
             return self.compiled(*args, **kwargs)
-        if not _state["patched"]:  # no conversion hook: held around the call
-            with _DECOMPOSITIONS_OFF.held() if self.exact else contextlib.nullcontext():
-                return self.compiled(*args, **kwargs)
-        outer = _ACTIVE.on, _ACTIVE.exact
-        _ACTIVE.on, _ACTIVE.exact = self.enabled, self.exact
-        try:
+        if self.exact:
+            with _DECOMPOSITIONS_OFF.held():
+                return self._captured(args, kwargs)
+        return self._captured(args, kwargs)
+
+    def _captured(self, args: tuple, kwargs: dict) -> Any:
+        if not self.enabled:
             return self.compiled(*args, **kwargs)
-        finally:
-            _ACTIVE.on, _ACTIVE.exact = outer
+        with scope():
+            return self.compiled(*args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.compiled, name)

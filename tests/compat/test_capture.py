@@ -703,32 +703,14 @@ def test_a_break_capture_moves_into_a_loop_costs_no_graph_per_iteration(forms):
     assert any(why.startswith(capture.IN_A_LOOP) for why in reasons)
 
 
-def test_scope_holds_the_switches_while_a_frame_converts_and_restores_them_on_error_and_when_nested():
-    """The switches are on while Dynamo converts a frame inside the scope
-    (what a compile reads), and the user's values between conversions: a
-    call that traces nothing sets no config."""
-    capture.disabled()  # installs the conversion hook
-    on, off = {name: True for name in capture.SWITCHES}, {name: False for name in capture.SWITCHES}
-    seen = []
-
-    def backend(gm, example_inputs):
-        seen.append(switches())
-        if len(seen) > 1:
-            raise ValueError("the backend fails")
-        return gm.forward
-
-    torch._dynamo.reset()
+def test_scope_restores_on_error_and_when_nested():
     with pytest.raises(ValueError), capture.scope():
-        assert switches() == off
+        assert switches() == {name: True for name in capture.SWITCHES}
         with capture.scope():
-            torch.compile(lambda x: x + 1, backend=backend)(torch.ones(2))
-        assert switches() == off
+            pass
+        assert switches() == {name: True for name in capture.SWITCHES}
         raise ValueError
-    with pytest.raises(Exception, match="the backend fails"), capture.scope():
-        torch.compile(lambda x: x * 3, backend=backend)(torch.ones(2))
-    assert seen == [on, on, off]  # the last: [Capture]'s retry of the failing frame without them
-    assert switches() == off
-    torch._dynamo.reset()
+    assert switches() == {name: False for name in capture.SWITCHES}
 
 
 def test_conversions_through_dynamos_assert_converter_alone_see_the_switches_inside_a_call():
@@ -753,6 +735,29 @@ def test_conversions_through_dynamos_assert_converter_alone_see_the_switches_ins
     assert torch.equal(capture.wrap(lambda x: inner(x) + 1, backend=backend)(x), x * 3 + 1)
     assert seen == [on, on]
     assert switches() == off
+    torch._dynamo.reset()
+
+
+def test_code_that_reads_the_switches_compiles_once_across_calls():
+    """Dynamo guards on the config values a traced frame reads (graphmend's
+    masked-store helper reads ``capture_dynamic_output_shape_ops``): they
+    must read at the call, where the guards are checked, what they read
+    while the frame was traced, or every call compiles the frame again.
+    Held for the whole call, they do; held only while Dynamo converts a
+    frame (tried, and reverted), the frame below compiled a graph a call."""
+    capture.disabled()
+
+    def reads(x):
+        if torch._dynamo.config.capture_dynamic_output_shape_ops:
+            return x * 2
+        return x * 3
+
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    compiled = capture.wrap(torch.compile(reads, backend=counter), backend=counter)
+    for _ in range(4):
+        assert torch.equal(compiled(torch.ones(2)), torch.full((2,), 2.0))
+    assert counter.graphs == 1
     torch._dynamo.reset()
 
 
