@@ -139,8 +139,12 @@ def fix_file(path: str, *, rules: Iterable[str] | None, write: bool) -> FileResu
             helpers = imported_effect_helpers(path, ast.parse(text, path))
         except SyntaxError as err:
             raise SourceError(path, err.lineno or 1, err.msg) from None
-        outcome.result = transform_source(text, rules=rules, filename=path, effect_helpers=helpers,
-                                          imported=imported_target)
+        try:
+            outcome.result = transform_source(text, rules=rules, filename=path, effect_helpers=helpers,
+                                              imported=imported_target)
+        except Exception as err:  # a bug in graphmend: this file is reported and left alone, the others go on
+            raise SourceError(path, 1, f"graphmend failed on this file ({type(err).__name__}: {err}); it is left "
+                              "untouched (a bug in graphmend: please report it)") from err
         if write and outcome.changed:
             _replace_atomically(path, outcome.result.code.encode(encoding))
     except SourceError as err:

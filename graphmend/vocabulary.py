@@ -178,6 +178,13 @@ ONE_ELEMENT_READERS = _names("float int bool item")
 
 #: Builtins that neither raise on tensors nor have effects.
 PURE_BUILTINS = _names("abs min max len isinstance hasattr tuple pow")
+#: Builtins whose result shares no tensor and no object with their
+#: arguments or with global state: a number, a string, a bool, or a new
+#: tensor (``abs``, ``pow``).
+FRESH_BUILTINS = _names("abs bool callable complex float hasattr int isinstance len pow range str")
+#: Builtins that hand back what they were given (an argument, or its
+#: elements in a new container), and nothing else.
+PASSING_BUILTINS = _names("enumerate list max min reversed sorted tuple zip")
 #: Builtins that are pure where a graph break or an error while tracing
 #: falls back (see :func:`graphmend.analysis.effects.call_impurity`).
 TRACED_PURE_BUILTINS = _names("float")

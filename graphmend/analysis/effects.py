@@ -22,6 +22,7 @@ knows the scope.  A call into a Python function is judged by its summary
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -332,16 +333,32 @@ def alias_sources(value: cst.BaseExpression, qualified_name: QualifiedName | Non
         method = value.func.attr.value if isinstance(value.func, cst.Attribute) else None
         if method in vocabulary.VIEW_METHODS:
             return go(value.func.value) | written
-        if method in vocabulary.PURE_METHODS:
+        if method in vocabulary.PURE_METHODS or method in vocabulary.STATIC_METHODS:
             return written
         operation = _torch_operation(qualified_name(value.func)) if qualified_name else None
         if operation is not None and not operation.endswith("_") and \
                 operation not in vocabulary.VIEW_METHODS | vocabulary.HIGHER_ORDER:
             return written  # torch's operations make new tensors, but for views
-        if isinstance(value.func, cst.Name) and value.func.value in vocabulary.PURE_BUILTINS:
-            return set()
+        if isinstance(value.func, cst.Name) and value.func.value in vocabulary.FRESH_BUILTINS:
+            return written
+        if isinstance(value.func, cst.Name) and value.func.value in vocabulary.PASSING_BUILTINS:
+            return written.union(*(_passed(arg.value, go) for arg in value.args if arg.keyword is None))
         return name_uses(value).loads_names()  # an unknown call may hand back its argument
     return set()  # arithmetic, comparisons, literals: new values
+
+
+_BUILTIN_NAMES = frozenset(dir(builtins))
+
+
+def _passed(argument: cst.BaseExpression, sources: Callable[[cst.BaseExpression], set[str]]) -> set[str]:
+    """The names whose tensors a builtin of :data:`vocabulary.PASSING_BUILTINS`
+    may hand back from ``argument``: a comprehension's elements may be any
+    name it reads, but the builtins it calls and its own targets (which
+    hold what its iterables, read too, hold)."""
+    if isinstance(argument, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+        targets = {name for node in walk(argument) if isinstance(node, cst.CompFor) for name in target_names(node.target)}
+        return name_uses(argument).loads_names() - _BUILTIN_NAMES - targets
+    return sources(argument)
 
 
 def merged_names(statements, qualified_name: QualifiedName | None = None) -> set[str]:

@@ -108,6 +108,28 @@ def test_syntax_error_is_reported_and_untouched(tree, capsys):
     assert broken.read_bytes() == before
 
 
+def test_a_file_graphmend_fails_on_is_reported_and_the_others_are_fixed(tree, capsys, monkeypatch):
+    """A bug in a rule (kornia's ``make_grid`` once raised AttributeError in
+    [Where]) names the file and leaves it untouched; the run goes on."""
+    from graphmend import fix
+
+    transform = fix.transform_source
+
+    def failing_on_clean(text, **kwargs):
+        if kwargs["filename"].endswith("clean.py"):
+            raise AttributeError("'Name' object has no attribute 'func'")
+        return transform(text, **kwargs)
+
+    monkeypatch.setattr(fix, "transform_source", failing_on_clean)
+    before = _snapshot(tree)
+    assert main(["fix", "--write", "--jobs", "1", str(tree / "pkg")]) == 2
+    err = capsys.readouterr().err
+    assert f"{tree / 'pkg' / 'clean.py'}:1: graphmend failed on this file (AttributeError:" in err
+    after = _snapshot(tree)
+    assert after[tree / "pkg" / "clean.py"] == before[tree / "pkg" / "clean.py"]
+    assert after[tree / "pkg" / "fixable.py"] != before[tree / "pkg" / "fixable.py"]
+
+
 @pytest.mark.parametrize(
     "content",
     [b"import torch\nx = '\xff\xfe'\n", b"\x00\x01torch\x02", b""],

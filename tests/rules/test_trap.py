@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-
 import pytest
 import torch
+
+import graphmend
 
 from harness import assert_same_outcome, check_equivalent, compiled_outcome, first_difference, mend_source, outcome_of
 from locations import FIXTURES
@@ -263,6 +264,44 @@ def test_a_helper_that_updates_only_its_own_tensor_after_the_guard(tmp_path):
     source = source.replace("out[out >= 1.0] -= 1.0", "out.clamp_(0.0, 0.75)")
     zero = torch.tensor([0.5, 0.0, 2.25])
     check_equivalent(source, "f", [(torch.tensor([0.5, -1.25, 2.25]),), (zero,)], tmp_path, rules=["trap"])
+
+
+def test_a_list_of_floats_the_function_makes_after_the_guard_lets_the_check_wait(tmp_path):
+    """rtdl-num-embeddings' ``compute_bins`` shape: after the guard the
+    function fills a list it made of ``float()``s, which no caller can see
+    (``float`` hands back a new number, nothing of its argument)."""
+    source = FIXTURES.joinpath("trap", "append_to_a_list_of_floats_after.in.py").read_text()
+    thresholds = [torch.tensor(0.25), torch.tensor(-0.5)]
+    good = torch.tensor([0.5, -1.0, 2.0])
+    check_equivalent(source, "bin_edges", [(good, thresholds), (torch.tensor([0.5, float("nan")]), thresholds)],
+                     tmp_path, rules=["trap"], graphs=None)
+    original, mended, _ = mend_source(source, tmp_path, rules=["trap"])
+    # The guard's break is gone; each float() still breaks (no [Capture] here).
+    assert compiled_outcome(mended.bin_edges, good, thresholds)[1] == 2
+    assert compiled_outcome(original.bin_edges, good, thresholds)[1] == 3
+
+
+def test_a_list_the_function_fills_and_pads_to_its_longest_after_the_guard_lets_the_check_wait(tmp_path):
+    """Phi-4 multimodal's image processor shape: ``max`` of the sizes of a
+    list the function filled, over a comprehension, binds nothing of the
+    caller's; the same raise and pass, eagerly and compiled."""
+    source = FIXTURES.joinpath("trap", "pad_to_the_longest_of_a_list_it_fills_after.in.py").read_text()
+    images = [torch.arange(3.0), torch.arange(5.0)]
+    check_equivalent(source, "stack_padded", [(images, torch.tensor(2.0)), (images, torch.tensor(-1.0))],
+                     tmp_path, rules=["trap"], graphs=None)
+
+
+def test_an_update_through_a_tuple_of_the_inputs_after_the_guard_keeps_the_break(tmp_path):
+    """``tuple(others)`` hands back the caller's tensors: updated in place in
+    the graph, they would change before a deferred check raised.  The guard
+    stays, and the caller's tensor is untouched when it raises, as eagerly."""
+    source = FIXTURES.joinpath("trap", "noop_update_through_a_tuple_of_inputs_after.in.py").read_text()
+    original, _, result = mend_source(source, tmp_path, rules=["trap"])
+    assert not result.sites
+    other = torch.zeros(2)
+    with pytest.raises(ValueError, match="negative"):
+        graphmend.compile(original.bump_the_first, backend="eager")(NEGATIVE.clone(), [other])
+    assert torch.equal(other, torch.zeros(2))
 
 
 @pytest.mark.parametrize(("case", "inputs"), [

@@ -130,9 +130,12 @@ def convert_static_read(ctx: Context, original: cst.Call, updated: cst.Call) -> 
 def _steps(ctx: Context, original: cst.BaseExpression, updated: cst.BaseExpression) -> list[cst.Tuple] | None:
     """The operations that make ``original`` from Python values, as
     ``(callee, args, kwargs)`` tuples (built from ``updated``); None where
-    it is no such chain.  Raises :class:`Declined` for a chain whose
-    arguments or operations a static read cannot take."""
+    it is no such chain (``updated`` no longer one either: ``int(t.item())``
+    once ``t.item()`` is a static read).  Raises :class:`Declined` for a
+    chain whose arguments or operations a static read cannot take."""
     if not isinstance(original, cst.Call) or not isinstance(original.func, (cst.Name, cst.Attribute)):
+        return None
+    if not isinstance(updated, cst.Call) or type(updated.func) is not type(original.func):
         return None
     qualified = ctx.facts.qualified_name(original.func)
     if qualified in _MAKERS:

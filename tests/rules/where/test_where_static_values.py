@@ -100,6 +100,16 @@ def test_a_tensor_made_of_python_values_is_read_while_tracing(tmp_path, function
     assert "static_read" in result.code
 
 
+def test_a_read_inside_a_conversion_is_read_once(tmp_path):
+    """kornia's ``make_grid``: ``int(....item())``, the ``item()`` read
+    while tracing, the ``int()`` of its number left as it is (the rewrite of
+    the outer call used to raise on the inner one's result)."""
+    source = fixture("static_read_inside_a_conversion")
+    result = check_equivalent(source, "grid_rows", [(torch.ones(4, 3),), (torch.ones(9, 2),)], tmp_path,
+                              rules=["where"])
+    assert result.code.count("static_read") == 1
+
+
 def test_another_value_recompiles_and_a_dynamic_one_reads_as_written(tmp_path):
     """A module attribute Dynamo guards: changed, the frame recompiles with
     the new constant.  An input float that changes becomes symbolic: the
