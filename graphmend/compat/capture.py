@@ -122,6 +122,7 @@ import torch
 from graphmend.compat import headroom, verdicts
 from graphmend.compat.counters import FRAMES_RUN_EAGERLY, trial_compiles
 from graphmend.compat.failures import MendFirst, caused_by
+from graphmend.compat.reuse import numpy_wrappers
 
 logger = logging.getLogger("graphmend")
 
@@ -911,6 +912,12 @@ def declined_graph(output: Any, gm: Any, binders: dict[Any, Any]) -> str | None:
     * Under inductor with gradients enabled, the graph holds a captured
       value and updates in place an input that requires grad
       (:func:`updated_grad_input`).
+    * The graph holds a captured value and hands back a NumPy value of no
+      dimensions (:func:`numpy_scalar_made_by`): Dynamo gives it back as a
+      0-d array where NumPy gives a scalar (``np.float32``), a type the
+      user can see.  torch.compile, which breaks at the captured value,
+      runs that NumPy code eagerly where the break is in a loop (ogb's
+      RMSE evaluator, a mask per task column).
     """
     root = getattr(getattr(output, "root_tx", None), "current_instruction", None)
     reason = getattr(output, "compile_subgraph_reason", None)
@@ -923,6 +930,9 @@ def declined_graph(output: Any, gm: Any, binders: dict[Any, Any]) -> str | None:
                 "a captured number back to Python as None")
     if numbers_only(gm):
         return NUMBERS_ONLY
+    made_by = numpy_scalar_made_by(gm) if binders else None
+    if made_by is not None:
+        return f"{NUMPY_SCALAR} ({made_by})"
     assumed = assumed_fact(gm, output.shape_env, binders)
     if assumed is not None:
         why, expr, node = assumed
@@ -934,6 +944,26 @@ def declined_graph(output: Any, gm: Any, binders: dict[Any, Any]) -> str | None:
         updated = updated_grad_input(gm)
         if updated is not None:
             return f"under autograd the graph updates an input that requires grad in place: {updated}"
+    return None
+
+
+#: Why a graph that hands back a NumPy value of no dimensions is not compiled with capture.
+NUMPY_SCALAR = ("the graph hands back a NumPy value of no dimensions, which Dynamo makes a 0-d array where NumPy "
+                "gives a scalar")
+
+
+def numpy_scalar_made_by(gm: Any) -> str | None:
+    """What NumPy call makes a value of no dimensions that ``gm`` returns
+    (``sqrt``, ``mean``, ``truediv``; Dynamo's wrappers of the NumPy calls
+    it traces), or None."""
+    wrappers = numpy_wrappers()
+    output = next(node for node in reversed(gm.graph.nodes) if node.op == "output")
+    for node in output.all_input_nodes:
+        attribute = wrappers.get(type(node.target)) if node.op == "call_function" else None
+        example = node.meta.get("example_value")
+        if attribute is not None and isinstance(example, torch.Tensor) and example.dim() == 0:
+            wrapped = getattr(node.target, attribute)
+            return wrapped if isinstance(wrapped, str) else getattr(wrapped, "__name__", repr(wrapped))
     return None
 
 

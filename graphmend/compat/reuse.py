@@ -78,7 +78,7 @@ _PLAIN_TENSORS = (torch.Tensor, torch.nn.Parameter)
 
 
 @functools.cache
-def _numpy_wrappers() -> dict[type, str]:
+def numpy_wrappers() -> dict[type, str]:
     """Dynamo's wrappers of the NumPy calls it traces, built afresh by each
     trace, each decided by one attribute: the function, method or operator
     it wraps."""
@@ -89,7 +89,7 @@ def _numpy_wrappers() -> dict[type, str]:
 
 
 def _target_key(target: Any) -> Hashable:
-    attribute = _numpy_wrappers().get(type(target))
+    attribute = numpy_wrappers().get(type(target))
     if attribute is None:
         return _Same(target)
     wrapped = getattr(target, attribute)

@@ -350,6 +350,22 @@ def cutoff_through_a_call(x):
     # rwkv's sample_logits: a NumPy index read back and guarded as it is made
     y = torch.sort(torch.softmax(x, 0)).values
     return cutoff(y.numpy(), torch.cumsum(y, 0).numpy()) + 1
+
+
+def rmse_per_column(y_true, y_pred):
+    # ogb's RMSE evaluator: a mask per task column, in NumPy
+    y_true, y_pred = y_true.detach().cpu().numpy(), y_pred.detach().cpu().numpy()
+    rmse_list = []
+    for i in range(y_true.shape[1]):
+        is_labeled = y_true[:, i] == y_true[:, i]
+        rmse_list.append(numpy.sqrt(((y_true[is_labeled, i] - y_pred[is_labeled, i]) ** 2).mean()))
+    return sum(rmse_list) / len(rmse_list)
+
+
+def numpy_scale_kept(x):
+    kept = x[x > 0]
+    scale = numpy.sqrt(kept.numpy().mean())
+    return kept * torch.from_numpy(numpy.asarray(scale))
 """
 
 #: Each breaks once under torch.compile and makes one graph under [Capture].
@@ -1029,6 +1045,30 @@ def test_a_frame_that_only_reads_a_numpy_value_back_runs_no_graph(forms):
     runs = counter.runs_of(lambda: ours(x, np.uint32(3)))
     assert runs <= plain.runs_of(lambda: theirs(x, np.uint32(3)))
     assert counter.graphs <= plain.graphs
+
+
+def test_a_numpy_value_of_no_dimensions_handed_back_keeps_its_type(forms):
+    """ogb's RMSE evaluator (held-out round nineteen): eager and
+    torch.compile, whose break in the loop runs the frame eagerly, return
+    ``np.float32``; captured, Dynamo traced the NumPy code and handed back a
+    0-d array.  Such a graph is not compiled with capture, and says why."""
+    y_true = torch.tensor([[1.0, 0.5], [float("nan"), 2.0], [3.0, -1.0], [0.25, 4.0]])
+    y_pred = torch.tensor([[0.5, 0.5], [1.0, 1.0], [2.0, -2.0], [0.0, 3.0]])
+    expected = forms.rmse_per_column(y_true, y_pred)
+    torch._dynamo.reset()
+    got = graphmend.compile(forms.rmse_per_column, backend="eager")(y_true, y_pred)
+    assert type(got) is type(expected) and got.tobytes() == expected.tobytes()
+    assert capture.uncaptured_codes()[forms.rmse_per_column.__code__].startswith(capture.NUMPY_SCALAR)
+
+
+def test_noop_a_numpy_value_of_no_dimensions_the_graph_keeps_keeps_capture(forms):
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    ours = graphmend.compile(forms.numpy_scale_kept, backend=counter)
+    for x in INPUTS:
+        assert torch.equal(ours(x.clone()), forms.numpy_scale_kept(x.clone()))
+    assert forms.numpy_scale_kept.__code__ not in capture.uncaptured_codes()
+    assert counter.graphs == 1
 
 
 def test_noop_a_read_that_meets_a_tensor_keeps_capture(forms):
