@@ -140,8 +140,11 @@ def graphmends_call(failed: weakref.WeakSet[Any], graphs: CompiledGraphs | None 
     joins ``failed``, whose frames later calls run eagerly untraced (a
     ``WeakSet`` compares by ``==``: an equal code of another function runs
     eagerly too, which changes no result), and a diagnosis records it once
-    (:data:`FRAMES_RUN_EAGERLY`).  A graph identical to one in ``graphs`` is
-    not compiled again (:func:`_reuse_identical_graphs`).
+    (:data:`FRAMES_RUN_EAGERLY`).  A frame whose trace meets the user's
+    own error (an ``IndexError`` of a fake tensor) runs eagerly too, this
+    once, so that eager raises it without Dynamo's stack appended.  A graph
+    identical to one in ``graphs`` is not compiled again
+    (:func:`_reuse_identical_graphs`).
     graphmend.compile's callable runs inside, with its own ``failed`` and
     ``graphs``.  A ``torch.compile`` of the user's outside it raises as it
     would, and with ``fullgraph=True`` so does the call."""
@@ -588,7 +591,12 @@ def _run_frames_eagerly_once() -> None:
                 return False, eagerly("Dynamo failed while tracing it", False)
             mend_first = caused_by(error, MendFirst)
             user_error = isinstance(error, exc.TorchRuntimeError) or not isinstance(error, exc.TorchDynamoException)
-            if mend_first is None and not (user_error and _TRACE.mended) \
+            # A user's error met while tracing (an IndexError of a fake tensor)
+            # in a frame graphmend rewrote, or in any frame inside its call (a
+            # helper it reaches as a frame of its own where torch.compile
+            # inlines it or never traces it), runs the frame eagerly: eager
+            # raises that error as it is, not with Dynamo's stack appended.
+            if mend_first is None and not (user_error and (_TRACE.mended or _TRACE.failed is not None)) \
                     or self._inner_convert._box.error_on_graph_break:
                 raise
             if mend_first is not None and mend_first.again:
@@ -612,7 +620,8 @@ def _run_frames_eagerly_once() -> None:
             # Dynamo's stack appended to the message (`_index_same(v0)` of a
             # 0-dim tensor, in the fuzz).
             return False, eagerly("it breaks where graphmend mends next" if mend_first else
-                                  "the rewritten code fails", until_mended)
+                                  "the rewritten code fails" if _TRACE.mended else "it fails while Dynamo traces it",
+                                  until_mended)
         finally:
             _TRACE.mended, _TRACE.code = outer
 

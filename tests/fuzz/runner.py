@@ -39,6 +39,7 @@ import re
 import sys
 import tempfile
 import warnings
+import weakref
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -51,6 +52,7 @@ from graphmend.analysis.summaries import Summarizer
 from graphmend.compat.capture import disabled as capture_disabled
 from graphmend.compat.capture import uncaptured_codes
 from graphmend.compat.capture import wrap as in_capture_scope
+from graphmend.compat import graphmends_call
 from graphmend.compare import first_difference
 from graphmend.mending.callees import callee_summaries_of
 from graphmend.diagnosis import BreakRecorder
@@ -418,11 +420,26 @@ def _example(program, what: str) -> str:
     return f"# {what}\n# grad={program.grad}, inference={program.inference}\n{program.source()}"
 
 
+def _as_graphmend_calls(compiled):
+    """``compiled`` called as graphmend.compile's callable calls it: inside
+    :func:`graphmend.compat.graphmends_call`, with its own record of the
+    frames Dynamo fails on (a frame whose trace meets the user's error runs
+    eagerly, as eager raises it)."""
+    failed = weakref.WeakSet()
+
+    def call(*args, **kwargs):
+        with graphmends_call(failed):
+            return compiled(*args, **kwargs)
+
+    return call
+
+
 def _check_program(program, original, mended, rows, counter, tally, capture=True, raises_only=False) -> Mismatch | None:
     # As graphmend.compile compiles it: inside [Capture]'s scope (a file
     # `graphmend fix` wrote is compiled by plain torch.compile).
-    compiled_mended = (in_capture_scope(torch.compile(mended, backend=counter), capture)
-                       if counter is not None else None)
+    compiled_mended = (torch.compile(mended, backend=counter) if counter is not None else None)
+    if compiled_mended is not None and capture:
+        compiled_mended = _as_graphmend_calls(in_capture_scope(compiled_mended))
     compiled_original = None
     for row_index, row in enumerate(rows):
         expected = run(original, row, program.grad, program.inference)
