@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 import torch
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -67,6 +67,9 @@ def test_a_leaf_that_ne_cannot_compare_counts_as_differing():
     assert "cannot compare (TypeError: no order)" in first_difference(Refuses(), Refuses())
 
 
+# Array generation is slow on a loaded machine (the health check failed
+# once in CI beside a fuzz run); the property does not depend on speed.
+@settings(suppress_health_check=[HealthCheck.too_slow])
 @given(hnp.arrays(st.sampled_from([np.float16, np.float32, np.float64, np.int8, np.int64, np.bool_, np.complex64]),
                   hnp.array_shapes(min_dims=0, max_dims=3, max_side=4)), st.data())
 def test_a_copy_is_equal_and_any_flipped_bit_is_found(array, data):
