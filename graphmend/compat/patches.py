@@ -87,6 +87,11 @@ class _Trace(threading.local):
     #: ... what its backend compiled, by graph (:func:`_reuse_identical_graphs`).
     graphs: CompiledGraphs | None = None
 
+    @property
+    def in_graphmends_call(self) -> bool:
+        """Whether graphmend.compile's callable runs on this thread."""
+        return self.failed is not None
+
 
 #: Whether :func:`_run_frames_eagerly_once` could watch graph breaks on this torch.
 MENDS_FIRST = False
@@ -547,7 +552,7 @@ def _run_frames_eagerly_once() -> None:
 
     @functools.wraps(original)
     def __call__(self, frame, cache_entry, hooks, frame_state, skip=0):
-        if _TRACE.failed is not None and frame.f_code in _TRACE.failed:
+        if _TRACE.in_graphmends_call and frame.f_code in _TRACE.failed:
             return eagerly("Dynamo failed while tracing it before", False)
         met = _MET
         if met is not None and _tell(met, frame.f_code):
@@ -576,7 +581,7 @@ def _run_frames_eagerly_once() -> None:
             # them (compat.capture): only the retry's failure runs it eagerly.
             from graphmend.compat.capture import switches_on  # not at the top: that import would be circular
 
-            if isinstance(error, exc.InternalTorchDynamoError) and _TRACE.failed is not None \
+            if isinstance(error, exc.InternalTorchDynamoError) and _TRACE.in_graphmends_call \
                     and not self._inner_convert._box.error_on_graph_break and not switches_on():
                 code, message = frame.f_code, str(error).split("\n", 1)[0]
                 logger.warning("graphmend: Dynamo failed while tracing %s (%s:%d): %s; it runs eagerly, uncompiled",
@@ -591,12 +596,9 @@ def _run_frames_eagerly_once() -> None:
                 return False, eagerly("Dynamo failed while tracing it", False)
             mend_first = caused_by(error, MendFirst)
             user_error = isinstance(error, exc.TorchRuntimeError) or not isinstance(error, exc.TorchDynamoException)
-            # A user's error met while tracing (an IndexError of a fake tensor)
-            # in a frame graphmend rewrote, or in any frame inside its call (a
-            # helper it reaches as a frame of its own where torch.compile
-            # inlines it or never traces it), runs the frame eagerly: eager
-            # raises that error as it is, not with Dynamo's stack appended.
-            if mend_first is None and not (user_error and (_TRACE.mended or _TRACE.failed is not None)) \
+            # A user's error met while tracing a frame graphmend rewrote, or any
+            # frame inside its call, runs the frame eagerly (see below).
+            if mend_first is None and not (user_error and (_TRACE.mended or _TRACE.in_graphmends_call)) \
                     or self._inner_convert._box.error_on_graph_break:
                 raise
             if mend_first is not None and mend_first.again:
@@ -618,7 +620,9 @@ def _run_frames_eagerly_once() -> None:
             # code fails, a callee Dynamo traced would meet the same error on
             # fake tensors, in code that is not rewritten, and raise it with
             # Dynamo's stack appended to the message (`_index_same(v0)` of a
-            # 0-dim tensor, in the fuzz).
+            # 0-dim tensor, in the fuzz), where eager raises it as it is. Such
+            # a callee reached as a frame of its own (where torch.compile
+            # inlines it or never traces it) runs eagerly for that reason.
             return False, eagerly("it breaks where graphmend mends next" if mend_first else
                                   "the rewritten code fails" if _TRACE.mended else "it fails while Dynamo traces it",
                                   until_mended)

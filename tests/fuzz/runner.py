@@ -435,9 +435,10 @@ def _as_graphmend_calls(compiled):
 
 
 def _check_program(program, original, mended, rows, counter, tally, capture=True, raises_only=False) -> Mismatch | None:
-    # As graphmend.compile compiles it: inside [Capture]'s scope (a file
-    # `graphmend fix` wrote is compiled by plain torch.compile).
-    compiled_mended = (torch.compile(mended, backend=counter) if counter is not None else None)
+    # As graphmend.compile compiles it: inside [Capture]'s scope and
+    # graphmends_call (a file `graphmend fix` wrote is compiled by plain
+    # torch.compile).
+    compiled_mended = torch.compile(mended, backend=counter) if counter is not None else None
     if compiled_mended is not None and capture:
         compiled_mended = _as_graphmend_calls(in_capture_scope(compiled_mended))
     compiled_original = None
