@@ -135,8 +135,7 @@ def _mended_now(mend_now: Callable[[Any, Any], bool | None], reason: Any, code: 
         return False
 
 
-@contextlib.contextmanager
-def graphmends_call(failed: weakref.WeakSet[Any], graphs: CompiledGraphs | None = None) -> Iterator[None]:
+class graphmends_call:  # noqa: N801 -- a context manager named as one, like contextlib.suppress
     """While open, on this thread: a frame whose trace fails inside Dynamo
     (``InternalTorchDynamoError``: Dynamo's own bug, met before the frame
     has run) runs eagerly, as eager code runs it, instead of the call
@@ -152,13 +151,20 @@ def graphmends_call(failed: weakref.WeakSet[Any], graphs: CompiledGraphs | None 
     (:func:`_reuse_identical_graphs`).
     graphmend.compile's callable runs inside, with its own ``failed`` and
     ``graphs``.  A ``torch.compile`` of the user's outside it raises as it
-    would, and with ``fullgraph=True`` so does the call."""
-    outer = _TRACE.failed, _TRACE.graphs
-    _TRACE.failed, _TRACE.graphs = failed, graphs
-    try:
-        yield
-    finally:
-        _TRACE.failed, _TRACE.graphs = outer
+    would, and with ``fullgraph=True`` so does the call.  A class, not a
+    generator: it is on the path of every call."""
+
+    __slots__ = ("failed", "graphs", "outer")
+
+    def __init__(self, failed: weakref.WeakSet[Any], graphs: CompiledGraphs | None = None) -> None:
+        self.failed, self.graphs = failed, graphs
+
+    def __enter__(self) -> None:
+        self.outer = _TRACE.failed, _TRACE.graphs
+        _TRACE.failed, _TRACE.graphs = self.failed, self.graphs
+
+    def __exit__(self, *exc_info: object) -> None:
+        _TRACE.failed, _TRACE.graphs = self.outer
 
 
 def _reuse_identical_graphs() -> None:

@@ -799,6 +799,67 @@ def test_threads_leave_the_switches_off(forms):
     assert switches() == {name: False for name in capture.SWITCHES}
 
 
+def test_two_threads_in_overlapping_scopes_each_see_the_switches_inside_and_not_after():
+    """Torch 2.12 on keeps Dynamo's config per thread: a scope that counted
+    the scopes open in any thread left a second thread's switches off
+    inside its scope, and the first thread's on after its own closed."""
+    inside, after = {}, {}
+    first_in, second_in, first_out, second_out = (threading.Event() for _ in range(4))
+
+    def first():
+        with capture.scope():
+            first_in.set()
+            second_in.wait(5)
+            inside["first"] = switches()
+        first_out.set()
+        second_out.wait(5)
+        after["first"] = switches()
+
+    def second():
+        first_in.wait(5)
+        with capture.scope():
+            inside["second"] = switches()
+            second_in.set()
+            first_out.wait(5)
+        after["second"] = switches()
+        second_out.set()
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    on, off = {name: True for name in capture.SWITCHES}, {name: False for name in capture.SWITCHES}
+    assert inside == {"first": on, "second": on}
+    assert after == {"first": off, "second": off}
+    assert switches() == off
+
+
+def test_where_the_config_is_process_wide_the_last_scope_to_close_puts_the_values_back(monkeypatch):
+    """Torch 2.11 keeps Dynamo's config process-wide: the values stay while
+    any scope is open, and go back when the last one closes."""
+    monkeypatch.setattr(capture, "_per_context", lambda config, names: False)
+    held = capture._Held(dict.fromkeys(capture.SWITCHES, True))
+    release_outer = held.enter()
+    release_inner = held.enter()
+    release_outer()
+    assert switches() == {name: True for name in capture.SWITCHES}
+    release_inner()
+    assert switches() == {name: False for name in capture.SWITCHES}
+
+
+def test_the_scope_leaves_an_unset_switch_unset():
+    """Dynamo's patcher puts back what was there: a switch the user never
+    set reads as a default after the call, not as a value the user set."""
+    config = torch._dynamo.config
+    if not capture._SWITCHES_ON.per_context:
+        pytest.skip("this torch keeps Dynamo's config process-wide: the values are put back by setattr")
+    was = {name: config._is_default(name) for name in capture.SWITCHES}
+    with capture.scope():
+        assert not any(config._is_default(name) for name in capture.SWITCHES)
+    assert {name: config._is_default(name) for name in capture.SWITCHES} == was
+
+
 def test_a_failing_probe_turns_capture_off_loudly(forms, monkeypatch):
     monkeypatch.setitem(capture._state, "checked", False)
     monkeypatch.setitem(capture._state, "off", None)
