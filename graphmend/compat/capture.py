@@ -1783,6 +1783,8 @@ class Captured:
         exact = not rounds_fma_once(backend) and isinstance(getattr(torch._dynamo.config, DECOMPOSITIONS, None), bool)
         #: What each call holds: the decompositions off for a backend other than inductor, and the switches on.
         self.holds = [held for held, wanted in ((_DECOMPOSITIONS_OFF, exact), (_SWITCHES_ON, self.enabled)) if wanted]
+        if len(self.holds) > 1 and all(held.per_context for held in self.holds):  # one patcher writes them all
+            self.holds = [_Held({name: value for held in self.holds for name, value in held.values.items()})]
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # On the path of every call: no generator context managers, and one
