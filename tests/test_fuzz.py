@@ -5,6 +5,8 @@ in ``tests/fuzz/regressions/`` and run here every time."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 from pathlib import Path
 
@@ -12,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from fuzz.grammar import SourceProgram, programs
+from fuzz.grammar import Program, SourceProgram, Stmt, programs
 from fuzz.runner import Mismatch, check_batch, reduce
 from graphmend.pipeline import transform_source
 
@@ -50,8 +52,8 @@ _row = st.tuples(*[st.lists(st.floats(-3, 3, width=32), min_size=4, max_size=4)]
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture],
 )
 @given(batch=st.lists(programs(), min_size=BATCH // 2, max_size=BATCH), row=_row)
-def test_random_programs_agree_in_every_arm(batch, row, tmp_path):
-    tally = check_batch(batch, tmp_path, extra_rows=(row,))
+def test_random_programs_agree_in_every_arm(batch, row, tmp_path, isolated_cache):
+    tally = check_batch(batch, tmp_path, extra_rows=(row,), api_every=2)
     unknown = _unknown(tally.mismatches)
     if unknown:
         reduced = reduce(unknown[0], tmp_path, extra_rows=(row,))
@@ -67,8 +69,8 @@ def _regression_cases():
 
 
 @pytest.mark.parametrize("path", _regression_cases())
-def test_regression_program(path, tmp_path):
-    tally = check_batch([SourceProgram.from_file(path.read_text())], tmp_path)
+def test_regression_program(path, tmp_path, isolated_cache):
+    tally = check_batch([SourceProgram.from_file(path.read_text())], tmp_path, api_every=1)
     assert not tally.mismatches, tally.mismatches[0].report()
 
 
@@ -84,6 +86,57 @@ def test_oracle_sees_a_wrong_rewrite(tmp_path, monkeypatch):
     program = SourceProgram('def f(x, y, acc, ns):\n    print("gm", x)\n    return x\n')
     tally = check_batch([program], tmp_path)
     assert tally.mismatches and "stdout" in tally.mismatches[0].detail
+
+
+def test_the_api_arm_sees_a_wrong_compile(tmp_path, isolated_cache, monkeypatch):
+    """The fourth arm runs ``graphmend.compile`` itself: a compile that
+    loses a print is caught there, and reduced in that arm."""
+    import graphmend
+
+    compile_for_real = graphmend.compile
+
+    def losing_prints(function, **options):
+        compiled = compile_for_real(function, **options)
+        return lambda *args: contextlib.redirect_stdout(io.StringIO()).__enter__() and compiled(*args)
+
+    monkeypatch.setattr(graphmend, "compile", losing_prints)
+    program = Program((Stmt("v0 = x * 2"), Stmt('print("gm", x)'), Stmt("return x")))
+    assert not check_batch([program], tmp_path).mismatches
+    tally = check_batch([program], tmp_path, api_every=1)
+    assert tally.through_api == 1
+    assert [(m.arm, m.detail.split(":")[0]) for m in tally.mismatches] == [("graphmend.compile", "stdout")]
+    reduced = reduce(tally.mismatches[0], tmp_path)
+    assert reduced.arm == "graphmend.compile" and "v0" not in reduced.program.source()
+
+
+def test_the_api_arm_leaves_every_function_running_its_own_code(tmp_path, isolated_cache, monkeypatch):
+    """graphmend.compile mends the helpers a call reaches in place; the
+    other arms call the same helpers, so the API arm puts them back."""
+    import fuzz.helpers as helpers
+    from graphmend.mending import live
+
+    codes = {name: function.__code__ for name, function in vars(helpers).items() if callable(function)
+             and hasattr(function, "__code__")}
+    mended_during = []
+    compile_for_real = __import__("graphmend").compile
+
+    def watching(function, **options):
+        compiled = compile_for_real(function, **options)
+
+        def call(*args):
+            result = compiled(*args)
+            mended_during.append(helpers.prints_other.__code__ is not codes["prints_other"])
+            return result
+
+        return call
+
+    monkeypatch.setattr("graphmend.compile", watching)
+    program = SourceProgram("def f(x, y, acc, ns):\n    return prints_other(x) + 1\n")
+    tally = check_batch([program], tmp_path, api_every=1)
+    assert not tally.mismatches and tally.through_api == 1
+    assert any(mended_during)  # the helper was mended while the arm ran...
+    assert {name: function.__code__ for name, function in vars(helpers).items() if name in codes} == codes  # ... and not after
+    assert helpers.prints_other not in live.MENDED
 
 
 def test_mended_module_imports_the_runtime_once():

@@ -1,11 +1,14 @@
 """``make fuzz``: many random programs, in parallel processes, and a summary.
 
-    PYTHONPATH=tests python -m fuzz [--programs N] [--jobs J] [--compile-every K] [--static]
+    PYTHONPATH=tests python -m fuzz [--programs N] [--jobs J] [--compile-every K] [--api-every K] [--static]
 
 Each worker draws batches of programs from the grammar with Hypothesis
 (its own seed), checks them with :func:`fuzz.runner.check_batch`, and
-records mismatches instead of stopping at the first; the parent reduces
-each mismatch (``runner.reduce``), prints it, and prints the totals:
+records mismatches instead of stopping at the first (the arms: eager
+original against eager mended, the mended code compiled as
+``graphmend.compile`` compiles it, and ``graphmend.compile`` of the
+original itself); the parent reduces each mismatch (``runner.reduce``),
+prints it, and prints the totals:
 programs run, compiled, mismatches, differences torch.compile of the
 original shows too, the share of all-fixable programs in one graph, the
 DS / SCALAR sites [Capture] held in a graph and those that fell back to
@@ -39,6 +42,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--compile-every", type=int, default=int(os.environ.get("GRAPHMEND_FUZZ_COMPILE_EVERY", "1")),
                         help="run the compiled arm on every K-th program (default 1: all)")
+    parser.add_argument("--api-every", type=int, default=1, metavar="K",
+                        help="also run every K-th program through graphmend.compile itself (reach walk, mending, "
+                             "watched calls, graph reuse) against eager; 0: none (default 1: all)")
     parser.add_argument("--static", action="store_true",
                         help="transform as `graphmend fix` does (no diagnosis: only tests that look like tensors)"
                              " and compile with plain torch.compile, instead of as `graphmend.compile` does")
@@ -58,14 +64,16 @@ def main(argv: list[str] | None = None) -> int:
     started = time.time()
     share = -(-args.programs // args.jobs)
     deadline = started + args.minutes * 60
-    jobs = [(args.seed + i, share, args.compile_every, deadline, args.static, args.backend) for i in range(args.jobs)]
+    jobs = [(args.seed + i, share, args.compile_every, deadline, args.static, args.backend, args.api_every)
+            for i in range(args.jobs)]
     total = Tally()
     with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
         for tally in pool.starmap(worker, jobs):
             total.merge(tally)
     elapsed = time.time() - started
 
-    print(f"programs run: {total.programs} ({total.compiled} also compiled) in {elapsed:.0f} s, {args.jobs} jobs, "
+    print(f"programs run: {total.programs} ({total.compiled} also compiled, {total.through_api} also through "
+          f"graphmend.compile) in {elapsed:.0f} s, {args.jobs} jobs, "
           f"transformed as {'graphmend fix' if args.static else 'graphmend.mend'} does, compiled "
           f"{'with plain torch.compile' if args.static else 'as graphmend.compile does ([Capture] on)'}, "
           f"backend {args.backend}{' (what is raised compared)' if args.backend != 'eager' else ''}")
@@ -110,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     # hundred times needs one reduced program, and reduction costs a
     # transform per attempt.
     directory = Path(tempfile.mkdtemp(prefix="gm-fuzz-reduce-"))
+    os.environ["GRAPHMEND_CACHE_DIR"] = str(directory / "cache")  # as in each worker
     reduced_kinds = set()
     for number, mismatch in enumerate(total.mismatches):
         kind = _kind(mismatch)

@@ -55,6 +55,7 @@ from graphmend.compat.capture import wrap as in_capture_scope
 from graphmend.compat import graphmends_call
 from graphmend.compare import first_difference
 from graphmend.mending.callees import callee_summaries_of
+from graphmend.mending.live import preserved
 from graphmend.diagnosis import BreakRecorder
 from graphmend.pipeline import transform_source
 from harness import GraphCounter, load_module, outcome_of
@@ -193,7 +194,7 @@ def _raised_otherwise(expected: Outcome, actual: Outcome) -> str | None:
 @dataclass
 class Mismatch:
     program: Program
-    arm: str  # "eager" or "compiled"
+    arm: str  # "eager", "compiled" or "graphmend.compile"
     row: int
     detail: str
 
@@ -212,6 +213,8 @@ class Tally:
 
     programs: int = 0
     compiled: int = 0
+    #: Programs also run through ``graphmend.compile`` itself (:func:`_check_api`).
+    through_api: int = 0
     mismatches: list[Mismatch] = field(default_factory=list)
     dynamo_divergences: int = 0
     fired: Counter = field(default_factory=Counter)
@@ -249,6 +252,7 @@ class Tally:
     def merge(self, other: Tally) -> None:
         self.programs += other.programs
         self.compiled += other.compiled
+        self.through_api += other.through_api
         self.fixable += other.fixable
         self.one_graph += other.one_graph
         self.stays.update(other.stays)
@@ -288,9 +292,12 @@ def check_batch(
     tally: Tally | None = None,
     static: bool = False,
     backend: str = "eager",
+    api_every: int = 0,
 ) -> Tally:
     """Transform ``programs`` as one module and compare the three arms on
-    each; every ``compile_every``-th program also gets the compiled arm.
+    each; every ``compile_every``-th program also gets the compiled arm,
+    and every ``api_every``-th (0: none) a fourth, ``graphmend.compile``
+    itself (:func:`_check_api`; not with ``static``).
 
     The transform is ``graphmend.mend``'s: every line counts as one a
     diagnosis reported, so a test whose tensorness the code does not show
@@ -318,6 +325,7 @@ def check_batch(
     for skip in result.skips:
         tally.declined[f"{skip.rule}: {_reason_kind(skip.reason)}"] += 1
     mended = load_module(result.code, directory, "fuzz_mended")
+    api_copy = load_module(source, directory, "fuzz_api") if api_every and not static else None
     tally.capture_off = None if static else capture_disabled()
     torch._dynamo.reset()
     rows = BATTERY + tuple(extra_rows)
@@ -335,14 +343,18 @@ def check_batch(
         with BreakRecorder() as recorder:  # the compiled arm's breaks
             found = _check_program(program, getattr(original, name), getattr(mended, name), rows, counter, tally,
                                    capture=not static, raises_only=backend != "eager")
-        if found is not None:
-            tally.mismatches.append(found)
-        elif compiled and tally.dynamo_divergences == divergences:
+        if found is None and compiled and tally.dynamo_divergences == divergences:
             report = recorder.report(ask_rules=False)
             tally.graphs[recorder.graph_count] += 1
             captured = _count_sites(report, counter, set(uncaptured_codes()) - fell_back_before, tally)
             if (rewritten or captured) and not declined:
                 _count_graphs(report, program, tally)
+        if found is None and api_copy is not None and index % api_every == 0:
+            tally.through_api += 1
+            found = _check_api(program, getattr(original, name), getattr(api_copy, name), rows, tally, backend,
+                               raises_only=backend != "eager")
+        if found is not None:
+            tally.mismatches.append(found)
     return tally
 
 
@@ -441,36 +453,62 @@ def _check_program(program, original, mended, rows, counter, tally, capture=True
     compiled_mended = torch.compile(mended, backend=counter) if counter is not None else None
     if compiled_mended is not None and capture:
         compiled_mended = _as_graphmend_calls(in_capture_scope(compiled_mended))
-    compiled_original = None
     for row_index, row in enumerate(rows):
         expected = run(original, row, program.grad, program.inference)
         found = difference(expected, run(mended, row, program.grad, program.inference))
         if found is not None:
             return Mismatch(program, "eager", row_index, found)
-        if compiled_mended is None:
-            continue
-        actual = run(compiled_mended, row, program.grad, program.inference)
-        found = _raised_otherwise(expected, actual) if raises_only else difference(expected, actual)
-        if found is None:
-            continue
-        # Plain torch.compile of the original behaving the same way is Dynamo's doing.
-        if compiled_original is None:
-            compiled_original = torch.compile(original, backend=GraphCounter(counter.backend))
-            # Called on the same rows before, it reaches the same Dynamo state
-            # (a float that changed between calls is traced as a symbol, and
-            # 2.13 then formats ``f"{v.item():.3f}"`` into a float, a TypeError).
-            for earlier in rows[:row_index]:
-                run(compiled_original, earlier, program.grad, program.inference)
-        again = run(compiled_original, row, program.grad, program.inference)
-        between_compiled = (_raised_otherwise(again, actual) if raises_only
-                            else difference(again, actual, dynamo_messages=False))
-        if between_compiled is None:
-            tally.dynamo_divergences += 1
-            if len(tally.dynamo_examples) < STAY_EXAMPLES:
-                tally.dynamo_examples.append(_example(program, f"row {row_index}: {found}"))
-            continue
-        return Mismatch(program, "compiled", row_index, found)
+        if compiled_mended is not None:
+            actual = run(compiled_mended, row, program.grad, program.inference)
+            found = _judged(program, original, rows, row_index, expected, actual, "compiled", tally, counter.backend,
+                            raises_only)
+            if found is not None:
+                return found
     return None
+
+
+def _check_api(program, original, copy, rows, tally, backend="eager", raises_only=False) -> Mismatch | None:
+    """The program through the real API: ``graphmend.compile`` of ``copy``
+    (the same function, from a copy of the original module), with its reach
+    walk, mending, watched calls and graph reuse, against eager."""
+    import graphmend
+
+    expected_rows = [run(original, row, program.grad, program.inference) for row in rows]
+    # Its mending may swap the code of helpers the original calls too: every
+    # function runs its own code again before anything else runs.
+    with preserved():
+        compiled = graphmend.compile(copy, backend=GraphCounter(backend))
+        actual_rows = [run(compiled, row, program.grad, program.inference) for row in rows]
+    for row_index, (expected, actual) in enumerate(zip(expected_rows, actual_rows)):
+        found = _judged(program, original, rows, row_index, expected, actual, "graphmend.compile", tally, backend,
+                        raises_only)
+        if found is not None:
+            return found
+    return None
+
+
+def _judged(program, original, rows, row_index, expected, actual, arm, tally, backend, raises_only) -> Mismatch | None:
+    """A compiled arm's outcome on one row: None where it is eager's, or
+    where plain torch.compile of the original differs from eager the same
+    way (Dynamo's doing, counted in ``tally``); else the mismatch."""
+    found = _raised_otherwise(expected, actual) if raises_only else difference(expected, actual)
+    if found is None:
+        return None
+    compiled_original = torch.compile(original, backend=GraphCounter(backend))
+    # Called on the same rows before, it reaches the same Dynamo state
+    # (a float that changed between calls is traced as a symbol, and
+    # 2.13 then formats ``f"{v.item():.3f}"`` into a float, a TypeError).
+    for earlier in rows[:row_index]:
+        run(compiled_original, earlier, program.grad, program.inference)
+    again = run(compiled_original, rows[row_index], program.grad, program.inference)
+    between_compiled = (_raised_otherwise(again, actual) if raises_only
+                        else difference(again, actual, dynamo_messages=False))
+    if between_compiled is None:
+        tally.dynamo_divergences += 1
+        if len(tally.dynamo_examples) < STAY_EXAMPLES:
+            tally.dynamo_examples.append(_example(program, f"{arm} arm, row {row_index}: {found}"))
+        return None
+    return Mismatch(program, arm, row_index, found)
 
 
 # -- reduction --------------------------------------------------------------------
@@ -506,7 +544,8 @@ def reduce(mismatch: Mismatch, directory: Path, extra_rows: tuple = (), static: 
             if not body:
                 continue
             candidate = current.program.with_body(body)
-            tally = check_batch([candidate], directory, extra_rows=extra_rows, static=static, backend=backend)
+            tally = check_batch([candidate], directory, extra_rows=extra_rows, static=static, backend=backend,
+                                api_every=int(current.arm == "graphmend.compile"))
             if tally.mismatches and tally.mismatches[0].arm == current.arm:
                 current, progress = tally.mismatches[0], True
                 break
@@ -519,10 +558,11 @@ FUZZ_BATCH = 8
 
 
 def worker(hypothesis_seed: int, programs: int, compile_every: int, deadline: float, static: bool = False,
-           backend: str = "eager") -> Tally:
+           backend: str = "eager", api_every: int = 1) -> Tally:
     """``make fuzz``'s worker process: about ``programs`` programs from
     Hypothesis seed ``hypothesis_seed``, mismatches recorded rather than
     raised; no new batch starts after ``deadline`` (``time.time()``)."""
+    import os
     import time
 
     from hypothesis import HealthCheck, Phase, given, seed, settings
@@ -534,6 +574,9 @@ def worker(hypothesis_seed: int, programs: int, compile_every: int, deadline: fl
     logging.getLogger("torch._dynamo").setLevel(logging.ERROR)  # graph-break notes, thousands of them
     tally = Tally()
     directory = Path(tempfile.mkdtemp(prefix="gm-fuzz-"))
+    # graphmend.compile's records of sites met (the API arm) stay in this
+    # run: one left by an earlier run would change what a call mends.
+    os.environ["GRAPHMEND_CACHE_DIR"] = str(directory / "cache")
 
     @settings(
         max_examples=max(1, programs // FUZZ_BATCH),
@@ -548,7 +591,8 @@ def worker(hypothesis_seed: int, programs: int, compile_every: int, deadline: fl
             return
         found = len(tally.mismatches)
         try:
-            check_batch(batch, directory, compile_every=compile_every, tally=tally, static=static, backend=backend)
+            check_batch(batch, directory, compile_every=compile_every, tally=tally, static=static, backend=backend,
+                        api_every=api_every)
             for mismatch in tally.mismatches[found:]:  # as found: a long run shows them before it ends
                 print(f"seed {hypothesis_seed}: mismatch: {mismatch.report()}", file=sys.stderr, flush=True)
         except Exception as exc:  # the runner itself failed on a batch: count it, go on
