@@ -265,8 +265,8 @@ def _per_context(config: Any, names: Iterable[str]) -> bool:
     ``_make_closure_patcher`` writes, as ``setattr`` does."""
     entries = getattr(config, "_config", {})
     return isinstance(getattr(config, "_hash_dirty_var", None), contextvars.ContextVar) and all(
-        name in entries and entries[name].alias is None
-        and isinstance(entries[name].user_override, contextvars.ContextVar) for name in names)
+        name in entries and getattr(entries[name], "alias", None) is None
+        and isinstance(getattr(entries[name], "user_override", None), contextvars.ContextVar) for name in names)
 
 
 class _Held:

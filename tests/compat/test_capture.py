@@ -8,6 +8,7 @@ import logging
 import logging.handlers
 import textwrap
 import threading
+import types
 import warnings
 
 import pytest
@@ -846,6 +847,15 @@ def test_where_the_config_is_process_wide_the_last_scope_to_close_puts_the_value
     assert switches() == {name: True for name in capture.SWITCHES}
     release_inner()
     assert switches() == {name: False for name in capture.SWITCHES}
+
+
+def test_noop_a_config_of_plain_values_is_held_process_wide():
+    """A config module whose values are plain attributes (or that lacks
+    the stale-hash mark Dynamo's patcher sets) is not written per thread."""
+    entry = types.SimpleNamespace(user_override=False)
+    assert not capture._per_context(types.SimpleNamespace(_config={"capture_scalar_outputs": entry}),
+                                    ["capture_scalar_outputs"])
+    assert not capture._per_context(types.SimpleNamespace(), ["capture_scalar_outputs"])
 
 
 def test_the_scope_leaves_an_unset_switch_unset():
