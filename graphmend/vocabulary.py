@@ -15,9 +15,15 @@ call makes a rule decline.
 
 from __future__ import annotations
 
+import builtins
+
 
 def _names(text: str) -> frozenset[str]:
     return frozenset(text.split())
+
+
+#: Every name Python's builtins module defines.
+BUILTIN_NAMES = frozenset(dir(builtins))
 
 
 # -- torch functions (``torch.<name>``) and tensor methods (``t.<name>()``) ---------

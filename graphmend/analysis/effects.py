@@ -22,7 +22,6 @@ knows the scope.  A call into a Python function is judged by its summary
 
 from __future__ import annotations
 
-import builtins
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -347,9 +346,6 @@ def alias_sources(value: cst.BaseExpression, qualified_name: QualifiedName | Non
     return set()  # arithmetic, comparisons, literals: new values
 
 
-_BUILTIN_NAMES = frozenset(dir(builtins))
-
-
 def _passed(argument: cst.BaseExpression, sources: Callable[[cst.BaseExpression], set[str]]) -> set[str]:
     """The names whose tensors a builtin of :data:`vocabulary.PASSING_BUILTINS`
     may hand back from ``argument``: a comprehension's elements may be any
@@ -357,7 +353,7 @@ def _passed(argument: cst.BaseExpression, sources: Callable[[cst.BaseExpression]
     hold what its iterables, read too, hold)."""
     if isinstance(argument, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
         targets = {name for node in walk(argument) if isinstance(node, cst.CompFor) for name in target_names(node.target)}
-        return name_uses(argument).loads_names() - _BUILTIN_NAMES - targets
+        return name_uses(argument).loads_names() - vocabulary.BUILTIN_NAMES - targets
     return sources(argument)
 
 

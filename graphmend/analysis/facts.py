@@ -16,7 +16,6 @@ converters.
 from __future__ import annotations
 
 import bisect
-import builtins
 import functools
 from collections import Counter
 from collections.abc import Iterable
@@ -61,9 +60,6 @@ from graphmend.analysis.summaries import Summary, method_key
 from graphmend.analysis.tensorness import (
     COMPARISON_OPERATORS, Tensorness, is_bool_scalar, is_bool_tensor, is_static_size, tensor_names, tensorness_of,
 )
-
-
-_BUILTINS = frozenset(dir(builtins))
 
 
 class Metadata:
@@ -251,7 +247,7 @@ class FunctionFacts:
             return f"{target}.{rest}" if rest else target
         if head in names.assigned or head in names.other:
             return dotted
-        return f"builtins.{dotted}" if head in _BUILTINS else None
+        return f"builtins.{dotted}" if head in vocabulary.BUILTIN_NAMES else None
 
     def global_dotted(self, node: cst.CSTNode) -> str | None:
         """``node``'s dotted text when it names a module global or builtin
@@ -538,7 +534,7 @@ class FunctionFacts:
                 kept.append(chain)
             elif root in names.assigned or root in names.other:
                 kept.append(chain)
-            elif root not in names.imports and root not in _BUILTINS:
+            elif root not in names.imports and root not in vocabulary.BUILTIN_NAMES:
                 return None
         return kept
 
@@ -549,7 +545,7 @@ class FunctionFacts:
         names = self.metadata.module_names
         reads = sum((path_reads(statement) for statement in statements), Counter())
         return next((name for name, count in sorted(reads.items()) if count > 1 and (
-            self.is_local(name) or (name not in names.imports and name not in _BUILTINS))), None)
+            self.is_local(name) or (name not in names.imports and name not in vocabulary.BUILTIN_NAMES))), None)
 
     def reached_before(self, statement: cst.CSTNode) -> dict[str, set[str]]:
         """What a gradient through each chain the function binds before
