@@ -2,20 +2,24 @@
 code graphmend compiles only.
 
 What it does
-    ``graphmend.compile``'s compiled callable runs each call with Dynamo's
-    two switches on -- ``capture_scalar_outputs`` (``.item()``,
-    ``.tolist()``, ``int(t)`` become unbacked symbolic values) and
-    ``capture_dynamic_output_shape_ops`` (``nonzero``, boolean-mask
-    indexing, ``masked_select``, ``unique`` get unbacked sizes) -- and puts
-    them back when the call returns.
+    Each frame Dynamo converts in a call of ``graphmend.compile``'s
+    compiled callable is traced with Dynamo's two switches on --
+    ``capture_scalar_outputs`` (``.item()``, ``.tolist()``, ``int(t)``
+    become unbacked symbolic values) and ``capture_dynamic_output_shape_ops``
+    (``nonzero``, boolean-mask indexing, ``masked_select``, ``unique`` get
+    unbacked sizes) -- put back, in the calling thread, when the conversion
+    ends.
 
 Why
-    Both are off by default and process-global; the breaks they remove are
-    the ones real code keeps (DS and SCALAR).  Turned on globally they also
-    change every other ``torch.compile`` of the process.  Dynamo reads them
-    only while it traces a frame, and that happens inside the call; its
-    guards do not read them, so a call outside the scope reuses the graphs
-    (measured on torch 2.13: no recompile).
+    Both are off by default; the breaks they remove are the ones real code
+    keeps (DS and SCALAR).  Turned on globally they also change every other
+    ``torch.compile`` of the process.  Dynamo reads them only while it
+    traces a frame and its backend compiles the graph, which happens inside
+    the call, in a conversion; its guards read them only where traced code
+    does (graphmend's helpers do not: :func:`traces_dynamic_output_shapes`),
+    so a later call, and a call outside graphmend, reuses the graphs
+    (measured on torch 2.13: no recompile), and a warm call writes no
+    config (:func:`_held_while_converting`).
 
 Before / After
     ``torch.compile(f)`` of ``def f(x): return x[x > 0].sum() * 2`` makes
@@ -76,9 +80,11 @@ Safety
     (:func:`_read_back_number_dynamic`), not compiled for one number and
     then again for any.
 
-    Not thread-local: Dynamo's config is one per process, so a
+    Per thread where Dynamo's config is (torch 2.12 on: a ``ContextVar``
+    per value).  On torch 2.11 it is one per process, so a
     ``torch.compile`` that *traces* in another thread while a graphmend
-    call traces sees the switches too.  Already-compiled code is unaffected.
+    conversion runs sees the switches too.  Already-compiled code is
+    unaffected.
 
     Exact on every backend: Dynamo decomposes ``addcmul_``/``addcdiv_``
     with ``value=``, ``add_`` with a tensor ``alpha`` and ``_foreach_pow``
@@ -96,7 +102,7 @@ Safety
 The probe (:func:`probe`) checks that the switches exist and that the
 fallback's two wrappers fit Dynamo's frame conversion; the self-test
 (:func:`self_test`) compiles a mask-indexed sum and an ``.item()`` used as
-a size inside the scope and checks one graph, no break, eager's values, and
+a size inside :func:`scope` and checks one graph, no break, eager's values, and
 the switches back to what they were afterwards.  Where either fails,
 capture is off with one warning naming the torch version, and
 ``compat.disabled_rules()`` lists ``capture`` with the reason.
@@ -193,6 +199,12 @@ _GIVEN_UP_IN = CodeTable()
 
 class _Active(threading.local):
     on = False
+    #: What the conversions of this thread's graphmend call hold (:class:`_Held`):
+    #: the switches on, the decompositions off; empty outside a call.
+    holds: tuple[_Held, ...] = ()
+    #: Whether a conversion of this thread holds them already (the outer
+    #: converter): the inner one then leaves them as that one set them.
+    converting = False
     error: BaseException | None = None
     #: While a frame is traced with the switches on: (file, line) -> the
     #: data-dependent shapes bound there so far by the trace of
@@ -315,17 +327,58 @@ _DECOMPOSITIONS_OFF = _Held({DECOMPOSITIONS: False})
 
 @contextlib.contextmanager
 def scope() -> Iterator[None]:
-    """The two switches on (and this thread marked as capturing) for the
-    duration; put back as they were when the scope exits, even on an
-    exception (:class:`_Held`)."""
-    outer = _ACTIVE.on
-    _ACTIVE.on = True
-    release = _SWITCHES_ON.enter()
+    """This thread marked as capturing for the duration: each frame Dynamo
+    converts in it is traced with the two switches on, put back as they
+    were when the conversion ends, even on an exception (:class:`_Held`,
+    :func:`_held_while_converting`)."""
+    outer = _ACTIVE.on, _ACTIVE.holds
+    _ACTIVE.on, _ACTIVE.holds = True, (*outer[1], _SWITCHES_ON)
     try:
         yield
     finally:
-        release()
-        _ACTIVE.on = outer
+        _ACTIVE.on, _ACTIVE.holds = outer
+
+
+@contextlib.contextmanager
+def _held_while_converting() -> Iterator[None]:
+    """What this thread's graphmend call holds (:data:`_Active.holds`),
+    held while Dynamo converts a frame, by the outermost converter only:
+    the fallback's conversion with the switches off stays so inside.
+
+    Only a conversion reads the switches and the decompositions: Dynamo
+    reads them while it traces a frame and while the backend compiles the
+    graph, and its guards read them only where traced code does (which
+    graphmend's own helpers do not: :func:`traces_dynamic_output_shapes`).
+    Held for the whole call instead, they cost each call Dynamo's patcher,
+    a write and a revert (2.8 µs for three values, 2.0 for two, on a CPU
+    where torch.compile's whole warm call is about 10), and a frame given
+    up on, traced with them off, failed that guard at every call."""
+    if _ACTIVE.converting or not _ACTIVE.holds:
+        yield
+        return
+    releases = [held.enter() for held in _ACTIVE.holds]
+    _ACTIVE.converting = True
+    try:
+        yield
+    finally:
+        _ACTIVE.converting = False
+        for release in reversed(releases):
+            release()
+
+
+@torch._dynamo.assume_constant_result
+def traces_dynamic_output_shapes() -> bool:
+    """Whether the frame Dynamo traces now is traced with
+    ``capture_dynamic_output_shape_ops`` on.
+
+    For graphmend's helpers that choose their code by it (the masked
+    store): Dynamo calls it while tracing and keeps the answer in the
+    graph, with no guard.  A read of the config itself would be guarded,
+    and the guard checked at the next call, outside any conversion, where
+    the switch reads the user's value: the frame would compile again at
+    every call.  The answer needs no guard: it says how this graph was
+    traced, and either code is exact."""
+    return bool(torch._dynamo.config.capture_dynamic_output_shape_ops)
 
 
 #: Inductor as a callable: (module, name) of ``compile_fx`` and of the function ``lookup_backend("inductor")`` gives.
@@ -370,6 +423,7 @@ def self_test() -> str | None:
     from torch._dynamo import output_graph
     from torch._dynamo.utils import counters
 
+    _compile_failing_frames_without_capture()  # the conversion hooks that hold the switches
     before = {name: getattr(torch._dynamo.config, name) for name in SWITCHES}
     x = torch.tensor([1.0, -2.0, 3.0, 0.5])
     with trial_compiles(_SELF_TEST_SOURCE, "<graphmend capture self-test>", {"torch": torch}) as namespace:
@@ -440,11 +494,12 @@ def _compile_failing_frames_without_capture() -> None:
 
     @functools.wraps(original)
     def __call__(self, frame, cache_entry, hooks, frame_state, skip=0):
-        if not _ACTIVE.on:
-            return original(self, frame, cache_entry, hooks, frame_state, skip=skip + 1)
-        # graphmend's own conversions, with room on the frame stack; skip
-        # counts this frame and the roomy one.
-        return headroom.call(convert, (self, frame, cache_entry, hooks, frame_state, skip + 2), {})
+        with _held_while_converting():
+            if not _ACTIVE.on:
+                return original(self, frame, cache_entry, hooks, frame_state, skip=skip + 1)
+            # graphmend's own conversions, with room on the frame stack; skip
+            # counts this frame and the roomy one.
+            return headroom.call(convert, (self, frame, cache_entry, hooks, frame_state, skip + 2), {})
 
     def convert(self, frame, cache_entry, hooks, frame_state, skip):
         global retried_frames
@@ -528,8 +583,10 @@ def _compile_failing_frames_without_capture() -> None:
 
     @functools.wraps(inner)
     def inner_call(self, *args, **kwargs):
+        # Alone (fullgraph=True; torch.cond's branches) it holds what the call asks for.
         try:
-            return inner(self, *args, **kwargs)
+            with _held_while_converting():
+                return inner(self, *args, **kwargs)
         except Exception as error:
             if _ACTIVE.on:
                 _ACTIVE.error = error  # the reason a frame failed, read by the wrapper above
@@ -1775,31 +1832,32 @@ def uncaptured_codes() -> CodeTable:
 class Captured:
     """``compiled(*args, **kwargs)`` inside :func:`scope`, unless [Capture]
     is off on this torch or was turned off for this callable; and, for a
-    backend other than inductor, with Dynamo's :data:`DECOMPOSITIONS` off."""
+    backend other than inductor, with Dynamo's :data:`DECOMPOSITIONS` off.
+    Both are held only while Dynamo converts a frame of the call
+    (:func:`_held_while_converting`)."""
 
     def __init__(self, compiled: Callable[..., Any], enabled: bool = True, backend: Any = "inductor") -> None:
         self.compiled = compiled
         self.enabled = enabled and disabled() is None
         exact = not rounds_fma_once(backend) and isinstance(getattr(torch._dynamo.config, DECOMPOSITIONS, None), bool)
-        #: What each call holds: the decompositions off for a backend other than inductor, and the switches on.
-        self.holds = [held for held, wanted in ((_DECOMPOSITIONS_OFF, exact), (_SWITCHES_ON, self.enabled)) if wanted]
-        if len(self.holds) > 1 and all(held.per_context for held in self.holds):  # one patcher writes them all
-            self.holds = [_Held({name: value for held in self.holds for name, value in held.values.items()})]
+        #: What each conversion holds: the decompositions off for a backend other than inductor, and the switches on.
+        holds = [held for held, wanted in ((_DECOMPOSITIONS_OFF, exact), (_SWITCHES_ON, self.enabled)) if wanted]
+        if len(holds) > 1 and all(held.per_context for held in holds):  # one patcher writes them all
+            holds = [_Held({name: value for held in holds for name, value in held.values.items()})]
+        self.holds = tuple(holds)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        # On the path of every call: no generator context managers, and one
-        # fast patcher per held value set (:class:`_Held`).
+        # On the path of every call: no context managers, and nothing written
+        # to Dynamo's config (its conversions write it).
         if torch.compiler.is_compiling():
             return self.compiled(*args, **kwargs)
-        releases = [held.enter() for held in self.holds]
-        outer = _ACTIVE.on
-        _ACTIVE.on = outer or self.enabled
+        outer_on, outer_holds = _ACTIVE.on, _ACTIVE.holds
+        _ACTIVE.on = outer_on or self.enabled
+        _ACTIVE.holds = (*outer_holds, *self.holds) if outer_holds else self.holds
         try:
             return self.compiled(*args, **kwargs)
         finally:
-            _ACTIVE.on = outer
-            for release in reversed(releases):
-                release()
+            _ACTIVE.on, _ACTIVE.holds = outer_on, outer_holds
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.compiled, name)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import torch
 
 from graphmend import compat
+from graphmend.compat.capture import traces_dynamic_output_shapes
 from graphmend.runtime.common import _fall_back, _open, compiling
 
 
@@ -44,7 +45,7 @@ def masked_store(target, mask, value_of, *operands, grad: bool = False, gate=Non
         return
     # Only indexing by a bool mask breaks the graph (unless Dynamo is set to trace its dynamic size).
     if compiling() and isinstance(mask, torch.Tensor) and mask.dtype == torch.bool and not (
-            torch._dynamo.config.capture_dynamic_output_shape_ops):
+            traces_dynamic_output_shapes()):
         problem = _masked_store_problem(target, mask, operands, grad)
         if problem is None and isinstance(gate, torch.Tensor):
             problem = _gated_store_problem()

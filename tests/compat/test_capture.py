@@ -720,14 +720,44 @@ def test_a_break_capture_moves_into_a_loop_costs_no_graph_per_iteration(forms):
     assert any(why.startswith(capture.IN_A_LOOP) for why in reasons)
 
 
+def _switches_seen_by_a_conversion() -> dict[str, bool]:
+    """The switches as a fresh function's conversion sees them, here and now."""
+    capture.disabled()  # installs the conversion hooks
+    seen = []
+
+    def backend(gm, example_inputs):
+        seen.append(switches())
+        return gm.forward
+
+    torch.compile(lambda x: x + 1, backend=backend)(torch.ones(1))
+    return seen[0]
+
+
 def test_scope_restores_on_error_and_when_nested():
+    on, off = {name: True for name in capture.SWITCHES}, {name: False for name in capture.SWITCHES}
     with pytest.raises(ValueError), capture.scope():
-        assert switches() == {name: True for name in capture.SWITCHES}
+        assert _switches_seen_by_a_conversion() == on
         with capture.scope():
             pass
-        assert switches() == {name: True for name in capture.SWITCHES}
+        assert _switches_seen_by_a_conversion() == on
         raise ValueError
-    assert switches() == {name: False for name in capture.SWITCHES}
+    assert _switches_seen_by_a_conversion() == off
+    assert switches() == off
+
+
+def test_a_call_that_converts_nothing_writes_no_config(monkeypatch):
+    """The switches are written while Dynamo converts a frame, not at every
+    call: a warm call pays no patcher."""
+    capture.disabled()
+    torch._dynamo.reset()
+    compiled = capture.wrap(torch.compile(lambda x: x[x > 0].sum() * 2, backend="eager"), backend="eager")
+    x = torch.tensor([1.0, -2.0, 3.0])
+    compiled(x)
+    entered = []
+    monkeypatch.setattr(capture._Held, "enter", lambda self: entered.append(self) or (lambda: None))
+    assert torch.equal(compiled(x), x[x > 0].sum() * 2)
+    assert entered == []
+    torch._dynamo.reset()
 
 
 def test_conversions_through_dynamos_assert_converter_alone_see_the_switches_inside_a_call():
@@ -755,26 +785,56 @@ def test_conversions_through_dynamos_assert_converter_alone_see_the_switches_ins
     torch._dynamo.reset()
 
 
-def test_code_that_reads_the_switches_compiles_once_across_calls():
-    """Dynamo guards on the config values a traced frame reads (graphmend's
-    masked-store helper reads ``capture_dynamic_output_shape_ops``): they
-    must read at the call, where the guards are checked, what they read
-    while the frame was traced, or every call compiles the frame again.
-    Held for the whole call, they do; held only while Dynamo converts a
-    frame (tried, and reverted), the frame below compiled a graph a call."""
+def test_the_masked_store_helper_compiles_once_across_calls():
+    """Dynamo guards on the config values a traced frame reads, and the
+    guards are checked at the call, outside any conversion, where the
+    switches read the user's values.  graphmend's masked-store helper
+    chooses its code by ``capture_dynamic_output_shape_ops`` through a
+    constant Dynamo does not guard (``traces_dynamic_output_shapes``):
+    read from the config, the frame below compiled a graph a call."""
+    from graphmend.runtime.stores import masked_store
+
     capture.disabled()
 
-    def reads(x):
-        if torch._dynamo.config.capture_dynamic_output_shape_ops:
-            return x * 2
-        return x * 3
+    def store(target, mask, value):
+        masked_store(target, mask, lambda v: v * 2, value)
+        return target
 
     torch._dynamo.reset()
     counter = GraphCounter()
-    compiled = capture.wrap(torch.compile(reads, backend=counter), backend=counter)
+    compiled = capture.wrap(torch.compile(store, backend=counter), backend=counter)
     for _ in range(4):
-        assert torch.equal(compiled(torch.ones(2)), torch.full((2,), 2.0))
+        mask = torch.tensor([True, False, True])
+        expected = torch.zeros(3)
+        expected[mask] = torch.arange(3.0)[mask] * 2
+        assert torch.equal(compiled(torch.zeros(3), mask, torch.arange(3.0)), expected)
     assert counter.graphs == 1
+    torch._dynamo.reset()
+
+
+def test_a_frame_compiled_without_capture_that_stores_through_a_mask_compiles_once_across_calls():
+    """Held for the whole call, the switches read on at the call where a
+    frame given up on was traced with them off: its guard on the helper's
+    read failed, and it compiled again at every call (5 graphs in 4 calls;
+    the fuzz met it, 7 graphs against 4 in one program)."""
+    from graphmend.runtime.stores import masked_store
+
+    capture.disabled()
+
+    def store_then_loop(target, mask, value):
+        masked_store(target, mask, lambda v: v * 2, value)
+        for _ in range(int(mask.sum())):  # a captured count meets a guard: given up on
+            target = target + 1
+        return target
+
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    compiled = capture.wrap(torch.compile(store_then_loop, backend=counter), backend=counter)
+    mask = torch.tensor([True, False, True])
+    for _ in range(4):
+        assert torch.equal(compiled(torch.zeros(3), mask, torch.arange(3.0)), torch.tensor([2.0, 2.0, 6.0]))
+    assert any(code.co_name == "store_then_loop" for code in capture.uncaptured_codes())
+    assert counter.graphs == 2
     torch._dynamo.reset()
 
 
@@ -811,18 +871,18 @@ def test_two_threads_in_overlapping_scopes_each_see_the_switches_inside_and_not_
         with capture.scope():
             first_in.set()
             second_in.wait(5)
-            inside["first"] = switches()
+            inside["first"] = _switches_seen_by_a_conversion()
         first_out.set()
         second_out.wait(5)
-        after["first"] = switches()
+        after["first"] = _switches_seen_by_a_conversion()
 
     def second():
         first_in.wait(5)
         with capture.scope():
-            inside["second"] = switches()
+            inside["second"] = _switches_seen_by_a_conversion()
             second_in.set()
             first_out.wait(5)
-        after["second"] = switches()
+        after["second"] = _switches_seen_by_a_conversion()
         second_out.set()
 
     threads = [threading.Thread(target=first), threading.Thread(target=second)]
@@ -860,13 +920,21 @@ def test_noop_a_config_of_plain_values_is_held_process_wide():
 
 def test_the_scope_leaves_an_unset_switch_unset():
     """Dynamo's patcher puts back what was there: a switch the user never
-    set reads as a default after the call, not as a value the user set."""
+    set reads as a default after a conversion, not as a value the user set."""
     config = torch._dynamo.config
     if not capture._SWITCHES_ON.per_context:
         pytest.skip("this torch keeps Dynamo's config process-wide: the values are put back by setattr")
     was = {name: config._is_default(name) for name in capture.SWITCHES}
+    seen = []
+    capture.disabled()
+
+    def backend(gm, example_inputs):
+        seen.append([config._is_default(name) for name in capture.SWITCHES])
+        return gm.forward
+
     with capture.scope():
-        assert not any(config._is_default(name) for name in capture.SWITCHES)
+        torch.compile(lambda x: x - 1, backend=backend)(torch.ones(1))
+    assert seen == [[False] * len(capture.SWITCHES)]
     assert {name: config._is_default(name) for name in capture.SWITCHES} == was
 
 
