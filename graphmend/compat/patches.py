@@ -86,6 +86,8 @@ class _Trace(threading.local):
     failed: weakref.WeakSet[Any] | None = None
     #: ... what its backend compiled, by graph (:func:`_reuse_identical_graphs`).
     graphs: CompiledGraphs | None = None
+    #: ... and the call itself (its :class:`graphmends_call`).
+    call: Any = None
 
     @property
     def in_graphmends_call(self) -> bool:
@@ -146,8 +148,10 @@ class graphmends_call:  # noqa: N801 -- a context manager named as one, like con
     eagerly too, which changes no result), and a diagnosis records it once
     (:data:`FRAMES_RUN_EAGERLY`).  A frame whose trace meets the user's
     own error (an ``IndexError`` of a fake tensor) runs eagerly too, this
-    once, so that eager raises it without Dynamo's stack appended.  A graph
-    identical to one in ``graphs`` is not compiled again
+    once, so that eager raises it without Dynamo's stack appended; where
+    its trace fails so again in a later call (eager ran: the error was the
+    tracer's, gpytorch's lazy kernel tensor), its code joins ``failed``.  A
+    graph identical to one in ``graphs`` is not compiled again
     (:func:`_reuse_identical_graphs`).
     graphmend.compile's callable runs inside, with its own ``failed`` and
     ``graphs``.  A ``torch.compile`` of the user's outside it raises as it
@@ -160,11 +164,11 @@ class graphmends_call:  # noqa: N801 -- a context manager named as one, like con
         self.failed, self.graphs = failed, graphs
 
     def __enter__(self) -> None:
-        self.outer = _TRACE.failed, _TRACE.graphs
-        _TRACE.failed, _TRACE.graphs = self.failed, self.graphs
+        self.outer = _TRACE.failed, _TRACE.graphs, _TRACE.call
+        _TRACE.failed, _TRACE.graphs, _TRACE.call = self.failed, self.graphs, self
 
     def __exit__(self, *exc_info: object) -> None:
-        _TRACE.failed, _TRACE.graphs = self.outer
+        _TRACE.failed, _TRACE.graphs, _TRACE.call = self.outer
 
 
 def _reuse_identical_graphs() -> None:
@@ -270,6 +274,11 @@ def _met_breaking_where_mended_next(code: Any) -> bool:
 
 
 _TRACE = _Trace()
+#: Codes whose trace inside a graphmend call failed with an error that is
+#: not Dynamo's own (an ``IndexError`` of a fake tensor), the frame then run
+#: eagerly -> that call (its :class:`graphmends_call`): such a failure in a
+#: later call runs the code eagerly from then on.
+_FAILED_ONCE: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
 
 def _trace_again(codes: list[Any]) -> None:
@@ -592,13 +601,7 @@ def _run_frames_eagerly_once() -> None:
                 code, message = frame.f_code, str(error).split("\n", 1)[0]
                 logger.warning("graphmend: Dynamo failed while tracing %s (%s:%d): %s; it runs eagerly, uncompiled",
                                code.co_name, code.co_filename, code.co_firstlineno, message)
-                _TRACE.failed.add(code)
-                # Where a diagnosis reads it: torch.compile raises here.
-                stack = getattr(error, "real_stack", None) or [
-                    traceback.FrameSummary(code.co_filename, code.co_firstlineno, code.co_name)]
-                FRAMES_RUN_EAGERLY.append(FrameRunEagerly(
-                    f"Dynamo failed while tracing it: {type(error).__name__}: {message}", list(stack), code.co_name,
-                    because="Dynamo failed while tracing it (torch.compile raises; graphmend.compile runs it eagerly)"))
+                _run_eagerly_from_now_on(code, error, "Dynamo failed while tracing it")
                 return False, eagerly("Dynamo failed while tracing it", False)
             mend_first = caused_by(error, MendFirst)
             user_error = isinstance(error, exc.TorchRuntimeError) or not isinstance(error, exc.TorchDynamoException)
@@ -612,6 +615,19 @@ def _run_frames_eagerly_once() -> None:
                 # the mended callee (the site is then tried, so a break
                 # still there is compiled as Dynamo compiles it).
                 return True, None
+            if mend_first is None and _TRACE.in_graphmends_call:
+                code = frame.f_code
+                first = _FAILED_ONCE.setdefault(code, _TRACE.call)
+                if first is not _TRACE.call:
+                    # Failed in an earlier call too, each time followed by an eager
+                    # run: traced again, it would fail at every call (gpytorch's
+                    # lazy kernel: three failed traces a call, 15 to 100 times
+                    # the eager call).
+                    logger.debug("graphmend: Dynamo's trace of %s (%s:%d) failed again (%s); it runs eagerly, "
+                                 "uncompiled", code.co_name, code.co_filename, code.co_firstlineno,
+                                 type(error).__name__)
+                    _run_eagerly_from_now_on(code, error, "its trace failed in two calls")
+                    return False, eagerly("its trace failed in two calls", False)
             logger.debug(
                 "%s (%s:%d) %s (%s: %s); running it eagerly",
                 frame.f_code.co_name, frame.f_code.co_filename, frame.f_code.co_firstlineno,
@@ -634,6 +650,17 @@ def _run_frames_eagerly_once() -> None:
                                   until_mended)
         finally:
             _TRACE.mended, _TRACE.code = outer
+
+    def _run_eagerly_from_now_on(code: Any, error: Exception, why: str) -> None:
+        """``code`` joins the call's ``failed``: its frames run eagerly,
+        untraced, in this object's later calls; a diagnosis names it."""
+        _TRACE.failed.add(code)
+        # Where a diagnosis reads it: torch.compile raises here.
+        stack = getattr(error, "real_stack", None) or [
+            traceback.FrameSummary(code.co_filename, code.co_firstlineno, code.co_name)]
+        FRAMES_RUN_EAGERLY.append(FrameRunEagerly(
+            f"{why}: {type(error).__name__}: {str(error).split(chr(10), 1)[0]}", list(stack), code.co_name,
+            because=f"{why} (torch.compile raises; graphmend.compile runs it eagerly)"))
 
     __call__._graphmend_runs_failing_frames = True
     convert_frame.ConvertFrame.__call__ = __call__

@@ -459,3 +459,43 @@ def test_diagnose_lists_a_frame_dynamo_fails_on_instead_of_raising(tmp_path):
         for row in rows:
             assert row.function == "exhausted_generator_at_a_break"
             assert "torch.compile raises; graphmend.compile runs it eagerly" in row.hint
+
+
+@torch.library.custom_op("graphmend_tests::real_only", mutates_args=())
+def _real_only(x: torch.Tensor) -> torch.Tensor:
+    return x + 1
+
+
+_FAKE_CALLS = []
+
+
+@_real_only.register_fake
+def _(x):
+    _FAKE_CALLS.append(x.shape)
+    raise IndexError("too many indices (only on fake tensors)")
+
+
+def _through_real_only(x):
+    return _real_only(x * 2) * 3
+
+
+def test_a_frame_whose_trace_fails_in_two_calls_runs_eagerly_from_then_on():
+    """A trace that meets an error that is not Dynamo's own, where eager
+    runs (a fake kernel's ``IndexError``, as gpytorch's lazy kernel tensor
+    meets one in round twenty-one), runs the frame eagerly that once.  The
+    same failure in a later call runs the code eagerly, untraced, from then
+    on: traced at every call, it cost netcal's GP ELBO 15 to 100 times the
+    eager call.  torch.compile raises."""
+    x = torch.arange(3.0)
+    torch._dynamo.reset()
+    with pytest.raises(IndexError):
+        torch.compile(_through_real_only, backend="eager")(x)
+    torch._dynamo.reset()
+    compiled = graphmend.compile(_through_real_only, backend="eager")
+    traces = []
+    for _ in range(5):
+        before = len(_FAKE_CALLS)
+        assert torch.equal(compiled(x), _through_real_only(x))
+        traces.append(len(_FAKE_CALLS) > before)
+    assert traces == [True, True, False, False, False]
+    torch._dynamo.reset()
