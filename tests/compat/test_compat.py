@@ -499,3 +499,40 @@ def test_a_frame_whose_trace_fails_in_two_calls_runs_eagerly_from_then_on():
         traces.append(len(_FAKE_CALLS) > before)
     assert traces == [True, True, False, False, False]
     torch._dynamo.reset()
+
+
+@torch.library.custom_op("graphmend_tests::real_only_in_double", mutates_args=())
+def _real_only_in_double(x: torch.Tensor) -> torch.Tensor:
+    return x + 1
+
+
+_FAKE_DOUBLE_CALLS = []
+
+
+@_real_only_in_double.register_fake
+def _(x):
+    _FAKE_DOUBLE_CALLS.append(x.dtype)
+    if x.dtype == torch.float64:
+        raise IndexError("too many indices (only on fake tensors of doubles)")
+    return torch.empty_like(x)
+
+
+def _through_real_only_in_double(x):
+    return _real_only_in_double(x * 2) * 3
+
+
+def test_noop_a_frame_traced_before_is_traced_again_after_failing_in_two_calls():
+    """A code Dynamo traced in another call is traced again however often
+    its trace fails (heavyball's AdEMAMix fails at its second step only,
+    on a float guard Dynamo makes, and compiles at the others)."""
+    torch._dynamo.reset()
+    compiled = graphmend.compile(_through_real_only_in_double, backend="eager")
+    single, double = torch.arange(3.0), torch.arange(3.0, dtype=torch.float64)
+    assert torch.equal(compiled(single), _through_real_only_in_double(single))
+    traces = []
+    for _ in range(4):
+        before = len(_FAKE_DOUBLE_CALLS)
+        assert torch.equal(compiled(double), _through_real_only_in_double(double))
+        traces.append(len(_FAKE_DOUBLE_CALLS) > before)
+    assert traces == [True] * 4
+    torch._dynamo.reset()
