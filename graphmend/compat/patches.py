@@ -149,9 +149,8 @@ class graphmends_call:  # noqa: N801 -- a context manager named as one, like con
     (:data:`FRAMES_RUN_EAGERLY`).  A frame whose trace meets the user's
     own error (an ``IndexError`` of a fake tensor) runs eagerly too, this
     once, so that eager raises it without Dynamo's stack appended; where
-    its trace fails so again in a later call and never succeeded (eager
-    ran: the error was the tracer's, gpytorch's lazy kernel tensor), its
-    code joins ``failed``.  A
+    its trace fails so again in a later call (eager ran: the error was the
+    tracer's, gpytorch's lazy kernel tensor), its code joins ``failed``.  A
     graph identical to one in ``graphs`` is not compiled again
     (:func:`_reuse_identical_graphs`).
     graphmend.compile's callable runs inside, with its own ``failed`` and
@@ -280,8 +279,6 @@ _TRACE = _Trace()
 #: eagerly -> that call (its :class:`graphmends_call`): such a failure in a
 #: later call runs the code eagerly from then on.
 _FAILED_ONCE: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
-#: Codes Dynamo converted without an error inside a graphmend call.
-_TRACED: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
 def _trace_again(codes: list[Any]) -> None:
@@ -593,9 +590,7 @@ def _run_frames_eagerly_once() -> None:
         outer = _TRACE.mended, _TRACE.code
         _TRACE.mended, _TRACE.code = is_rewritten(frame.f_code), frame.f_code
         try:
-            result = original(self, frame, cache_entry, hooks, frame_state, skip=skip + 2)
-            _TRACED.add(frame.f_code)
-            return False, result
+            return False, original(self, frame, cache_entry, hooks, frame_state, skip=skip + 2)
         except Exception as error:
             # With [Capture]'s switches on, its wrapper retries the frame without
             # them (compat.capture): only the retry's failure runs it eagerly.
@@ -623,13 +618,11 @@ def _run_frames_eagerly_once() -> None:
             if mend_first is None and _TRACE.in_graphmends_call:
                 code = frame.f_code
                 first = _FAILED_ONCE.setdefault(code, _TRACE.call)
-                if first is not _TRACE.call and code not in _TRACED:
+                if first is not _TRACE.call:
                     # Failed in an earlier call too, each time followed by an eager
-                    # run, and never traced: traced again, it would fail at every
-                    # call (gpytorch's lazy kernel: three failed traces a call, 15
-                    # to 100 times the eager call).  A code traced at other times
-                    # is traced again (heavyball's AdEMAMix fails at its second
-                    # step only, on a guard Dynamo makes).
+                    # run: traced again, it would fail at every call (gpytorch's
+                    # lazy kernel: three failed traces a call, 15 to 100 times
+                    # the eager call).
                     logger.debug("graphmend: Dynamo's trace of %s (%s:%d) failed again (%s); it runs eagerly, "
                                  "uncompiled", code.co_name, code.co_filename, code.co_firstlineno,
                                  type(error).__name__)
