@@ -158,7 +158,7 @@ class graphmends_call:  # noqa: N801 -- a context manager named as one, like con
     would, and with ``fullgraph=True`` so does the call.  A class, not a
     generator: it is on the path of every call."""
 
-    __slots__ = ("failed", "graphs", "outer")
+    __slots__ = ("failed", "graphs", "outer", "__weakref__")
 
     def __init__(self, failed: weakref.WeakSet[Any], graphs: CompiledGraphs | None = None) -> None:
         self.failed, self.graphs = failed, graphs
@@ -276,8 +276,10 @@ def _met_breaking_where_mended_next(code: Any) -> bool:
 _TRACE = _Trace()
 #: Codes whose trace inside a graphmend call failed with an error that is
 #: not Dynamo's own (an ``IndexError`` of a fake tensor), the frame then run
-#: eagerly -> that call (its :class:`graphmends_call`): such a failure in a
-#: later call runs the code eagerly from then on.
+#: eagerly -> a weak reference to that call (its :class:`graphmends_call`,
+#: dead once the call returned; held strongly, it would keep the compiled
+#: object's graphs alive): such a failure in another call runs the code
+#: eagerly from then on.
 _FAILED_ONCE: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
 
@@ -617,8 +619,8 @@ def _run_frames_eagerly_once() -> None:
                 return True, None
             if mend_first is None and _TRACE.in_graphmends_call:
                 code = frame.f_code
-                first = _FAILED_ONCE.setdefault(code, _TRACE.call)
-                if first is not _TRACE.call:
+                first = _FAILED_ONCE.setdefault(code, weakref.ref(_TRACE.call))
+                if first() is not _TRACE.call:
                     # Failed in an earlier call too, each time followed by an eager
                     # run: traced again, it would fail at every call (gpytorch's
                     # lazy kernel: three failed traces a call, 15 to 100 times
@@ -658,8 +660,9 @@ def _run_frames_eagerly_once() -> None:
         # Where a diagnosis reads it: torch.compile raises here.
         stack = getattr(error, "real_stack", None) or [
             traceback.FrameSummary(code.co_filename, code.co_firstlineno, code.co_name)]
+        message = str(error).split("\n", 1)[0]
         FRAMES_RUN_EAGERLY.append(FrameRunEagerly(
-            f"{why}: {type(error).__name__}: {str(error).split(chr(10), 1)[0]}", list(stack), code.co_name,
+            f"{why}: {type(error).__name__}: {message}", list(stack), code.co_name,
             because=f"{why} (torch.compile raises; graphmend.compile runs it eagerly)"))
 
     __call__._graphmend_runs_failing_frames = True

@@ -4,6 +4,7 @@ torch alone."""
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import os
@@ -11,6 +12,7 @@ import subprocess
 import sys
 import textwrap
 import warnings
+import weakref
 
 import pytest
 import torch
@@ -498,4 +500,9 @@ def test_a_frame_whose_trace_fails_in_two_calls_runs_eagerly_from_then_on():
         assert torch.equal(compiled(x), _through_real_only(x))
         traces.append(len(_FAKE_CALLS) > before)
     assert traces == [True, True, False, False, False]
+    # What remembers the failing code does not keep the compiled object's graphs alive.
+    graphs = weakref.ref(compiled._graphmend_first_call.graphs)
+    del compiled
     torch._dynamo.reset()
+    gc.collect()
+    assert graphs() is None
