@@ -149,8 +149,9 @@ class graphmends_call:  # noqa: N801 -- a context manager named as one, like con
     (:data:`FRAMES_RUN_EAGERLY`).  A frame whose trace meets the user's
     own error (an ``IndexError`` of a fake tensor) runs eagerly too, this
     once, so that eager raises it without Dynamo's stack appended; where
-    its trace fails so again in a later call (eager ran: the error was the
-    tracer's, gpytorch's lazy kernel tensor), its code joins ``failed``.  A
+    that call returned (eager ran: the error was the tracer's, gpytorch's
+    lazy kernel tensor) and the trace fails so again in a later call, its
+    code joins ``failed``.  A
     graph identical to one in ``graphs`` is not compiled again
     (:func:`_reuse_identical_graphs`).
     graphmend.compile's callable runs inside, with its own ``failed`` and
@@ -158,17 +159,24 @@ class graphmends_call:  # noqa: N801 -- a context manager named as one, like con
     would, and with ``fullgraph=True`` so does the call.  A class, not a
     generator: it is on the path of every call."""
 
-    __slots__ = ("failed", "graphs", "outer", "__weakref__")
+    __slots__ = ("failed", "graphs", "outer", "traces_failed")
 
     def __init__(self, failed: weakref.WeakSet[Any], graphs: CompiledGraphs | None = None) -> None:
         self.failed, self.graphs = failed, graphs
+        #: Codes whose trace met the user's own error in this call, the frame then run eagerly.
+        self.traces_failed: list[Any] = []
 
     def __enter__(self) -> None:
         self.outer = _TRACE.failed, _TRACE.graphs, _TRACE.call
         _TRACE.failed, _TRACE.graphs, _TRACE.call = self.failed, self.graphs, self
 
-    def __exit__(self, *exc_info: object) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, *exc_info: object) -> None:
         _TRACE.failed, _TRACE.graphs, _TRACE.call = self.outer
+        if exc_type is None:
+            # Eager ran those frames: the error was the tracer's alone. Where
+            # the call raised, eager may have raised it too (a helper that
+            # indexes out of range in some calls), and the code stays traced.
+            _FAILED_IN_A_CALL_THAT_RETURNED.update(self.traces_failed)
 
 
 def _reuse_identical_graphs() -> None:
@@ -276,11 +284,9 @@ def _met_breaking_where_mended_next(code: Any) -> bool:
 _TRACE = _Trace()
 #: Codes whose trace inside a graphmend call failed with an error that is
 #: not Dynamo's own (an ``IndexError`` of a fake tensor), the frame then run
-#: eagerly -> a weak reference to that call (its :class:`graphmends_call`,
-#: dead once the call returned; held strongly, it would keep the compiled
-#: object's graphs alive): such a failure in another call runs the code
-#: eagerly from then on.
-_FAILED_ONCE: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+#: eagerly, in a call that returned: such a failure in a later call runs the
+#: code eagerly from then on.
+_FAILED_IN_A_CALL_THAT_RETURNED: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
 def _trace_again(codes: list[Any]) -> None:
@@ -619,10 +625,9 @@ def _run_frames_eagerly_once() -> None:
                 return True, None
             if mend_first is None and _TRACE.in_graphmends_call:
                 code = frame.f_code
-                first = _FAILED_ONCE.setdefault(code, weakref.ref(_TRACE.call))
-                if first() is not _TRACE.call:
-                    # Failed in an earlier call too, each time followed by an eager
-                    # run: traced again, it would fail at every call (gpytorch's
+                if code in _FAILED_IN_A_CALL_THAT_RETURNED:
+                    # Failed in an earlier call too, whose eager run returned:
+                    # traced again, it would fail at every call (gpytorch's
                     # lazy kernel: three failed traces a call, 15 to 100 times
                     # the eager call).
                     logger.debug("graphmend: Dynamo's trace of %s (%s:%d) failed again (%s); it runs eagerly, "
@@ -630,6 +635,7 @@ def _run_frames_eagerly_once() -> None:
                                  type(error).__name__)
                     _run_eagerly_from_now_on(code, error, "its trace failed in two calls")
                     return False, eagerly("its trace failed in two calls", False)
+                _TRACE.call.traces_failed.append(code)
             logger.debug(
                 "%s (%s:%d) %s (%s: %s); running it eagerly",
                 frame.f_code.co_name, frame.f_code.co_filename, frame.f_code.co_firstlineno,

@@ -506,3 +506,41 @@ def test_a_frame_whose_trace_fails_in_two_calls_runs_eagerly_from_then_on():
     torch._dynamo.reset()
     gc.collect()
     assert graphs() is None
+
+
+@torch.library.custom_op("graphmend_tests::real_only_in_range", mutates_args=())
+def _real_only_in_range(x: torch.Tensor) -> torch.Tensor:
+    if bool(x.sum() < 0):
+        raise IndexError("index out of range (eager too)")
+    return x + 1
+
+
+@_real_only_in_range.register_fake
+def _(x):
+    _FAKE_CALLS.append(x.shape)
+    raise IndexError("too many indices (only on fake tensors)")
+
+
+def _through_real_only_in_range(x):
+    return _real_only_in_range(x * 2) * 3
+
+
+def test_a_frame_whose_trace_fails_in_calls_that_raise_stays_traced():
+    """Only calls that returned count: where eager raised the error too
+    (the fuzz's helpers that index out of range in some rows), the failed
+    trace may have been the user's error, and the code stays traced; two
+    failures in calls that returned run it eagerly from then on."""
+    inside, outside = torch.arange(3.0), -torch.arange(3.0) - 1
+    torch._dynamo.reset()
+    compiled = graphmend.compile(_through_real_only_in_range, backend="eager")
+    traces = []
+    for x in (outside, outside, inside, inside, inside, inside):
+        before = len(_FAKE_CALLS)
+        if x is outside:
+            with pytest.raises(IndexError, match="eager too"):
+                compiled(x)
+        else:
+            assert torch.equal(compiled(x), _through_real_only_in_range(x))
+        traces.append(len(_FAKE_CALLS) > before)
+    assert traces == [True, True, True, True, False, False]
+
