@@ -244,29 +244,38 @@ class _FirstCall:
         self.graphs = compat.CompiledGraphs()
         #: The codes Dynamo failed to trace in this object's calls: they run eagerly.
         self.failed_in_dynamo: weakref.WeakSet[Any] = weakref.WeakSet()
+        #: [Capture]: DS/SCALAR sites held in the graph while this callable's
+        #: frames convert (made with the compiled callable).
+        self.capturing: capture.Capturing | None = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        # A frame Dynamo itself fails on runs eagerly rather than raise where
-        # eager runs; an identical graph is not compiled twice.
-        with compat.graphmends_call(self.failed_in_dynamo, self.graphs):
-            return self._call(args, kwargs)
+        # Inside a GraphmendCall: a frame Dynamo itself fails on runs eagerly
+        # rather than raise where eager runs; an identical graph is not
+        # compiled twice; [Capture] holds its switches while frames convert.
+        if self.compiled is not None and not self._rounds_left:  # every call after the first few
+            if torch.compiler.is_compiling():  # inlined into a caller's graph, as torch.compile's own
+                return self.compiled(*args, **kwargs)
+            return compat.GraphmendCall(self.failed_in_dynamo, self.graphs, self.capturing).run(
+                self.compiled, args, kwargs)
+        return self._first_calls(args, kwargs)
 
-    def _call(self, args: tuple, kwargs: dict) -> Any:
-        if self.compiled is None or self._rounds_left:
-            with self._lock:
-                try:
-                    if self.compiled is None:
-                        self._helper = start_helper(self.rules)
-                        self._prepare(args, kwargs)
-                    if self._rounds_left:
-                        return self._watched(args, kwargs)
-                finally:
-                    # Sites the first call meets were rewritten by the helper;
-                    # a later call's are rare enough to rewrite here.
-                    if self._helper is not None:
-                        self._helper.close()
-                        self._helper = None
-        return self.compiled(*args, **kwargs)
+    def _first_calls(self, args: tuple, kwargs: dict) -> Any:
+        call = compat.GraphmendCall(self.failed_in_dynamo, self.graphs, self.capturing)
+        with self._lock:
+            try:
+                if self.compiled is None:
+                    self._helper = start_helper(self.rules)
+                    call.run(self._prepare, (args, kwargs), {})
+                    call.capturing = self.capturing
+                if self._rounds_left:
+                    return call.run(self._watched, (args, kwargs), {})
+            finally:
+                # Sites the first call meets were rewritten by the helper;
+                # a later call's are rare enough to rewrite here.
+                if self._helper is not None:
+                    self._helper.close()
+                    self._helper = None
+        return call.run(self.compiled, args, kwargs)
 
     def _prepare(self, args: tuple, kwargs: dict) -> None:
         state = _SavedState(self.obj) if self.verify or self.diagnose else None
@@ -301,9 +310,8 @@ class _FirstCall:
         # compat's patches before the first compiled call, mended code or not:
         # the watched call needs them (mending_first), not only rewritten code.
         compat.install(importlib.import_module(RUNTIME_MODULE))
-        # [Capture]: DS/SCALAR sites held in the graph while this callable traces only.
-        self.compiled = capture.wrap(torch.compile(self.obj, **self.compile_kwargs), self.capture,
-                                     self.numerics_backend)
+        self.capturing = capture.Capturing(self.capture, self.numerics_backend)
+        self.compiled = torch.compile(self.obj, **self.compile_kwargs)
 
     def _mend_sites(self, sites: Iterable[tuple[str, int]]) -> list[Any]:
         if self._pool is None:  # what the call reaches stays what it was: one walk serves every round
@@ -680,13 +688,15 @@ def diagnose_calls(obj: Any, calls: Iterable[Any], *, mended: bool | None = None
     as_compiled = first_call or _FirstCall(obj, None, None, False, False, {})
     # A frame Dynamo fails to trace, where torch.compile raises, is a row of
     # the report (graphmend.compile runs it eagerly), not the diagnosis's error.
-    with compat.graphmends_call(weakref.WeakSet()):
+    def diagnosed() -> Report:
         if mended is False or (mended is None and first_call is None):
             report = diagnose_calls_torch(original, calls, statistics=statistics)
             if mended is None:
                 report.mended = as_compiled.diagnosis(calls, statistics=statistics, before=report)
             return report
         return as_compiled.diagnosis(calls, statistics=statistics)
+
+    return compat.GraphmendCall(weakref.WeakSet()).run(diagnosed, (), {})
 
 
 def _candidates(obj: Any, args: Iterable[Any] = ()) -> list[Any]:

@@ -89,8 +89,8 @@ from graphmend.compat.counters import (COMPILE_RANGE_SUFFIX, compiled_codes, com
                                        has_compiled_entries, isolated_code_state, private_compile_options,
                                        reset_code, what_dynamo_calls)
 from graphmend.compat.installation import install, installed, rules_off
-from graphmend.compat.patches import (await_mending, awaits_mending, graphmends_call, is_rewritten, mending_first,
-                                      mends_first)
+from graphmend.compat.calls import GraphmendCall
+from graphmend.compat.patches import await_mending, awaits_mending, is_rewritten, mending_first, mends_first
 # _state is imported for the tests that reset it.
 from graphmend.compat.probing import PROBES, Probe, _state, disabled_rules, probes  # noqa: F401
 from graphmend.compat.registry import graph_break_entry, graph_break_id, graph_break_registry
@@ -102,7 +102,7 @@ from graphmend.compat.tracing import (attribute_stores_pending, constant_result,
                                       graph_break, is_logger, logger_key, register_replay, skip_frames, stores_pending)
 
 __all__ = [
-    "COMPILE_RANGE_SUFFIX", "CompiledGraphs", "Probe", "PROBES", "SELF_TEST_RULES", "UNREAD_ARGUMENT",
+    "COMPILE_RANGE_SUFFIX", "CompiledGraphs", "GraphmendCall", "Probe", "PROBES", "SELF_TEST_RULES", "UNREAD_ARGUMENT",
     "UNREAD_ARGUMENT_SITES",
     "attribute_stores_pending",
     "await_mending", "awaits_mending",
@@ -110,7 +110,7 @@ __all__ = [
     "constant_result", "disabled_rules", "effects_mark", "effects_pending", "effects_since", "find_logger",
     "frames_run_eagerly",
     "graph_break", "graph_break_entry", "graph_break_id", "graph_break_reasons", "graph_break_registry",
-    "graphmends_call", "graphs_compiled", "guard_failures", "has_compiled_entries", "install", "installed", "is_logger",
+    "graphs_compiled", "guard_failures", "has_compiled_entries", "install", "installed", "is_logger",
     "is_rewritten", "isolated_code_state", "logger_key", "mending_first", "mends_first", "nested_graph_breaks",
     "private_compile_options", "probes", "reads_an_unread_argument", "register_replay", "reset_code", "rules_off",
     "self_test", "skip_frames", "stores_pending", "warm_up", "what_dynamo_calls",

@@ -127,6 +127,7 @@ from typing import Any
 import torch
 
 from graphmend.compat import headroom, verdicts
+from graphmend.compat.calls import graphmend_calls
 from graphmend.compat.counters import FRAMES_RUN_EAGERLY, trial_compiles
 from graphmend.compat.failures import MendFirst, caused_by
 from graphmend.compat.reuse import numpy_wrappers
@@ -341,9 +342,11 @@ def scope() -> Iterator[None]:
 
 @contextlib.contextmanager
 def _held_while_converting() -> Iterator[None]:
-    """What this thread's graphmend call holds (:data:`_Active.holds`),
-    held while Dynamo converts a frame, by the outermost converter only:
-    the fallback's conversion with the switches off stays so inside.
+    """What this thread's scopes (:data:`_Active.holds`) and the graphmend
+    calls on its stack (their :class:`Capturing`, read off the stack:
+    :func:`graphmend.compat.calls.graphmend_calls`) hold, held while Dynamo
+    converts a frame, by the outermost converter only: the fallback's
+    conversion with the switches off stays so inside.
 
     Only a conversion reads the switches and the decompositions: Dynamo
     reads them while it traces a frame and while the backend compiles the
@@ -353,15 +356,21 @@ def _held_while_converting() -> Iterator[None]:
     a write and a revert (2.8 µs for three values, 2.0 for two, on a CPU
     where torch.compile's whole warm call is about 10), and a frame given
     up on, traced with them off, failed that guard at every call."""
-    if _ACTIVE.converting or not _ACTIVE.holds:
+    if _ACTIVE.converting:
         yield
         return
-    releases = [held.enter() for held in _ACTIVE.holds]
-    _ACTIVE.converting = True
+    capturings = [call.capturing for call in reversed(graphmend_calls()) if call.capturing is not None]
+    holds = (*_ACTIVE.holds, *(held for capturing in capturings for held in capturing.holds))
+    if not holds:
+        yield
+        return
+    outer_on = _ACTIVE.on
+    releases = [held.enter() for held in holds]
+    _ACTIVE.converting, _ACTIVE.on = True, outer_on or any(capturing.enabled for capturing in capturings)
     try:
         yield
     finally:
-        _ACTIVE.converting = False
+        _ACTIVE.converting, _ACTIVE.on = False, outer_on
         for release in reversed(releases):
             release()
 
@@ -1829,26 +1838,35 @@ def uncaptured_codes() -> CodeTable:
     return table
 
 
-class Captured:
-    """``compiled(*args, **kwargs)`` inside :func:`scope`, unless [Capture]
-    is off on this torch or was turned off for this callable; and, for a
-    backend other than inductor, with Dynamo's :data:`DECOMPOSITIONS` off.
-    Both are held only while Dynamo converts a frame of the call
-    (:func:`_held_while_converting`)."""
+class Capturing:
+    """What [Capture] holds while Dynamo converts a frame of a callable
+    compiled for ``backend``: the two switches, unless [Capture] is off on
+    this torch or ``enabled`` is false; and, for a backend other than
+    inductor, Dynamo's :data:`DECOMPOSITIONS` off (:func:`_held_while_converting`)."""
 
-    def __init__(self, compiled: Callable[..., Any], enabled: bool = True, backend: Any = "inductor") -> None:
-        self.compiled = compiled
+    __slots__ = ("enabled", "holds")
+
+    def __init__(self, enabled: bool = True, backend: Any = "inductor") -> None:
         self.enabled = enabled and disabled() is None
         exact = not rounds_fma_once(backend) and isinstance(getattr(torch._dynamo.config, DECOMPOSITIONS, None), bool)
-        #: What each conversion holds: the decompositions off for a backend other than inductor, and the switches on.
         holds = [held for held, wanted in ((_DECOMPOSITIONS_OFF, exact), (_SWITCHES_ON, self.enabled)) if wanted]
         if len(holds) > 1 and all(held.per_context for held in holds):  # one patcher writes them all
             holds = [_Held({name: value for held in holds for name, value in held.values.items()})]
         self.holds = tuple(holds)
 
+
+class Captured:
+    """``compiled(*args, **kwargs)`` with this thread marked as holding
+    what its :class:`Capturing` holds, for callers outside graphmend.compile
+    (a diagnosis's trace, the fuzz); graphmend.compile's calls carry theirs
+    on the stack (:class:`graphmend.compat.calls.GraphmendCall`)."""
+
+    def __init__(self, compiled: Callable[..., Any], enabled: bool = True, backend: Any = "inductor") -> None:
+        self.compiled = compiled
+        capturing = Capturing(enabled, backend)
+        self.enabled, self.holds = capturing.enabled, capturing.holds
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        # On the path of every call: no context managers, and nothing written
-        # to Dynamo's config (its conversions write it).
         if torch.compiler.is_compiling():
             return self.compiled(*args, **kwargs)
         outer_on, outer_holds = _ACTIVE.on, _ACTIVE.holds
@@ -1864,6 +1882,6 @@ class Captured:
 
 
 def wrap(compiled: Callable[..., Any], enabled: bool = True, backend: Any = "inductor") -> Callable[..., Any]:
-    """What ``graphmend.compile`` calls: ``compiled``, run inside the scope
-    (``backend``: the one ``compiled`` was compiled for)."""
+    """``compiled``, run inside the scope (``backend``: the one ``compiled``
+    was compiled for), outside graphmend.compile (:class:`Captured`)."""
     return Captured(compiled, enabled, backend)

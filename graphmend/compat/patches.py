@@ -13,7 +13,7 @@ code that is not rewritten only where Dynamo raised or built another
 string); and, inside graphmend.compile's calls only, a frame Dynamo
 itself fails on, which runs eagerly instead of raising where eager runs,
 and a graph identical to one compiled before, which is not compiled again
-(:func:`graphmends_call`)."""
+(:class:`GraphmendCall`)."""
 
 from __future__ import annotations
 
@@ -24,15 +24,14 @@ import inspect
 import logging
 import threading
 import traceback
-import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
 
+from graphmend.compat.calls import FAILED_IN_A_CALL_THAT_RETURNED, GraphmendCall, graphmend_calls
 from graphmend.compat.counters import FRAMES_RUN_EAGERLY, FrameRunEagerly
 from graphmend.compat.failures import MendFirst, caused_by
 from graphmend.compat.failures_at_run_time import FailurePlan, Replays, replaying_on_failure
-from graphmend.compat.reuse import CompiledGraphs
 from graphmend.compat.tracing import RUNTIME_FILES
 from graphmend.conventions import RUNTIME_ALIAS
 
@@ -81,18 +80,6 @@ class _Trace(threading.local):
     #: does not hold it; whether the frame is to be traced again, or None
     #: where the rules leave the site as it is (the trace goes on).
     mend_now: Callable[[Any, Any], bool | None] | None = None
-    #: While graphmend.compile's callable runs (:func:`graphmends_call`):
-    #: the codes Dynamo failed to trace in its calls, which run eagerly.
-    failed: weakref.WeakSet[Any] | None = None
-    #: ... what its backend compiled, by graph (:func:`_reuse_identical_graphs`).
-    graphs: CompiledGraphs | None = None
-    #: ... and the call itself (its :class:`graphmends_call`).
-    call: Any = None
-
-    @property
-    def in_graphmends_call(self) -> bool:
-        """Whether graphmend.compile's callable runs on this thread."""
-        return self.failed is not None
 
 
 #: Whether :func:`_run_frames_eagerly_once` could watch graph breaks on this torch.
@@ -137,52 +124,10 @@ def _mended_now(mend_now: Callable[[Any, Any], bool | None], reason: Any, code: 
         return False
 
 
-class graphmends_call:  # noqa: N801 -- a context manager named as one, like contextlib.suppress
-    """While open, on this thread: a frame whose trace fails inside Dynamo
-    (``InternalTorchDynamoError``: Dynamo's own bug, met before the frame
-    has run) runs eagerly, as eager code runs it, instead of the call
-    raising (torch 2.13 fails to rebuild an exhausted generator that is
-    live at a graph break, in torchtuples' ``compute_metrics``); its code
-    joins ``failed``, whose frames later calls run eagerly untraced (a
-    ``WeakSet`` compares by ``==``: an equal code of another function runs
-    eagerly too, which changes no result), and a diagnosis records it once
-    (:data:`FRAMES_RUN_EAGERLY`).  A frame whose trace meets the user's
-    own error (an ``IndexError`` of a fake tensor) runs eagerly too, this
-    once, so that eager raises it without Dynamo's stack appended; where
-    that call returned (eager ran: the error was the tracer's, gpytorch's
-    lazy kernel tensor) and the trace fails so again in a later call, its
-    code joins ``failed``.  A
-    graph identical to one in ``graphs`` is not compiled again
-    (:func:`_reuse_identical_graphs`).
-    graphmend.compile's callable runs inside, with its own ``failed`` and
-    ``graphs``.  A ``torch.compile`` of the user's outside it raises as it
-    would, and with ``fullgraph=True`` so does the call.  A class, not a
-    generator: it is on the path of every call."""
-
-    __slots__ = ("failed", "graphs", "outer", "traces_failed")
-
-    def __init__(self, failed: weakref.WeakSet[Any], graphs: CompiledGraphs | None = None) -> None:
-        self.failed, self.graphs = failed, graphs
-        #: Codes whose trace met the user's own error in this call, the frame then run eagerly.
-        self.traces_failed: list[Any] = []
-
-    def __enter__(self) -> None:
-        self.outer = _TRACE.failed, _TRACE.graphs, _TRACE.call
-        _TRACE.failed, _TRACE.graphs, _TRACE.call = self.failed, self.graphs, self
-
-    def __exit__(self, exc_type: type[BaseException] | None, *exc_info: object) -> None:
-        _TRACE.failed, _TRACE.graphs, _TRACE.call = self.outer
-        if exc_type is None:
-            # Eager ran those frames: the error was the tracer's alone. Where
-            # the call raised, eager may have raised it too (a helper that
-            # indexes out of range in some calls), and the code stays traced.
-            _FAILED_IN_A_CALL_THAT_RETURNED.update(self.traces_failed)
-
-
 def _reuse_identical_graphs() -> None:
-    """Inside :func:`graphmends_call`, a graph identical to one its backend
-    compiled before gets what the backend made of that one
-    (:mod:`graphmend.compat.reuse`), below the wrappers each frame puts
+    """Inside a graphmend call (:class:`GraphmendCall`), a graph identical
+    to one its backend compiled before gets what the backend made of that
+    one (:mod:`graphmend.compat.reuse`), below the wrappers each frame puts
     around its own (replays, [Capture]'s checks)."""
     from torch._dynamo.output_graph import OutputGraph
 
@@ -190,7 +135,8 @@ def _reuse_identical_graphs() -> None:
 
     @functools.wraps(original)
     def _call_user_compiler(self, gm, example_inputs):
-        graphs = _TRACE.graphs
+        calls = graphmend_calls()
+        graphs = calls[0].graphs if calls else None
         if graphs is None:
             return original(self, gm, example_inputs)
         return graphs.compile(self.compiler_fn, gm, example_inputs, lambda: original(self, gm, example_inputs))
@@ -282,11 +228,6 @@ def _met_breaking_where_mended_next(code: Any) -> bool:
 
 
 _TRACE = _Trace()
-#: Codes whose trace inside a graphmend call failed with an error that is
-#: not Dynamo's own (an ``IndexError`` of a fake tensor), the frame then run
-#: eagerly, in a call that returned: such a failure in a later call runs the
-#: code eagerly from then on.
-_FAILED_IN_A_CALL_THAT_RETURNED: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
 def _trace_again(codes: list[Any]) -> None:
@@ -575,21 +516,24 @@ def _run_frames_eagerly_once() -> None:
 
     @functools.wraps(original)
     def __call__(self, frame, cache_entry, hooks, frame_state, skip=0):
-        if _TRACE.in_graphmends_call and frame.f_code in _TRACE.failed:
+        calls = graphmend_calls()
+        call = calls[0] if calls else None
+        if call is not None and frame.f_code in call.failed:
             return eagerly("Dynamo failed while tracing it before", False)
         met = _MET
         if met is not None and _tell(met, frame.f_code):
             # Mended only now: what it calls runs eagerly too, as where graphmend mends next.
             return eagerly("its mended code was not yet in place", False)
         for _ in range(MOST_TRACES_PER_WATCH):
-            retrace, result = _convert(self, frame, cache_entry, hooks, frame_state, skip)
+            retrace, result = _convert(self, frame, cache_entry, hooks, frame_state, skip, call)
             if not retrace:
                 return result
         # Each trace again mended a site no earlier one met: give up on them.
         return eagerly("its trace kept meeting sites graphmend mends", False)
 
-    def _convert(self, frame, cache_entry, hooks, frame_state, skip):
-        """(whether to trace the frame again, else what to do with it).
+    def _convert(self, frame, cache_entry, hooks, frame_state, skip, call):
+        """(whether to trace the frame again, else what to do with it;
+        ``call``: the graphmend call it converts in, or None).
 
         Traced again outside the handler of the ``MendFirst`` that asked
         for it: an error of the next trace is then not chained to that one
@@ -604,18 +548,18 @@ def _run_frames_eagerly_once() -> None:
             # them (compat.capture): only the retry's failure runs it eagerly.
             from graphmend.compat.capture import switches_on  # not at the top: that import would be circular
 
-            if isinstance(error, exc.InternalTorchDynamoError) and _TRACE.in_graphmends_call \
+            if isinstance(error, exc.InternalTorchDynamoError) and call is not None \
                     and not self._inner_convert._box.error_on_graph_break and not switches_on():
                 code, message = frame.f_code, str(error).split("\n", 1)[0]
                 logger.warning("graphmend: Dynamo failed while tracing %s (%s:%d): %s; it runs eagerly, uncompiled",
                                code.co_name, code.co_filename, code.co_firstlineno, message)
-                _run_eagerly_from_now_on(code, error, "Dynamo failed while tracing it")
+                _run_eagerly_from_now_on(call, code, error, "Dynamo failed while tracing it")
                 return False, eagerly("Dynamo failed while tracing it", False)
             mend_first = caused_by(error, MendFirst)
             user_error = isinstance(error, exc.TorchRuntimeError) or not isinstance(error, exc.TorchDynamoException)
             # A user's error met while tracing a frame graphmend rewrote, or any
             # frame inside its call, runs the frame eagerly (see below).
-            if mend_first is None and not (user_error and (_TRACE.mended or _TRACE.in_graphmends_call)) \
+            if mend_first is None and not (user_error and (_TRACE.mended or call is not None)) \
                     or self._inner_convert._box.error_on_graph_break:
                 raise
             if mend_first is not None and mend_first.again:
@@ -623,9 +567,9 @@ def _run_frames_eagerly_once() -> None:
                 # the mended callee (the site is then tried, so a break
                 # still there is compiled as Dynamo compiles it).
                 return True, None
-            if mend_first is None and _TRACE.in_graphmends_call:
+            if mend_first is None and call is not None:
                 code = frame.f_code
-                if code in _FAILED_IN_A_CALL_THAT_RETURNED:
+                if code in FAILED_IN_A_CALL_THAT_RETURNED:
                     # Failed in an earlier call too, whose eager run returned:
                     # traced again, it would fail at every call (gpytorch's
                     # lazy kernel: three failed traces a call, 15 to 100 times
@@ -633,9 +577,9 @@ def _run_frames_eagerly_once() -> None:
                     logger.debug("graphmend: Dynamo's trace of %s (%s:%d) failed again (%s); it runs eagerly, "
                                  "uncompiled", code.co_name, code.co_filename, code.co_firstlineno,
                                  type(error).__name__)
-                    _run_eagerly_from_now_on(code, error, "its trace failed in two calls")
+                    _run_eagerly_from_now_on(call, code, error, "its trace failed in two calls")
                     return False, eagerly("its trace failed in two calls", False)
-                _TRACE.call.traces_failed.append(code)
+                call.traces_failed = [*(call.traces_failed or ()), code]
             logger.debug(
                 "%s (%s:%d) %s (%s: %s); running it eagerly",
                 frame.f_code.co_name, frame.f_code.co_filename, frame.f_code.co_firstlineno,
@@ -659,10 +603,10 @@ def _run_frames_eagerly_once() -> None:
         finally:
             _TRACE.mended, _TRACE.code = outer
 
-    def _run_eagerly_from_now_on(code: Any, error: Exception, why: str) -> None:
+    def _run_eagerly_from_now_on(call: GraphmendCall, code: Any, error: Exception, why: str) -> None:
         """``code`` joins the call's ``failed``: its frames run eagerly,
         untraced, in this object's later calls; a diagnosis names it."""
-        _TRACE.failed.add(code)
+        call.failed.add(code)
         # Where a diagnosis reads it: torch.compile raises here.
         stack = getattr(error, "real_stack", None) or [
             traceback.FrameSummary(code.co_filename, code.co_firstlineno, code.co_name)]

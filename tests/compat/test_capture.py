@@ -10,6 +10,7 @@ import textwrap
 import threading
 import types
 import warnings
+import weakref
 
 import pytest
 import torch
@@ -757,6 +758,60 @@ def test_a_call_that_converts_nothing_writes_no_config(monkeypatch):
     monkeypatch.setattr(capture._Held, "enter", lambda self: entered.append(self) or (lambda: None))
     assert torch.equal(compiled(x), x[x > 0].sum() * 2)
     assert entered == []
+    torch._dynamo.reset()
+
+
+def test_graphmend_calls_are_found_on_their_own_threads_stack_innermost_first():
+    """A graphmend call marks itself by its frame, not a thread-local: a
+    conversion reads the calls off the stack it runs on."""
+    from graphmend.compat.calls import GraphmendCall, graphmend_calls
+
+    outer, inner = GraphmendCall(weakref.WeakSet()), GraphmendCall(weakref.WeakSet())
+    elsewhere = []
+
+    def innermost():
+        thread = threading.Thread(target=lambda: elsewhere.append(graphmend_calls()))
+        thread.start()
+        thread.join()
+        return graphmend_calls()
+
+    assert outer.run(lambda: inner.run(innermost, (), {}), (), {}) == [inner, outer]
+    assert elsewhere == [[]]
+    assert graphmend_calls() == []
+
+
+def test_a_warm_graphmend_call_writes_nothing_and_a_conversion_in_it_sees_the_switches(monkeypatch):
+    """graphmend.compile's warm call writes neither Dynamo's config nor a
+    mark of its own; a frame Dynamo converts in a later call (a new dtype)
+    still traces with the switches on, and other threads' conversions with
+    them off."""
+    capture.disabled()
+    on, off = {name: True for name in capture.SWITCHES}, {name: False for name in capture.SWITCHES}
+    seen = []
+
+    def backend(gm, example_inputs):
+        seen.append(switches())
+        return gm.forward
+
+    def masked_sum(x):
+        return x[x > 0].sum() * 2
+
+    torch._dynamo.reset()
+    compiled = graphmend.compile(masked_sum, backend=backend)
+    x = torch.tensor([1.0, -2.0, 3.0])
+    for _ in range(3):
+        assert torch.equal(compiled(x), masked_sum(x))
+    assert seen and all(switches_seen == on for switches_seen in seen)
+    entered, active = [], vars(capture._ACTIVE).copy()
+    with monkeypatch.context() as patched:
+        patched.setattr(capture._Held, "enter", lambda self: entered.append(self) or (lambda: None))
+        assert torch.equal(compiled(x), masked_sum(x))
+    assert entered == [] and vars(capture._ACTIVE) == active
+    del seen[:]
+    y = x.double()
+    assert torch.equal(compiled(y), masked_sum(y))
+    assert seen == [on]
+    assert _switches_seen_by_a_conversion() == off
     torch._dynamo.reset()
 
 

@@ -52,7 +52,7 @@ from graphmend.analysis.summaries import Summarizer
 from graphmend.compat.capture import disabled as capture_disabled
 from graphmend.compat.capture import uncaptured_codes
 from graphmend.compat.capture import wrap as in_capture_scope
-from graphmend.compat import graphmends_call
+from graphmend.compat import GraphmendCall
 from graphmend.compare import first_difference
 from graphmend.mending.callees import callee_summaries_of
 from graphmend.mending.live import preserved
@@ -434,21 +434,20 @@ def _example(program, what: str) -> str:
 
 def _as_graphmend_calls(compiled):
     """``compiled`` called as graphmend.compile's callable calls it: inside
-    :func:`graphmend.compat.graphmends_call`, with its own record of the
+    a :class:`graphmend.compat.GraphmendCall`, with its own record of the
     frames Dynamo fails on (a frame whose trace meets the user's error runs
     eagerly, as eager raises it)."""
     failed = weakref.WeakSet()
 
     def call(*args, **kwargs):
-        with graphmends_call(failed):
-            return compiled(*args, **kwargs)
+        return GraphmendCall(failed).run(compiled, args, kwargs)
 
     return call
 
 
 def _check_program(program, original, mended, rows, counter, tally, capture=True, raises_only=False) -> Mismatch | None:
     # As graphmend.compile compiles it: inside [Capture]'s scope and
-    # graphmends_call (a file `graphmend fix` wrote is compiled by plain
+    # a GraphmendCall (a file `graphmend fix` wrote is compiled by plain
     # torch.compile).
     compiled_mended = torch.compile(mended, backend=counter) if counter is not None else None
     if compiled_mended is not None and capture:

@@ -7,7 +7,7 @@
 # user code: ..."), where eager and torch.compile (which never traces that
 # frame) raise it as it is.  Fixed: inside graphmend's call, a frame whose
 # trace meets the user's error runs eagerly (graphmend.compat.patches), and
-# the fuzz's compiled arm runs inside graphmends_call as graphmend.compile's
+# the fuzz's compiled arm runs inside a GraphmendCall as graphmend.compile's
 # callable does.
 GRAD = False
 INFERENCE = False
