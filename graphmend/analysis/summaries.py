@@ -49,13 +49,15 @@ from __future__ import annotations
 import ast
 import builtins
 import enum
+import functools
+import linecache
 import weakref
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 
 from graphmend import vocabulary
 from graphmend.analysis.scan import _own_nodes, _plainly_static
-from graphmend.analysis.source import DEFS, ModuleNames, ParsedFile
+from graphmend.analysis.source import DEFS, ModuleNames, ParsedFile, parse_text
 
 #: How many calls down a summary follows (deeper calls are "too deep to read").
 MAX_DEPTH = 4
@@ -619,17 +621,35 @@ def stores_attribute(parsed: ParsedFile, name: str) -> ast.AST | None:
     """A store into an attribute ``name`` in the file (``x.name = ...``,
     ``del x.name``, ``setattr(x, "name", ...)``), or None.  A ``setattr``
     whose name is computed is not followed."""
-    stores = _STORES.get(parsed)
-    if stores is None:
-        stores = {}
-        for node in ast.walk(parsed.tree):
-            if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
-                stores.setdefault(node.attr, node)
-            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr"
-                  and len(node.args) > 1 and isinstance(node.args[1], ast.Constant)):
-                stores.setdefault(str(node.args[1].value), node)
-        _STORES[parsed] = stores
-    return stores.get(name)
+    return _attribute_stores(parsed.filename, parsed.text).get(name)
+
+
+def file_stores_attribute(filename: str, module_globals: dict, name: str) -> ast.AST | None:
+    """:func:`stores_attribute` in the module's source as Python last loaded
+    it (None without source, or where it does not parse), parsed only where
+    no earlier call read that source.  A method call on ``self`` reads the
+    file of every class its instance may have (gpytorch's ``Kernel`` has
+    sixty subclasses): parsed again for each call, they cost a first call a
+    second of its time in the main process."""
+    text = "".join(linecache.getlines(filename, module_globals))
+    if not text:
+        return None
+    try:
+        return _attribute_stores(filename, text).get(name)
+    except (SyntaxError, ValueError):
+        return None
+
+
+@functools.lru_cache(maxsize=1024)  # by source: each attribute store is a small subtree, the file's tree is let go
+def _attribute_stores(filename: str, text: str) -> dict[str, ast.AST]:
+    stores: dict[str, ast.AST] = {}
+    for node in ast.walk(parse_text(filename, text).tree):
+        if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+            stores.setdefault(node.attr, node)
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr"
+              and len(node.args) > 1 and isinstance(node.args[1], ast.Constant)):
+            stores.setdefault(str(node.args[1].value), node)
+    return stores
 
 
 def _bound_by(statement: ast.stmt) -> list[str]:
@@ -648,7 +668,6 @@ def _bound_by(statement: ast.stmt) -> list[str]:
 
 
 _DEFS: weakref.WeakKeyDictionary[ParsedFile, dict[str, ast.AST]] = weakref.WeakKeyDictionary()
-_STORES: weakref.WeakKeyDictionary[ParsedFile, dict[str, ast.AST]] = weakref.WeakKeyDictionary()
 _SINGLE: weakref.WeakKeyDictionary[ParsedFile, frozenset[str]] = weakref.WeakKeyDictionary()
 
 

@@ -19,7 +19,7 @@ import warnings
 from typing import Any
 
 from graphmend.analysis.source import ModuleNames, parse_file
-from graphmend.analysis.summaries import (Summarizer, Summary, Target, method_key, receiver_calls, stores_attribute,
+from graphmend.analysis.summaries import (Summarizer, Summary, Target, file_stores_attribute, method_key, receiver_calls,
                                           unreadable)
 from graphmend.analysis.summaries import called_names as summary_called_names
 from graphmend.mending import swap
@@ -133,9 +133,8 @@ def _receiver_method(owner: type, name: str) -> Target | str | None:
             return f"is looked up by {cls.__qualname__}.__getattribute__ (not read)"
         module = sys.modules.get(cls.__module__)
         filename = getattr(module, "__dict__", {}).get("__file__")
-        parsed = parse_file(filename, module.__dict__) if isinstance(filename, str) and not foreign_module(
-            cls.__module__) else None
-        store = stores_attribute(parsed, name) if parsed is not None else None
+        store = file_stores_attribute(filename, module.__dict__, name) if isinstance(filename, str) and not \
+            foreign_module(cls.__module__) else None
         if store is not None:
             return f"may be an instance's own attribute (`{ast.unparse(store)}` in {os.path.basename(filename)})"
     return None if foreign(value) else _LiveTarget(value, owner)
