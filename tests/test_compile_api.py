@@ -659,3 +659,23 @@ def test_a_site_the_rules_decline_at_once_costs_no_trace_more_than_torch_compile
     plain, ours = arms["torch.compile"], arms["graphmend"]
     assert ours[:3] == plain[:3] and plain[0] == 2, (ours[:3], plain[:3])  # a trace, and Dynamo's to place the break
     assert all(torch.equal(a[0], b[0]) and a[1] == b[1] == 1 for a, b in zip(ours[3], plain[3]))
+
+
+def test_a_warm_compiled_object_called_inside_torch_compile_is_traced_into_the_callers_graph():
+    """Called while Dynamo traces a caller, graphmend.compile's warm object
+    hands Dynamo its torch.compile'd callable, which Dynamo inlines: one
+    graph, no graph break at the call."""
+    def masked_sum(x):
+        return x[x > 0].sum() * 2
+
+    torch._dynamo.reset()
+    x = torch.tensor([1.0, -2.0, 3.0])
+    inner = gm_compile(masked_sum, backend="eager")
+    for _ in range(4):
+        inner(x)
+    counter = GraphCounter()
+    outer = torch.compile(lambda x: inner(x) + 1, backend=counter)
+    for _ in range(3):
+        assert torch.equal(outer(x), masked_sum(x) + 1)
+    assert counter.graphs == 1
+    torch._dynamo.reset()
