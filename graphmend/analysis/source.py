@@ -235,14 +235,20 @@ def parse_text(filename: str, text: str) -> ParsedFile:
     return ParsedFile(filename, text)
 
 
+def loaded_source(filename: str, module_globals: dict | None = None) -> str:
+    """The module's source as Python last loaded it (:mod:`linecache`); ''
+    without source."""
+    return "".join(linecache.getlines(filename, module_globals))
+
+
 def parse_file(filename: str, module_globals: dict | None = None) -> ParsedFile | None:
-    """The module's source as Python last loaded it (:mod:`linecache`), parsed;
-    None without source or when it does not parse."""
-    lines = linecache.getlines(filename, module_globals)
-    if not lines:
+    """:func:`loaded_source`, parsed; None without source or when it does
+    not parse."""
+    text = loaded_source(filename, module_globals)
+    if not text:
         return None
     try:
-        return parse_text(filename, "".join(lines))
+        return parse_text(filename, text)
     except (SyntaxError, ValueError):
         return None
 

@@ -50,14 +50,13 @@ import ast
 import builtins
 import enum
 import functools
-import linecache
 import weakref
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 
 from graphmend import vocabulary
 from graphmend.analysis.scan import _own_nodes, _plainly_static
-from graphmend.analysis.source import DEFS, ModuleNames, ParsedFile, parse_text
+from graphmend.analysis.source import DEFS, ModuleNames, ParsedFile, loaded_source, parse_text
 
 #: How many calls down a summary follows (deeper calls are "too deep to read").
 MAX_DEPTH = 4
@@ -625,13 +624,13 @@ def stores_attribute(parsed: ParsedFile, name: str) -> ast.AST | None:
 
 
 def file_stores_attribute(filename: str, module_globals: dict, name: str) -> ast.AST | None:
-    """:func:`stores_attribute` in the module's source as Python last loaded
-    it (None without source, or where it does not parse), parsed only where
+    """:func:`stores_attribute` in :func:`~graphmend.analysis.source.loaded_source`
+    (None without source, or where it does not parse), parsed only where
     no earlier call read that source.  A method call on ``self`` reads the
     file of every class its instance may have (gpytorch's ``Kernel`` has
     sixty subclasses): parsed again for each call, they cost a first call a
     second of its time in the main process."""
-    text = "".join(linecache.getlines(filename, module_globals))
+    text = loaded_source(filename, module_globals)
     if not text:
         return None
     try:

@@ -1863,15 +1863,14 @@ class Captured:
 
     def __init__(self, compiled: Callable[..., Any], enabled: bool = True, backend: Any = "inductor") -> None:
         self.compiled = compiled
-        capturing = Capturing(enabled, backend)
-        self.enabled, self.holds = capturing.enabled, capturing.holds
+        self.capturing = Capturing(enabled, backend)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if torch.compiler.is_compiling():
             return self.compiled(*args, **kwargs)
         outer_on, outer_holds = _ACTIVE.on, _ACTIVE.holds
-        _ACTIVE.on = outer_on or self.enabled
-        _ACTIVE.holds = (*outer_holds, *self.holds) if outer_holds else self.holds
+        _ACTIVE.on = outer_on or self.capturing.enabled
+        _ACTIVE.holds = (*outer_holds, *self.capturing.holds) if outer_holds else self.capturing.holds
         try:
             return self.compiled(*args, **kwargs)
         finally:
