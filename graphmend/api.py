@@ -85,7 +85,7 @@ from graphmend.errors import GraphmendError, VerificationError
 from graphmend.modules import submodules
 from graphmend import compat
 from graphmend.mending.live import (mend, mend_sites, mended_functions, mended_source, mended_statement, mending_now,
-                                    preserved, settle, start_helper, unmend, unmend_functions)
+                                    preserved, start_helper, unmend, unmend_functions)
 from graphmend.mending.sidecar import Sidecar
 from graphmend.mending.sites import code_holds
 from graphmend.mending.reach import reach
@@ -285,7 +285,7 @@ class _FirstCall:
         self.arguments = tuple(a for a in (*args, *kwargs.values()) if not isinstance(a, torch.Tensor) and (
             isinstance(a, torch.nn.Module) or callable(a)))
         # Lazily: the functions the helper process still rewrites are mended
-        # as Dynamo meets them, and by the end of this call (settle()).
+        # as Dynamo meets them, in this call or a later one.
         mend(self.obj, modules=self.modules, rules=self.rules, only_modules=self.modules is not None,
              args=self.arguments, while_waiting=self._while_rules_run, lazily=not self.verify, helper=self._helper)
         self.record = records.key(self.obj, args, kwargs)
@@ -347,11 +347,11 @@ class _FirstCall:
         process this round."""
         self._rounds_left -= 1
         codes_before = {id(code) for code in compat.compiled_codes()}
-        try:
-            with BreakRecorder() as recorder, compat.mending_first(self._mended_next, self._mend_at_once):
-                result = self.compiled(*args, **kwargs)
-        finally:
-            settle()  # what the call did not meet takes its mended code now
+        # What the helper still rewrites when the call ends waits for a
+        # later call to meet it (or for an entry point that settles), not
+        # this call's end: what a call reaches is much more than it runs.
+        with BreakRecorder() as recorder, compat.mending_first(self._mended_next, self._mend_at_once):
+            result = self.compiled(*args, **kwargs)
         # Dynamo's tracker lists a code once, however often it is reset.
         self._watched_codes.update(code for code in compat.compiled_codes() if id(code) not in codes_before)
         met = {(b.filename, b.lineno) for b in recorder.report(ask_rules=False).breaks if b.fixable}

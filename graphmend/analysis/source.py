@@ -235,6 +235,15 @@ def parse_text(filename: str, text: str) -> ParsedFile:
     return ParsedFile(filename, text)
 
 
+def forget_parsed() -> None:
+    """Let go of the parse trees cached.  graphmend.compile's first mend
+    does before its call runs: the trees of the files the call reaches
+    (460,000 objects for 64 files of transformers, pandas and the hub) were
+    made with the collector paused, and its next collections would walk
+    each of them, twice, while Dynamo traces (a second of that call)."""
+    parse_text.cache_clear()
+
+
 def loaded_source(filename: str, module_globals: dict | None = None) -> str:
     """The module's source as Python last loaded it (:mod:`linecache`); ''
     without source."""

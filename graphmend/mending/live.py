@@ -16,11 +16,13 @@ first frames (:func:`_first_frames`).  The helper rewrites one unit (a
 def) at a time, in the order a call is likely to meet them, and answers
 first the one this process waits for; each other function is finished
 (steps 3 and 4) when Dynamo first meets it (:class:`_Awaited`, through
-:func:`graphmend.compat.await_mending`), and the rest when the call ends
-(:func:`settle`).  xitorch's minimiser reaches twelve functions to mend
-and runs none of them; transformers' ``generate`` reaches thirty methods
-of one file, the beam searches among them, which a sampling call never
-runs.
+:func:`graphmend.compat.await_mending`), in the first call or a later
+one, and all of them when an entry point here needs them (:func:`settle`).
+xitorch's minimiser reaches twelve functions to mend and runs none of
+them; transformers' ``generate`` reaches thirty methods of one file, the
+beam searches among them, which a sampling call never runs; Chronos's
+``encode`` reaches 179 units of 34 files (pandas' ``DataFrame`` among
+them) and meets none.
 
 Which functions ``mend(model)`` reaches is :mod:`graphmend.mending.reach`'s
 (with ``modules=``, :mod:`graphmend.mending.search`'s; for a reported site,
@@ -45,7 +47,7 @@ from typing import Any
 
 import torch
 
-from graphmend.analysis.source import collector_paused, first_line, line_map, parse_file
+from graphmend.analysis.source import collector_paused, first_line, forget_parsed, line_map, parse_file
 from graphmend import compat
 from graphmend.errors import GraphmendError, SourceError
 from graphmend.mending import search, swap
@@ -84,6 +86,10 @@ def _finish_file(plan: FilePlan, mended_text: str | SourceError,
     whose rewrite came out the same gets its earlier code back, so what
     Dynamo compiled for it stays valid."""
     targets, filename = plan.targets, plan.filename
+    if mended_text == plan.skeleton.text:  # most units a call reaches: no parse needed to say so
+        for function, *_ in targets:
+            left_alone(function, "no rewrite applies to it")
+        return []
     try:
         if isinstance(mended_text, SourceError):
             raise mended_text
@@ -104,7 +110,7 @@ def _finish_file(plan: FilePlan, mended_text: str | SourceError,
             # The rules add no defs, so the n-th def of a name stays the n-th.
             ordinal = [first_line(n) for n in skeleton_defs[name]].index(to_skeleton[first_line(target)])
             node = mended_defs[name][ordinal]
-            before = plan.parsed.lines[first_line(target) - 1 : target.end_lineno]
+            before = plan.lines[first_line(target) - 1 : target.end_lineno]
             after = mended_lines[first_line(node) - 1 : node.end_lineno]
             if before == after:
                 raise Unmendable("no rewrite applies to it")
@@ -117,7 +123,7 @@ def _finish_file(plan: FilePlan, mended_text: str | SourceError,
             source = textwrap.dedent("".join(after))
             earlier_source, earlier_code, _ = previous.get(function, (None, None, None))
             code = earlier_code if source == earlier_source else mended_code(
-                function, node, unit.scope_class, set(plan.parsed.imported) | set(bindings))
+                function, node, unit.scope_class, set(plan.imported) | set(bindings))
             swap.apply(function, code, source, coverage, bindings)
         except Unmendable as why:
             left_alone(function, str(why))
@@ -140,7 +146,8 @@ class _Awaited:
     """Units the helper process is still rewriting, in graphmend.compile's
     first mend (a file's, or one def's: :meth:`FilePlan.by_unit`): each is
     finished when Dynamo first meets one of its functions (:func:`_met`),
-    and all of them by :func:`settle`.  A
+    in the first call or a later one, and all of them by :func:`settle`
+    (every entry point here but ``mend_sites`` and ``mending_now``).  A
     function Dynamo has not met has run only eagerly, if at all, where its
     original code does what the mended code does; so it can take its
     mended code at any time, and no graph is compiled for code that is
@@ -148,7 +155,7 @@ class _Awaited:
 
     rewrites: Rewrites
     sidecar: Sidecar | None
-    anchor: Any  # what ``unmend`` finds the functions under
+    anchor: Callable[[], Any]  # what ``unmend`` finds the functions under (weakly: the call may be the last)
     plans: dict[int, FilePlan]  # by index in ``rewrites``
     by_function: dict[types.FunctionType, int]
     by_code: dict[types.CodeType, int]  # the original codes, for frames Dynamo starts at
@@ -162,7 +169,7 @@ class _Awaited:
             mended = _finish_file(plan, self.rewrites.text(index), {})
             if mended:
                 logger.debug("graphmend: mended %s (awaited)", sorted(f.__qualname__ for f in mended))
-            _remember(self.anchor, mended)
+            _remember_under(self.anchor(), mended)
 
 
 _AWAITED: _Awaited | None = None
@@ -191,12 +198,10 @@ def _met(obj: Any) -> bool:
 
 def settle() -> None:
     """Finish every file still being rewritten (waiting for the helper)."""
-    global _AWAITED
     with LOCK:
-        awaited, _AWAITED = _AWAITED, None
+        awaited = _stop_awaiting()
         if awaited is None:
             return
-        compat.await_mending(None)
         try:
             with collector_paused():
                 for index in list(awaited.plans):
@@ -204,6 +209,16 @@ def settle() -> None:
         finally:
             if awaited.sidecar is not None:
                 awaited.sidecar.close()
+
+
+def _stop_awaiting() -> _Awaited | None:
+    """The units still awaited, no longer finished as Dynamo meets them."""
+    global _AWAITED
+    with LOCK:
+        awaited, _AWAITED = _AWAITED, None
+        if awaited is not None:
+            compat.await_mending(None)
+        return awaited
 
 
 def _settled(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -327,7 +342,7 @@ def _mend_functions(requests: Iterable[tuple[types.FunctionType, Coverage]], rul
                 rewrites = Rewrites(plans, sidecar, while_waiting)
                 # Only a first mend has a helper, and nothing mended before.
                 if lazily_for is not None and not previous and compat.awaits_mending():
-                    awaited = _Awaited(rewrites, sidecar if own_helper else None, lazily_for, {}, {}, {})
+                    awaited = _Awaited(rewrites, sidecar if own_helper else None, _weak_anchor(lazily_for), {}, {}, {})
                 for index, plan in enumerate(plans):
                     if awaited is not None and rewrites.from_helper(index) \
                             and first_frames.isdisjoint(function for function, *_ in plan.targets):
@@ -411,6 +426,8 @@ def mend(obj: Any, *, modules: str | Iterable[str] | None = None, rules: Iterabl
         mended = _mend_functions(requests, rules, while_waiting, lazily_for=obj if lazily else None, helper=helper)
         logger.debug("graphmend: mended %s", sorted(f.__qualname__ for f in mended))
         _remember(obj, mended)
+        if lazily:  # the call follows at once: no parse tree of the files it reaches is kept for it
+            forget_parsed()
     return obj
 
 
@@ -435,8 +452,16 @@ def _anchor(obj: Any) -> Any:
     return obj if isinstance(obj, torch.nn.Module) else resolve_quietly(obj)
 
 
+def _weak_anchor(obj: Any) -> Callable[[], Any]:
+    anchor = _anchor(obj)  # a module or a function: weakly referable, as _OWNED's keys are
+    return (lambda: None) if anchor is None else weakref.ref(anchor)
+
+
 def _remember(obj: Any, functions: list[types.FunctionType]) -> None:
-    anchor = _anchor(obj)
+    _remember_under(_anchor(obj), functions)
+
+
+def _remember_under(anchor: Any, functions: list[types.FunctionType]) -> None:
     if anchor is None or not functions:
         return
     owned = _OWNED.setdefault(anchor, [])
@@ -541,6 +566,10 @@ def preserved() -> Iterator[None]:
         yield
     finally:
         with LOCK:
+            # What was mended inside and is still awaited keeps the code it has.
+            dropped = _stop_awaiting()
+            if dropped is not None and dropped.sidecar is not None:
+                dropped.sidecar.close()
             for function in [f for f, swapped in MENDED.items() if saved.get(f, (None, None))[1] is not swapped]:
                 swap.restore(function)
             for function, (code, swapped, bindings) in saved.items():

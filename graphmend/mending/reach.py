@@ -203,6 +203,13 @@ class _Walk:
             bound_to = getattr(value, "__self__", None)
             if isinstance(bound_to, torch.nn.Module) and isinstance(value, types.MethodType):
                 self.called_in_place.append(value)
+                if not any(map(search.uses_itself, [value, *called_in_place(value)])):
+                    # It never runs the module itself, only what it holds:
+                    # Chronos's ``encode`` calls ``self.model.encoder``, and
+                    # its model's forward (which generates) never runs.
+                    self.push_all(bound_to.children())
+                    self.push_all(self.callables_held(bound_to))
+                    return
             if bound_to is not None and not isinstance(bound_to, (type, torch.nn.Module)):
                 self.instance(bound_to)
             else:
@@ -291,9 +298,13 @@ class _Walk:
     def module(self, module: torch.nn.Module) -> None:
         self.push_all(_module_functions(module))
         for sub in submodules(module):
-            for value in vars(sub).values():
-                if isinstance(value, (types.FunctionType, types.MethodType, functools.partial)):
-                    self.push(value)
+            self.push_all(self.callables_held(sub))
+
+    @staticmethod
+    def callables_held(module: torch.nn.Module) -> list[Any]:
+        """The functions a module holds as attributes (an activation)."""
+        return [value for value in vars(module).values()
+                if isinstance(value, (types.FunctionType, types.MethodType, functools.partial))]
 
     def cls(self, cls: type) -> None:
         if issubclass(cls, torch.nn.Module):

@@ -65,7 +65,12 @@ class FilePlan:
     """One file's functions to mend, up to the skeleton the rules rewrite."""
 
     filename: str
-    parsed: ParsedFile
+    # The file's lines and imported names, not its parse tree: a plan may
+    # wait past the first call for Dynamo to meet its functions, and the
+    # trees of the files a call reaches are most of the objects the cyclic
+    # collector would walk meanwhile.
+    lines: list[str]
+    imported: frozenset[str]
     targets: list[tuple[types.FunctionType, ast.AST, Unit, Coverage]]
     skeleton: Skeleton
     options: RuleOptions
@@ -132,7 +137,8 @@ def plan_file(filename: str, requests: list[tuple[types.FunctionType, Coverage]]
     lines = frozenset().union(*(coverage.lines for *_, coverage in targets))
     options = RuleOptions(rules=frozenset(rule_names), lines=lines if lines or not static else None,
                           also_static=static and bool(lines), effect_helpers=helpers, callees=callees)
-    return FilePlan(filename, parsed, targets, parsed.skeleton(unit for _, _, unit, _ in targets), options, rule_names)
+    return FilePlan(filename, parsed.lines, parsed.imported, targets, parsed.skeleton(unit for _, _, unit, _ in targets),
+                    options, rule_names)
 
 
 class Rewrites:

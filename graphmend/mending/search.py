@@ -14,6 +14,7 @@ closure cells (transformers' ``dynamic_rope_update`` keeps
 from __future__ import annotations
 
 import collections
+import dis
 import functools
 import inspect
 import sys
@@ -118,6 +119,32 @@ def forward_roots(model: torch.nn.Module) -> list[Any]:
         for name in ("forward", "__call__"):
             roots.extend(functions_of(vars(cls).get(name)))
     return roots
+
+
+_ATTRIBUTE_OF = frozenset({"LOAD_ATTR", "LOAD_METHOD", "STORE_ATTR", "DELETE_ATTR"})
+
+
+def uses_itself(method: Any) -> bool:
+    """Whether a method may run its object itself: it names ``forward`` or
+    ``__call__``, or its first argument is used for anything but reading,
+    setting or deleting an attribute (``self(x)``, ``helper(self)``,
+    ``super()``, a closure over it, ``getattr(self, name)``).  Read from the
+    bytecode; a load it does not know (one loading two locals at once,
+    Python 3.13's, but the last of them) answers yes."""
+    code = _code_of(_unwrapped(method))
+    if code is None or not code.co_argcount:
+        return True
+    own = code.co_varnames[0]
+    if own in code.co_cellvars or not {"forward", "__call__", "super"}.isdisjoint(code_names(code)):
+        return True
+    instructions = [i for i in dis.get_instructions(code) if i.opname not in ("CACHE", "EXTENDED_ARG")]
+    for instruction, following in zip(instructions, instructions[1:]):
+        if not instruction.opname.startswith("LOAD_FAST"):
+            continue
+        loaded = instruction.argval if isinstance(instruction.argval, tuple) else (instruction.argval,)
+        if own in loaded[:-1] or (loaded[-1] == own and following.opname not in _ATTRIBUTE_OF):
+            return True
+    return False
 
 
 def prefixes(modules: str | Iterable[str] | None, default: str) -> list[str]:

@@ -13,6 +13,8 @@ process never imports LibCST on that path.  The helper stays for the rest
 of that first call: a fixable break the call meets (a test on a buffer,
 which the source did not show) is rewritten there too, before the next
 call, not by importing LibCST here (:func:`graphmend.mending.live.start_helper`).
+After it, the helper is sent nothing more; it answers the rest of what it
+was sent, at a lower priority, for the functions a later call meets.
 
 The helper runs :func:`graphmend.pipeline.transform_skeleton`, the same
 code on the same inputs as the in-process path, and imports no torch.  It
@@ -24,6 +26,7 @@ error the in-process path gives.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import queue
@@ -34,6 +37,11 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 from graphmend.rules.options import RuleOptions, built_in
+
+
+#: How much lower than this process's the helper's priority is once it
+#: only works ahead (after the first call): Unix niceness, 19 at most.
+_BACKGROUND_NICENESS = 10
 
 
 class SidecarFailed(Exception):
@@ -71,10 +79,17 @@ class Sidecar:
         self._sent = 0
         self._answers: dict[int, tuple[str, Any]] = {}
         self._hurried: set[int] = set()
+        self._ended = False  # the helper's output is at its end: no more answers come
+        self._answered = threading.Condition()
         # Requests are written by a thread of their own: the helper reads
         # nothing until LibCST is imported, and a pipe holds only 64 KiB.
         self._outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         threading.Thread(target=self._write, name="graphmend-sidecar-writer", daemon=True).start()
+        # Answers are read as they come, by a thread of their own too: after
+        # the first call the helper goes on with what it was sent (a
+        # function a later call meets waits for its own answer only), and
+        # one nobody read would fill the pipe and stop it.
+        threading.Thread(target=self._read, name="graphmend-sidecar-reader", daemon=True).start()
 
     def _write(self) -> None:
         stream = self._process.stdin
@@ -114,35 +129,50 @@ class Sidecar:
             self._answers[ticket] = ("failed", f"cannot send it: {error}")
         return ticket
 
+    def _read(self) -> None:
+        stream = self._process.stdout
+        try:
+            while True:
+                answered, *answer = pickle.load(stream)
+                with self._answered:
+                    self._answers[answered] = tuple(answer)
+                    self._answered.notify_all()
+        except Exception:  # noqa: BLE001 -- EOF, or the helper died mid-answer: no more answers
+            pass
+        finally:
+            with self._answered:
+                self._ended = True
+                self._answered.notify_all()
+            stream.close()
+            self._process.wait()  # reaped here: it has closed its output
+
     def result(self, ticket: int) -> str:
         """The rewritten text for ``ticket``; :class:`SidecarFailed` when the
         helper could not give it."""
-        if ticket not in self._answers and ticket not in self._hurried:
-            self._hurried.add(ticket)
-            self._outbox.put(pickle.dumps((ticket,), pickle.HIGHEST_PROTOCOL))
-        while ticket not in self._answers:
-            try:
-                answered, *answer = pickle.load(self._process.stdout)
-            except (EOFError, OSError, pickle.UnpicklingError, ValueError):
-                raise SidecarFailed("the helper process ended") from None
-            self._answers[answered] = tuple(answer)
-        status, value = self._answers.pop(ticket)
+        with self._answered:
+            if ticket not in self._answers and ticket not in self._hurried:
+                self._hurried.add(ticket)
+                self._outbox.put(pickle.dumps((ticket,), pickle.HIGHEST_PROTOCOL))
+            self._answered.wait_for(lambda: ticket in self._answers or self._ended)
+            if ticket not in self._answers:
+                raise SidecarFailed("the helper process ended")
+            status, value = self._answers.pop(ticket)
         if status != "ok":
             raise SidecarFailed(value)
         return value
 
     def close(self) -> None:
-        """Let the helper end (it exits when its input closes; one that was
-        sent nothing is stopped at once) without waiting for it; a thread
-        reaps it."""
+        """Send nothing more.  The helper answers what it was sent, at a
+        lower priority than this process, and exits (one that was sent
+        nothing is stopped at once): the answers are there for the functions
+        a later call meets (:func:`graphmend.mending.live.settle`)."""
         if not self._sent:  # everything came from the cache: its imports are wasted work
             self._process.kill()
+        else:
+            with contextlib.suppress(AttributeError, OSError):  # setpriority: POSIX only
+                niceness = os.getpriority(os.PRIO_PROCESS, 0) + _BACKGROUND_NICENESS
+                os.setpriority(os.PRIO_PROCESS, self._process.pid, min(niceness, 19))
         self._outbox.put(None)
-        try:
-            self._process.stdout.close()
-        except OSError:
-            pass
-        threading.Thread(target=self._process.wait, name="graphmend-sidecar-reaper", daemon=True).start()
 
 
 class _Requests:

@@ -451,6 +451,98 @@ def test_a_method_called_in_place_of_forward_reaches_the_model_methods_it_names(
     assert "summary" not in reached
 
 
+ENCODING = """
+import torch
+from torch import nn
+
+import {helpers}
+
+
+def decode(x):
+    if x.sum() > 0:
+        return x - 1
+    return x
+
+
+class Encoder(nn.Module):
+    def forward(self, x):
+        return {helpers}.summary(x)
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.encoder = Encoder()
+
+    def forward(self, x):
+        return decode(self.encoder(x))
+
+    def encode(self, x):
+        assert self.encoder.training is not None
+        return self.encoder(x)
+
+    def run_whole(self, x):
+        return self(x)
+"""
+
+
+def test_a_method_that_never_runs_its_module_reaches_what_the_module_holds_only(tmp_path):
+    """Chronos's ``encode`` calls ``self.model.encoder(...)``: the model's own
+    ``forward`` (which generates: 179 units of 34 files, pandas' among
+    them) never runs.  A method that uses ``self`` only for its attributes
+    reaches the modules under it; one that runs ``self(x)`` reaches the
+    forward too."""
+    helpers = load_module(textwrap.dedent(HELPERS), tmp_path, "encoding_helpers")
+    encoding = load_module(textwrap.dedent(ENCODING.format(helpers=helpers.__name__)), tmp_path, "encoding")
+    model = encoding.Model()
+    assert _names(reach(model.encode).functions) == {"Model.encode", "Encoder.forward", "summary"}
+    assert {"Model.run_whole", "Model.forward", "decode", "Encoder.forward"} <= _names(reach(model.run_whole).functions)
+    assert {"Model.forward", "decode"} <= _names(reach(model).functions)
+
+
+class _Uses(torch.nn.Module):
+    def attributes_only(self, x):
+        self.count = 1
+        return self.linear(x) + self.bias
+
+    def called(self, x):
+        return self(x)
+
+    def handed_over(self, x):
+        return sorted(self, x)
+
+    def forward_named(self, x):
+        return self.forward(x)
+
+    def through_super(self, x):
+        return super().through_super(x)
+
+    def by_getattr(self, x):
+        return getattr(self, "linear")(x)
+
+    def in_a_closure(self, x):
+        return (lambda: self.linear(x))()
+
+    def augmented(self, x):
+        self.count += 1
+        return x
+
+    @torch.no_grad()
+    def decorated(self, x):
+        return self.linear(x)
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("attributes_only", False), ("decorated", False), ("called", True), ("handed_over", True),
+    ("forward_named", True), ("through_super", True), ("by_getattr", True), ("in_a_closure", True),
+    ("augmented", True),
+])
+def test_uses_itself_says_yes_to_anything_but_attribute_access(name, expected):
+    from graphmend.mending.search import uses_itself
+
+    assert uses_itself(getattr(_Uses(), name)) is expected
+
+
 def test_a_first_call_starts_once_its_entry_and_the_methods_it_names_are_rewritten(generation):
     """``graphmend.compile(wrapper.generate)`` waits before its first call
     for the entry and the model's methods it names itself (Dynamo may
