@@ -6,10 +6,12 @@ deferred check raises the exact exception."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import logging
 import sys
 import types
+from collections.abc import Iterator
 from typing import Any
 
 import torch
@@ -66,6 +68,31 @@ class _Records(logging.Handler):
         self.records.append(record)
 
 
+@contextlib.contextmanager
+def _recorded(test_logger: logging.Logger, handler: logging.Handler) -> Iterator[None]:
+    """``test_logger`` at DEBUG, writing to ``handler`` only, and out of
+    reach of ``logging.disable(...)`` (a benchmark script's, a service's):
+    a logger reads that from its manager, and it gets one of its own for
+    the while.  The log check would otherwise fail there, turn [Defer]
+    off, and have every rewrite the helper process made for the first
+    call made again in this process (10 s of a first call of Chronos's
+    T5).  The runtime finds a deferred call's logger by name, so it stays
+    the registered one."""
+    saved = test_logger.handlers[:], test_logger.propagate, test_logger.level, test_logger.disabled
+    test_logger.manager = logging.Manager(logging.root)  # an instance attribute over the class's
+    test_logger.handlers[:] = [handler]
+    test_logger.propagate, test_logger.disabled = False, False
+    test_logger.setLevel(logging.DEBUG)
+    test_logger._cache.clear()  # isEnabledFor's answers, made under the process's manager
+    try:
+        yield
+    finally:
+        test_logger.handlers[:], test_logger.propagate, level, test_logger.disabled = saved
+        del test_logger.manager
+        test_logger.setLevel(level)
+        test_logger._cache.clear()
+
+
 def self_test(runtime: types.ModuleType) -> dict[str, str]:
     """Check end to end, under ``torch.compile(backend="eager",
     fullgraph=True)``, that ``runtime``'s deferred calls (``graphmend.runtime``,
@@ -87,10 +114,6 @@ def self_test(runtime: types.ModuleType) -> dict[str, str]:
     test_logger = logging.getLogger(logger_name)
     namespace: dict[str, Any] = {RUNTIME_ALIAS: runtime, "logger": test_logger, "__name__": "graphmend.compat"}
     handler = _Records()
-    saved = test_logger.handlers[:], test_logger.propagate, test_logger.level, test_logger.disabled
-    test_logger.handlers[:] = [handler]
-    test_logger.propagate, test_logger.disabled = False, False
-    test_logger.setLevel(logging.DEBUG)
     x = torch.ones(2)
     expected_print = f"graphmend self-test {x}\n"
     expected_message = f"graphmend self-test {x}"
@@ -125,7 +148,7 @@ def self_test(runtime: types.ModuleType) -> dict[str, str]:
         return f"raised {_describe(error)}" if error else "raised nothing"
 
     failures: dict[str, str] = {}
-    with trial_compiles(_SELF_TEST_SOURCE, "<graphmend self-test>", namespace):
+    with trial_compiles(_SELF_TEST_SOURCE, "<graphmend self-test>", namespace), _recorded(test_logger, handler):
         try:
             out, error = run(namespace["everything"])
             combined = check_print(out, error) or check_log() or check_raise(error)
@@ -143,9 +166,6 @@ def self_test(runtime: types.ModuleType) -> dict[str, str]:
                     failures[names[0]] = f"the checks fail together: {combined}"
         except Exception as error:  # noqa: BLE001 -- the self-test itself must not fail the mend
             failures = {name: f"the self-test failed: {type(error).__name__}: {error}" for name in SELF_TEST_RULES}
-        finally:
-            test_logger.handlers[:], test_logger.propagate, _, test_logger.disabled = saved
-            test_logger.setLevel(saved[2])
 
     off: dict[str, str] = {}
     for name, why in failures.items():
