@@ -88,7 +88,7 @@ from graphmend.mending.live import (mend, mend_sites, mended_functions, mended_s
                                     preserved, start_helper, unmend, unmend_functions)
 from graphmend.mending.sidecar import Sidecar
 from graphmend.mending.sites import code_holds
-from graphmend.mending.reach import reach
+from graphmend.mending.reach import arguments_reached, reach
 
 logger = logging.getLogger("graphmend")
 
@@ -282,8 +282,7 @@ class _FirstCall:
         expected = _quietly(state, self.obj, *args, **kwargs) if self.verify else None
         # What the call reaches through its arguments (a model handed to a
         # step function); kept for later rounds, so no tensor is held.
-        self.arguments = tuple(a for a in (*args, *kwargs.values()) if not isinstance(a, torch.Tensor) and (
-            isinstance(a, torch.nn.Module) or callable(a)))
+        self.arguments = tuple(arguments_reached(self.obj, args, kwargs))
         # Lazily: the functions the helper process still rewrites are mended
         # as Dynamo meets them, in this call or a later one.
         mend(self.obj, modules=self.modules, rules=self.rules, only_modules=self.modules is not None,

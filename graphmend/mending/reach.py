@@ -46,6 +46,7 @@ from __future__ import annotations
 import dis
 import functools
 import importlib.util
+import inspect
 import linecache
 import logging
 import sys
@@ -322,6 +323,66 @@ class _Walk:
 
 def _special(name: str) -> bool:
     return name.startswith("__") and name.endswith("__")
+
+
+#: What :func:`_attribute_of` cannot read without running code (a property).
+_UNREADABLE = object()
+
+
+def _attribute_of(module: torch.nn.Module, name: str) -> Any:
+    """``module.name`` where reading it runs no code: a submodule, an
+    attribute, a method (bound); None for a parameter or buffer;
+    :data:`_UNREADABLE` for anything else (a property may return the
+    module itself)."""
+    if name in module._modules:
+        return module._modules[name]
+    if name in module._parameters or name in module._buffers:
+        return None
+    if name in vars(module):
+        return vars(module)[name]
+    try:
+        value = inspect.getattr_static(module, name)
+    except AttributeError:
+        return _UNREADABLE
+    if isinstance(value, types.FunctionType):
+        return types.MethodType(value, module)
+    if isinstance(value, staticmethod):
+        return value.__func__
+    if isinstance(value, classmethod):
+        return types.MethodType(value.__func__, type(module))
+    return _UNREADABLE
+
+
+def arguments_reached(obj: Any, args: tuple, kwargs: dict[str, Any]) -> list[Any]:
+    """What a call ``obj(*args, **kwargs)`` may run through its arguments,
+    for :func:`reach`: each module and callable argument, but a module that
+    the function ``obj`` only reads attributes of (chronos's T5 loss step:
+    ``model.model(...)``, never ``model(...)``) stands for the attributes it
+    reads, since its own ``forward`` (which generates: pandas' ``DataFrame``
+    is behind it) never runs.  No tensor is kept."""
+    function = inspect.unwrap(obj) if isinstance(obj, types.FunctionType) else None
+    read: dict[int, frozenset[str] | None] = {}
+    if isinstance(function, types.FunctionType):
+        try:
+            bound = inspect.signature(function).bind(*args, **kwargs).arguments
+        except (TypeError, ValueError):  # the call would raise, or no signature: read nothing
+            bound = {}
+        for parameter, value in bound.items():
+            if isinstance(value, torch.nn.Module):
+                names = search.attributes_read(function.__code__, parameter)
+                earlier = read.get(id(value), frozenset())  # one module, two parameters: both must only read
+                read[id(value)] = None if names is None or earlier is None else names | earlier
+    reached: list[Any] = []
+    for value in (*args, *kwargs.values()):
+        if isinstance(value, torch.Tensor) or not (isinstance(value, torch.nn.Module) or callable(value)):
+            continue
+        names = read.get(id(value))
+        attributes = [_attribute_of(value, name) for name in sorted(names)] if names is not None else [_UNREADABLE]
+        if any(attribute is _UNREADABLE for attribute in attributes):
+            reached.append(value)
+        else:
+            reached.extend(a for a in attributes if a is not None and not isinstance(a, torch.Tensor))
+    return reached
 
 
 def reach(obj: Any, args: Iterable[Any] = (), *, limit: int = LIMIT) -> Reach:

@@ -126,25 +126,38 @@ _ATTRIBUTE_OF = frozenset({"LOAD_ATTR", "LOAD_METHOD", "STORE_ATTR", "DELETE_ATT
 
 def uses_itself(method: Any) -> bool:
     """Whether a method may run its object itself: it names ``forward`` or
-    ``__call__``, or its first argument is used for anything but reading,
+    ``__call__``, or uses its first argument for anything but reading,
     setting or deleting an attribute (``self(x)``, ``helper(self)``,
-    ``super()``, a closure over it, ``getattr(self, name)``).  Read from the
-    bytecode; a load it does not know (one loading two locals at once,
-    Python 3.13's, but the last of them) answers yes."""
+    ``super()``, a closure over it, ``getattr(self, name)``:
+    :func:`attributes_read`)."""
     code = _code_of(_unwrapped(method))
     if code is None or not code.co_argcount:
         return True
-    own = code.co_varnames[0]
-    if own in code.co_cellvars or not {"forward", "__call__", "super"}.isdisjoint(code_names(code)):
+    if not {"forward", "__call__", "super"}.isdisjoint(code_names(code)):
         return True
+    return attributes_read(code, code.co_varnames[0]) is None
+
+
+def attributes_read(code: types.CodeType, local: str) -> frozenset[str] | None:
+    """The attributes ``code`` reads of its local variable ``local``, where it
+    uses it only to read, set or delete attributes (``model.model(x)``);
+    None where it uses it otherwise (``model(x)``, ``helper(model)``, a
+    closure over it).  Read from the bytecode; a load it does not know (one
+    loading two locals at once, Python 3.13's, but the last of them)
+    answers None."""
+    if local in code.co_cellvars:
+        return None
+    read: set[str] = set()
     instructions = [i for i in dis.get_instructions(code) if i.opname not in ("CACHE", "EXTENDED_ARG")]
     for instruction, following in zip(instructions, instructions[1:]):
         if not instruction.opname.startswith("LOAD_FAST"):
             continue
         loaded = instruction.argval if isinstance(instruction.argval, tuple) else (instruction.argval,)
-        if own in loaded[:-1] or (loaded[-1] == own and following.opname not in _ATTRIBUTE_OF):
-            return True
-    return False
+        if local in loaded[:-1] or (loaded[-1] == local and following.opname not in _ATTRIBUTE_OF):
+            return None
+        if loaded[-1] == local and following.opname in ("LOAD_ATTR", "LOAD_METHOD"):
+            read.add(following.argval)
+    return frozenset(read)
 
 
 def prefixes(modules: str | Iterable[str] | None, default: str) -> list[str]:

@@ -500,6 +500,59 @@ def test_a_method_that_never_runs_its_module_reaches_what_the_module_holds_only(
     assert {"Model.forward", "decode"} <= _names(reach(model).functions)
 
 
+STEPS = """
+def reads_a_submodule(model, x):
+    return model.encoder(x)
+
+
+def calls_it(model, x):
+    return model(x)
+
+
+def calls_a_method(model, x):
+    return model.encode(x)
+
+
+def twice(model, same, x):
+    return model.encoder(same(x))
+
+
+def through_a_property(model, x):
+    return model.shortcut(x)
+"""
+
+
+def test_a_module_a_function_only_reads_attributes_of_stands_for_those_attributes(tmp_path):
+    """chronos's T5 loss step reads ``model.model`` of the ChronosModel it
+    is given: reached whole, the model's ``forward`` reached ``generate``
+    and pandas' ``DataFrame`` behind it.  A module argument the function
+    only reads attributes of stands for what it reads; one it calls, hands
+    on, or reads through a property stays whole."""
+    from graphmend.mending.reach import arguments_reached
+
+    helpers = load_module(textwrap.dedent(HELPERS), tmp_path, "encoding_steps_helpers")
+    source = ENCODING.format(helpers=helpers.__name__) + textwrap.dedent("""
+        class WithProperty(Model):
+            @property
+            def shortcut(self):
+                return self
+    """)
+    model = load_module(textwrap.dedent(source), tmp_path, "encoding_steps_model").WithProperty()
+    steps = load_module(textwrap.dedent(STEPS), tmp_path, "encoding_steps")
+    x = torch.ones(2)
+
+    assert arguments_reached(steps.reads_a_submodule, (model, x), {}) == [model.encoder]
+    assert _names(reach(steps.reads_a_submodule, [model.encoder]).functions) == {
+        "reads_a_submodule", "Encoder.forward", "summary"}
+    assert arguments_reached(steps.calls_it, (model,), {"x": x}) == [model]
+    assert arguments_reached(steps.twice, (model, model, x), {}) == [model, model]
+    assert arguments_reached(steps.through_a_property, (model, x), {}) == [model]
+    [method] = arguments_reached(steps.calls_a_method, (model, x), {})
+    assert method.__func__ is type(model).encode and method.__self__ is model
+    assert "Model.forward" not in _names(reach(steps.calls_a_method, [method]).functions)
+    assert arguments_reached(functools.partial(steps.reads_a_submodule, model), (x,), {}) == []  # x: a tensor
+
+
 class _Uses(torch.nn.Module):
     def attributes_only(self, x):
         self.count = 1
