@@ -360,9 +360,10 @@ def arguments_reached(obj: Any, args: tuple, kwargs: dict[str, Any]) -> list[Any
     ``model.model(...)``, never ``model(...)``) stands for the attributes it
     reads, since its own ``forward`` (which generates: pandas' ``DataFrame``
     is behind it) never runs.  No tensor is kept."""
-    function = inspect.unwrap(obj) if isinstance(obj, types.FunctionType) else None
+    # Not through a wrapper, which may hand the arguments on otherwise.
+    function = obj if isinstance(obj, types.FunctionType) and not hasattr(obj, "__wrapped__") else None
     read: dict[int, frozenset[str] | None] = {}
-    if isinstance(function, types.FunctionType):
+    if function is not None:
         try:
             bound = inspect.signature(function).bind(*args, **kwargs).arguments
         except (TypeError, ValueError):  # the call would raise, or no signature: read nothing

@@ -551,6 +551,10 @@ def test_a_module_a_function_only_reads_attributes_of_stands_for_those_attribute
     assert method.__func__ is type(model).encode and method.__self__ is model
     assert "Model.forward" not in _names(reach(steps.calls_a_method, [method]).functions)
     assert arguments_reached(functools.partial(steps.reads_a_submodule, model), (x,), {}) == []  # x: a tensor
+    # Bail-outs: a wrapper may hand the arguments on otherwise; a call that would not bind.
+    wrapper = functools.wraps(steps.reads_a_submodule)(lambda *args: steps.reads_a_submodule(*args))
+    assert arguments_reached(wrapper, (model, x), {}) == [model]
+    assert arguments_reached(steps.reads_a_submodule, (model,), {}) == [model]
 
 
 class _Uses(torch.nn.Module):
