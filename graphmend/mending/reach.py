@@ -16,7 +16,10 @@ objects hold:
   method of a module called in place of its forward (``model.generate``),
   also the functions of the module's classes it calls by name, through
   decorators, as a forward's are found (collected, their globals not
-  walked: :func:`called_in_place`);
+  walked: :func:`called_in_place`).  Where none of those uses ``self``
+  but for its attributes (:func:`graphmend.mending.search.uses_itself`:
+  Chronos's ``encode`` calls ``self.model.encoder(...)``), the module's own
+  ``forward`` never runs: only the modules under it are walked;
 * a ``functools.partial``: its function and its arguments;
 * an ``nn.Module``: what :func:`graphmend.mending.search.model_functions` finds
   for it (the ``forward`` and the methods of every submodule's classes
@@ -389,7 +392,8 @@ def arguments_reached(obj: Any, args: tuple, kwargs: dict[str, Any]) -> list[Any
 def reach(obj: Any, args: Iterable[Any] = (), *, limit: int = LIMIT) -> Reach:
     """Everything a call ``obj(*args)`` can reach, read from the objects
     (see the module docstring); ``args`` are the call's arguments, which
-    may hold the model (``step(model, batch)``, a method's ``self``)."""
+    may hold the model (``step(model, batch)``, a method's ``self``), or
+    what of them the call can run (:func:`arguments_reached`)."""
     start = time.perf_counter()
     walk = _Walk(limit)
     walk.push(obj)
