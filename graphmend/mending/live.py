@@ -38,6 +38,7 @@ import copy
 import dataclasses
 import functools
 import logging
+import os
 import sys
 import textwrap
 import types
@@ -173,6 +174,21 @@ class _Awaited:
 
 
 _AWAITED: _Awaited | None = None
+
+
+def _forget_awaited_in_child() -> None:
+    """In a forked child (a ``fork`` start method's worker): no thread reads
+    the helper's answers there (threads are not forked), so waiting for one
+    would hang.  What is still awaited keeps its original code in the
+    child; nothing is locked here, as a lock another thread held at the
+    fork stays held in the child."""
+    global _AWAITED
+    _AWAITED = None
+    compat.await_mending(None)
+
+
+if hasattr(os, "register_at_fork"):  # POSIX
+    os.register_at_fork(after_in_child=_forget_awaited_in_child)
 
 
 def _met(obj: Any) -> bool:

@@ -429,7 +429,7 @@ LAZY_ENTRY = textwrap.dedent('''
 ''')
 
 LAZY_SCRIPT = textwrap.dedent('''
-    import json, sys
+    import json, os, signal, sys
     sys.path.insert(0, sys.argv[1])
     import torch
     import lazy_entry, lazy_helpers, lazy_unused
@@ -468,7 +468,16 @@ LAZY_SCRIPT = textwrap.dedent('''
         outputs = [compiled(x)]
         graphs_first = counters["stats"]["unique_graphs"]
         outputs.append(compiled(x))
-    after_eval = list(events)
+    after_eval, child_exit = list(events), None
+    if then == "fork":  # a forked child meets what is still awaited: it must not wait for the helper
+        live._AWAITED.rewrites._sidecar._answers.clear()  # as if the helper had not answered yet
+        child = os.fork()
+        if child == 0:
+            signal.alarm(120)  # a hung child dies
+            same = torch.equal(compiled.train()(x), expected[2])
+            os._exit(0 if same and live._AWAITED is None else 3)
+        outputs.append(expected[2])
+        child_exit = os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
     if then == "train":  # Dynamo traces the training arm: it meets what eval never ran
         outputs.append(compiled.train()(x))
     elif then == "entry":  # an entry point of graphmend.mending: every rewrite is in
@@ -482,6 +491,7 @@ LAZY_SCRIPT = textwrap.dedent('''
         "breaks": sum(counters["graph_break"].values()),
         "mended": sorted(f.__name__ for f in MENDED),
         "awaiting": live._AWAITED is not None,
+        "child_exit": child_exit,
         "libcst_imported": "libcst" in sys.modules,
         "usable_cpus": __import__("graphmend.mending.sidecar").mending.sidecar.usable_cpus(),
     }))
@@ -534,6 +544,17 @@ def test_an_entry_point_finishes_every_rewrite_still_awaited(tmp_path):
                                 ["lazy_helpers.py", ["later"], "settle"]]
     assert {"never", "later"} <= set(result["mended"])
     assert not result["awaiting"]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_a_forked_child_meets_what_is_still_awaited_without_waiting(tmp_path):
+    """A ``fork`` start method's worker calls the compiled model after the
+    first call: no thread reads the helper's answers in the child, so what
+    is still awaited keeps its original code there (its trace breaks where
+    the parent's would not), and the output is eager's."""
+    result = _run_lazy(tmp_path, "Model", "fork")
+    assert result["child_exit"] == 0
+    assert result["awaiting"]  # in the parent, still
 
 
 def test_what_preserved_leaves_awaited_stays_unmended(tmp_path):
