@@ -168,9 +168,9 @@ class _Walk:
         self.mentioned: set[str] = set()
         self.parked: dict[str, list[Any]] = {}
         self.own_file: str | None = None  # the first function's: the object's own
-        # Methods of modules, called in place of their forward: what they
-        # call of the modules' classes is collected once the walk is done.
-        self.called_in_place: list[types.MethodType] = []
+        # For each method of a module called in place of its forward, what
+        # it calls of the module's classes: collected once the walk is done.
+        self.called_in_place: list[list[types.FunctionType]] = []
 
     def push(self, value: Any) -> None:
         if value is None or isinstance(value, (str, bytes, int, float, bool, torch.Tensor)):
@@ -193,8 +193,8 @@ class _Walk:
             self.result.visited += 1
             self.visit(self.queue.popleft())
         # After the walk: a function it reached keeps its walk (a forward's globals).
-        for method in self.called_in_place:
-            self.collect_called(method)
+        for called in self.called_in_place:
+            self.collect_called(called)
         return self.result
 
     def visit(self, value: Any) -> None:
@@ -206,8 +206,9 @@ class _Walk:
             self.push(value.__func__)
             bound_to = getattr(value, "__self__", None)
             if isinstance(bound_to, torch.nn.Module) and isinstance(value, types.MethodType):
-                self.called_in_place.append(value)
-                if not any(map(search.uses_itself, [value, *called_in_place(value)])):
+                called = called_in_place(value)
+                self.called_in_place.append(called)
+                if not any(map(search.uses_itself, [value, *called])):
                     # It never runs the module itself, only what it holds:
                     # Chronos's ``encode`` calls ``self.model.encoder``, and
                     # its model's forward (which generates) never runs.
@@ -233,14 +234,14 @@ class _Walk:
         elif not isinstance(value, types.ModuleType) and callable(value):
             self.instance(value)
 
-    def collect_called(self, method: types.MethodType) -> None:
+    def collect_called(self, called: list[types.FunctionType]) -> None:
         """What a module's method calls in place of its forward
         (:func:`called_in_place`): collected, not walked.  Through its
         globals transformers' ``generate`` names the hub, pandas and
         sklearn: walked, peft's ``model.generate`` reached 794 functions;
         collected, 219 (130 without).  What they call outside the model's
         classes is mended where a call's trace meets it."""
-        for function in called_in_place(method):
+        for function in called:
             if id(function) not in self.seen and not foreign(function):
                 self.seen.add(id(function))
                 self.keep.append(function)
@@ -381,8 +382,8 @@ def arguments_reached(obj: Any, args: tuple, kwargs: dict[str, Any]) -> list[Any
         if isinstance(value, torch.Tensor) or not (isinstance(value, torch.nn.Module) or callable(value)):
             continue
         names = read.get(id(value))
-        attributes = [_attribute_of(value, name) for name in sorted(names)] if names is not None else [_UNREADABLE]
-        if any(attribute is _UNREADABLE for attribute in attributes):
+        attributes = [] if names is None else [_attribute_of(value, name) for name in sorted(names)]
+        if names is None or any(attribute is _UNREADABLE for attribute in attributes):
             reached.append(value)
         else:
             reached.extend(a for a in attributes if a is not None and not isinstance(a, torch.Tensor))
