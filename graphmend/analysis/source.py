@@ -244,10 +244,25 @@ def forget_parsed() -> None:
     parse_text.cache_clear()
 
 
+#: Each file's joined text, with the linecache list it was joined from.
+_JOINED: dict[str, tuple[list[str], str]] = {}
+
+
 def loaded_source(filename: str, module_globals: dict | None = None) -> str:
     """The module's source as Python last loaded it (:mod:`linecache`); ''
-    without source."""
-    return "".join(linecache.getlines(filename, module_globals))
+    without source.  The same string object while linecache holds the same
+    lines: the caches keyed by a file's text (:func:`parse_text`) then
+    hash and compare it at no cost, where a new join of a 300 KB file is
+    hashed and compared in full on each look-up (a first mend asks for
+    the files it reads a few thousand times)."""
+    lines = linecache.getlines(filename, module_globals)
+    joined = _JOINED.get(filename)
+    if joined is not None and joined[0] is lines:  # held here, so the list's id is not reused
+        return joined[1]
+    text = "".join(lines)
+    if text:
+        _JOINED[filename] = (lines, text)
+    return text
 
 
 def parse_file(filename: str, module_globals: dict | None = None) -> ParsedFile | None:

@@ -112,3 +112,24 @@ def test_of_two_nodes_with_equal_lines_the_one_a_walk_of_every_node_finds_wins()
     parsed = ParsedFile("<one line>", "f((p if (q if r else s) else t), u if v else w); a = 1; b = 2\n")
     for kinds in [(ast.stmt,), (ast.IfExp,)]:
         assert innermost(parsed.tree, 1, kinds) is _innermost_of_every_node(parsed.tree, 1, kinds)
+
+
+def test_a_files_text_is_one_object_until_linecache_reads_it_again(tmp_path):
+    """The caches keyed by a file's text get the same string while
+    linecache holds the same lines (a look-up compares it by identity, not
+    300 KB at a time), and the new text once the file changed and
+    linecache read it again."""
+    import linecache
+    import os
+
+    from graphmend.analysis.source import loaded_source
+
+    path = tmp_path / "edited.py"
+    path.write_text("x = 1\n")
+    first = loaded_source(str(path))
+    assert first == "x = 1\n" and loaded_source(str(path)) is first
+    path.write_text("x = 22\n")
+    os.utime(path, (1, 1))  # another mtime, whatever the clock's resolution
+    linecache.checkcache(str(path))
+    assert loaded_source(str(path)) == "x = 22\n"
+    assert loaded_source(str(tmp_path / "missing.py")) == ""
