@@ -37,6 +37,8 @@ import contextlib
 import copy
 import dataclasses
 import functools
+import heapq
+import itertools
 import logging
 import os
 import sys
@@ -270,20 +272,45 @@ def _first_frames(obj: Any) -> set[types.FunctionType]:
     return set(first) | {f for f in called_in_place(obj) if f.__name__ in named}
 
 
-def _in_order_met(plans: list[FilePlan], first_frames: set[types.FunctionType], roots: list[types.FunctionType],
-                  reached: list[types.FunctionType]) -> list[FilePlan]:
-    """``plans`` for graphmend.compile's first mend with a helper: one per
-    unit (:meth:`FilePlan.by_unit`), those holding a first frame first (the
-    call starts once they are in place), then those ``roots`` name, breadth
-    first by name (a call roughly meets them in that order, and the helper
-    answers in order), then the rest of ``reached`` in order."""
-    order = search.called_by_name(reached, roots) + reached
+def _planned(filename: str, group: list[tuple[types.FunctionType, Coverage]],
+             rule_names: tuple[str, ...]) -> FilePlan | None:
+    with _file_failure(filename):
+        return plan_file(filename, group, rule_names)
+    return None  # the rules failed on the file: logged, its functions left as they are
+
+
+def _in_order_met(groups: dict[tuple[str, bool], list[tuple[types.FunctionType, Coverage]]],
+                  rule_names: tuple[str, ...], first_frames: set[types.FunctionType],
+                  roots: list[types.FunctionType], reached: list[types.FunctionType]) -> Iterator[FilePlan]:
+    """The plans of ``groups`` for graphmend.compile's first mend with a
+    helper: one per unit (:meth:`FilePlan.by_unit`), those holding a first
+    frame first (the call starts once they are in place), then those
+    ``roots`` name, breadth first by name, a class's name naming its
+    constructor (a call roughly meets them in that order, and the helper
+    answers in order), then the rest of ``reached`` in order.  The files
+    are planned in that order too, and a unit is handed out as soon as no
+    file still to plan can hold one that comes before it: the helper
+    rewrites the first while this process plans the rest (it sat idle for
+    the second that planning transformers' ``generate`` takes)."""
+    order = search.called_by_name(reached, roots, constructors=True) + reached
     rank: dict[types.FunctionType, int] = {}
     for index, function in enumerate(order):
         rank.setdefault(function, index)
-    units = [unit for plan in plans for unit in plan.by_unit() if unit.targets]
-    return sorted(units, key=lambda plan: (first_frames.isdisjoint(f for f, *_ in plan.targets),
-                                           min(rank.get(f, len(rank)) for f, *_ in plan.targets)))
+
+    def place(functions: list[types.FunctionType]) -> tuple[bool, int]:
+        return first_frames.isdisjoint(functions), min(rank.get(f, len(rank)) for f in functions)
+
+    files = sorted(groups.items(), key=lambda item: place([function for function, _ in item[1]]))
+    bounds = [place([function for function, _ in group]) for _, group in files[1:]]
+    planned: list[tuple[tuple[bool, int], int, FilePlan]] = []  # a heap; the count keeps equal places in order
+    count = itertools.count()
+    for ((filename, _), group), bound in itertools.zip_longest(files, bounds):
+        plan = _planned(filename, group, rule_names)
+        for unit in plan.by_unit() if plan is not None else ():
+            if unit.targets:
+                heapq.heappush(planned, (place([function for function, *_ in unit.targets]), next(count), unit))
+        while planned and (bound is None or planned[0][0] < bound):
+            yield heapq.heappop(planned)[2]
 
 
 def _rule_names(rules: Iterable[str] | None) -> tuple[str, ...]:
@@ -346,20 +373,17 @@ def _mend_functions(requests: Iterable[tuple[types.FunctionType, Coverage]], rul
     awaited = None
     try:
         with collector_paused():
-            plans = []
-            for (filename, _), group in groups.items():
-                with _file_failure(filename):
-                    plan = plan_file(filename, group, rule_names)
-                    if plan is not None:
-                        plans.append(plan)
             if lazily_for is not None and sidecar is not None and not previous:
-                plans = _in_order_met(plans, first_frames, _roots(lazily_for), list(merged))
-            if plans:
-                rewrites = Rewrites(plans, sidecar, while_waiting)
+                plans = _in_order_met(groups, rule_names, first_frames, _roots(lazily_for), list(merged))
+            else:
+                plans = (plan for (filename, _), group in groups.items()
+                         if (plan := _planned(filename, group, rule_names)) is not None)
+            rewrites = Rewrites(plans, sidecar, while_waiting)  # each plan sent to the helper as it is made
+            if rewrites.plans:
                 # Only a first mend has a helper, and nothing mended before.
                 if lazily_for is not None and not previous and compat.awaits_mending():
                     awaited = _Awaited(rewrites, sidecar if own_helper else None, _weak_anchor(lazily_for), {}, {}, {})
-                for index, plan in enumerate(plans):
+                for index, plan in enumerate(rewrites.plans):
                     if awaited is not None and rewrites.from_helper(index) \
                             and first_frames.isdisjoint(function for function, *_ in plan.targets):
                         awaited.plans[index] = plan

@@ -150,17 +150,20 @@ class Rewrites:
     the rules it leaves on.  ``while_waiting`` is called once, before any
     helper's answer is read, when there are any to wait for."""
 
-    def __init__(self, plans: list[FilePlan], sidecar: Sidecar | None,
+    def __init__(self, plans: Iterable[FilePlan], sidecar: Sidecar | None,
                  while_waiting: Callable[[], Any] | None) -> None:
-        self.plans = plans
+        self.plans: list[FilePlan] = []
         self._sidecar = sidecar
         self._sent_off = set(compat.rules_off(_runtime())) if compat.installed() else set()
-        self._cached = [cache.load(plan.cache_key(self._sent_off)) for plan in plans]
-        self._tickets = {}
-        if sidecar is not None:
-            self._tickets = {index: sidecar.submit(plan.skeleton, self._options(plan, self._sent_off), plan.filename)
-                             for index, plan in enumerate(plans) if self._cached[index] is None}
-        self._off = set(compat.rules_off(_runtime()))
+        self._cached: list[str | None] = []
+        self._tickets: dict[int, int] = {}
+        for plan in plans:  # sent as each comes: the helper rewrites it while the next is planned
+            self.plans.append(plan)
+            self._cached.append(cache.load(plan.cache_key(self._sent_off)))
+            if sidecar is not None and self._cached[-1] is None:
+                self._tickets[len(self.plans) - 1] = sidecar.submit(
+                    plan.skeleton, self._options(plan, self._sent_off), plan.filename)
+        self._off = set(compat.rules_off(_runtime())) if self.plans else self._sent_off
         if self._tickets and while_waiting is not None:
             while_waiting()
 

@@ -67,13 +67,20 @@ def model_functions(model: torch.nn.Module, prefixes: Sequence[str] = ()) -> lis
     return functions
 
 
-def called_by_name(functions: Sequence[Any], roots: Iterable[Any]) -> list[Any]:
+#: The methods a class's name runs when it is called.
+_CONSTRUCTORS = frozenset({"__new__", "__init__", "__post_init__"})
+
+
+def called_by_name(functions: Sequence[Any], roots: Iterable[Any], *, constructors: bool = False) -> list[Any]:
     """The ``functions`` a forward can call, read by name: those named (as an
     attribute, a global or a closure variable) by a root or by a function so
     found.  A name is all it takes, so this keeps every function a call
     could run through ``self.x(...)`` or a helper, and leaves out set-up
     and conversion code no forward mentions (``__init__``, ``parallelize``,
-    weight loading): mending those would only cost time."""
+    weight loading): mending those would only cost time.  With
+    ``constructors``, a class's name names its ``__init__``, ``__new__``
+    and ``__post_init__`` too: for the order a call meets them in
+    (transformers' ``generate`` builds a ``GenerationConfig`` first)."""
     by_name: dict[str, list[Any]] = {}
     for function in functions:
         code = _code_of(function)
@@ -81,7 +88,12 @@ def called_by_name(functions: Sequence[Any], roots: Iterable[Any]) -> list[Any]:
             # A decorated method's code is its wrapper's (``@torch.no_grad()``
             # makes transformers' ``generate`` a ``decorate_context``); the
             # name it is called by is the one ``functools.wraps`` copied.
-            for name in {code.co_name, getattr(getattr(function, "__func__", function), "__name__", code.co_name)}:
+            plain = getattr(function, "__func__", function)
+            names = {code.co_name, getattr(plain, "__name__", code.co_name)}
+            *_, owner, name = ("", *getattr(plain, "__qualname__", "").split("."))
+            if constructors and name in _CONSTRUCTORS and owner not in ("", "<locals>"):
+                names.add(owner)
+            for name in names:
                 by_name.setdefault(name, []).append(function)
     named = {getattr(root, "__func__", root): None for root in roots if _code_of(root) is not None}
     pending = collections.deque(named)

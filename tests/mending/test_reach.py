@@ -616,6 +616,32 @@ def test_a_first_call_starts_once_its_entry_and_the_methods_it_names_are_rewritt
                                                "GenerationMixin.next_step"]
 
 
+class _Config:
+    def __init__(self):
+        self.validate()
+
+    def validate(self):
+        return self
+
+
+def _builds_config():
+    return _Config()
+
+
+def test_a_class_name_names_its_constructor_in_the_order_a_call_meets_functions():
+    """The first call's rewrites are queued by name from its roots, and a
+    class's name names its constructor there (transformers' ``generate``
+    first builds a ``GenerationConfig``, which validates itself); what a
+    forward can call by name is kept as before, constructors left out."""
+    from graphmend.mending import search
+
+    functions = [_builds_config, _Config.validate, _Config.__init__]
+    kept = search.called_by_name(functions, [_builds_config])
+    in_order = search.called_by_name(functions, [_builds_config], constructors=True)
+    assert [f.__qualname__ for f in kept] == ["_builds_config"]
+    assert [f.__qualname__ for f in in_order] == ["_builds_config", "_Config.__init__", "_Config.validate"]
+
+
 def test_a_method_called_in_place_of_forward_compiles_on_the_first_call(generation):
     torch.manual_seed(0)
     wrapper, x = generation.Wrapper(generation.Model()), torch.randn(2, 4)

@@ -15,7 +15,7 @@ import textwrap
 import pytest
 
 from graphmend import compat
-from graphmend.mending import rewrite, sidecar
+from graphmend.mending import live, rewrite, sidecar
 from graphmend.analysis.scan import candidate_units
 from graphmend.analysis.source import parse_text
 from graphmend.pipeline import transform_skeleton
@@ -247,6 +247,70 @@ def test_once_compat_is_installed_the_helper_runs_only_the_rules_it_leaves_on(tm
     assert helper.rules == [frozenset(RULE_NAMES) - {"defer"}]
     assert rewrites.from_helper(0)
     assert rewrites.text(0) == "HELPER\n"
+
+
+def test_each_plan_is_sent_to_the_helper_as_it_is_made(tmp_path, monkeypatch):
+    """The helper rewrites the first plan while this process makes the next
+    (it used to wait for every file of the call to be planned)."""
+    plan = _plan(tmp_path, monkeypatch)
+    events = []
+
+    class Recording(_FakeHelper):
+        def submit(self, skeleton, options, filename) -> int:
+            events.append("sent")
+            return super().submit(skeleton, options, filename)
+
+    def made():
+        for _ in range(2):
+            events.append("planned")
+            yield plan
+
+    rewrites = rewrite.Rewrites(made(), Recording(), None)
+    assert events == ["planned", "sent", "planned", "sent"]
+    assert rewrites.text(1) == "HELPER\n"
+
+
+def _late(x):
+    return x
+
+
+def _named(x):
+    return x
+
+
+def _root(x):
+    return _named(x)
+
+
+def test_a_unit_is_handed_out_once_no_file_left_to_plan_comes_before_it(monkeypatch):
+    """The first mend plans files in the order the call meets their
+    functions, and hands out a unit as soon as no file still to plan holds
+    one that comes before it: the root's unit before the second file is
+    planned, the unit the root names before the root file's unnamed one."""
+    events = []
+
+    @dataclasses.dataclass
+    class Unit:
+        targets: list
+
+    @dataclasses.dataclass
+    class Plan:
+        targets: list
+
+        def by_unit(self):
+            return [Unit([target]) for target in self.targets]
+
+    def plan_file(filename, group, rule_names):
+        events.append(("planned", filename))
+        return Plan([(function, None, None, coverage) for function, coverage in group])
+
+    monkeypatch.setattr(live, "plan_file", plan_file)
+    static = Coverage(static=True)
+    groups = {("a.py", True): [(_root, static), (_late, static)], ("b.py", True): [(_named, static)]}
+    for unit in live._in_order_met(groups, RULE_NAMES, set(), [_root], [_root, _late, _named]):
+        events.append(("unit", unit.targets[0][0].__name__))
+    assert events == [("planned", "a.py"), ("unit", "_root"), ("planned", "b.py"), ("unit", "_named"),
+                      ("unit", "_late")]
 
 
 #: A script's first lines: the test's directory on the path, and whether
