@@ -16,6 +16,7 @@ import os
 import sys
 import types
 import warnings
+from collections.abc import Iterable
 from typing import Any
 
 from graphmend.analysis.source import ModuleNames, parse_file
@@ -27,14 +28,23 @@ from graphmend.mending.foreign import foreign, foreign_module, module_name
 from graphmend.mending.search import code_names
 
 
-def effect_helpers_of(function: types.FunctionType) -> frozenset[str]:
-    """The global names ``function`` calls that hold message helpers: a
+#: Whether each object is a message helper, by its id and the depth it was
+#: read at, with the object (kept, so its id is not reused).
+_Judged = dict[tuple[int, int], tuple[Any, bool]]
+
+
+def effect_helpers_of(functions: Iterable[types.FunctionType]) -> frozenset[str]:
+    """The global names the ``functions`` call that hold message helpers: a
     function (or a chain of ``functools.wraps`` wrappers, such as
     lightning's ``rank_zero_only``) whose only effect is a print, a log
     record or a warning, or a ``functools.partial`` of ``warnings.warn`` or
-    ``print`` (torchmetrics' ``_future_warning``)."""
-    return frozenset(name for name in code_names(function.__code__)
-                     if is_effect_helper(function.__globals__.get(name)))
+    ``print`` (torchmetrics' ``_future_warning``).  Each object is judged
+    once: the functions of a file share their globals, and the helpers
+    their callees (transformers' ``generate``'s first mend judged 1,800
+    objects 22,500 times)."""
+    judged: _Judged = {}
+    return frozenset(name for function in functions for name in code_names(function.__code__)
+                     if is_effect_helper(function.__globals__.get(name), judged=judged))
 
 
 def callee_summaries_of(function: types.FunctionType, summarizer: Summarizer | None = None
@@ -197,7 +207,17 @@ class _LiveTarget(Target):
         return self.of(value)
 
 
-def is_effect_helper(value: Any, depth: int = 0) -> bool:
+def is_effect_helper(value: Any, depth: int = 0, judged: _Judged | None = None) -> bool:
+    """Whether ``value`` is a message helper (:func:`effect_helpers_of`),
+    read ``depth`` calls down; ``judged``: the answers so far."""
+    judged = {} if judged is None else judged
+    key = (id(value), depth)
+    if key not in judged:
+        judged[key] = (value, _judge_effect_helper(value, depth, judged))
+    return judged[key][1]
+
+
+def _judge_effect_helper(value: Any, depth: int, judged: _Judged) -> bool:
     if isinstance(value, functools.partial):
         return value.func is warnings.warn or value.func is print
     if not isinstance(value, types.FunctionType) or depth > 3 or module_name(value).startswith("graphmend"):
@@ -217,11 +237,11 @@ def is_effect_helper(value: Any, depth: int = 0) -> bool:
                 held = cell.cell_contents
             except ValueError:
                 continue
-            if (index + 1 < len(chain) and held is chain[index + 1]) or is_effect_helper(held, depth + 1):
+            if (index + 1 < len(chain) and held is chain[index + 1]) or is_effect_helper(held, depth + 1, judged):
                 callables.add(variable)
         for name in link.__code__.co_names:
             held = link.__globals__.get(name)
-            if name not in callables and held is not link and is_effect_helper(held, depth + 1):
+            if name not in callables and held is not link and is_effect_helper(held, depth + 1, judged):
                 callables.add(name)
         if not effect_only(node, callables):
             return False

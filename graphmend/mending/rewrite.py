@@ -113,7 +113,7 @@ def plan_file(filename: str, requests: list[tuple[types.FunctionType, Coverage]]
         for function, _ in requests:
             left_alone(function, "no source (defined by exec/compile, or the file is gone, or it does not parse)")
         return None
-    helpers = parsed.effect_helpers.union(*(effect_helpers_of(f) for f, _ in requests))
+    helpers = parsed.effect_helpers | effect_helpers_of(f for f, _ in requests)
     targets: list[tuple[types.FunctionType, ast.AST, Unit, Coverage]] = []
     for function, coverage in requests:
         node = parsed.def_of(function.__code__)
@@ -143,7 +143,9 @@ def plan_file(filename: str, requests: list[tuple[types.FunctionType, Coverage]]
 
 class Rewrites:
     """Each plan's rewritten skeleton (or why the rules failed on it), from
-    the cache, the helper process or the rules run here.  In a process's
+    the cache, the helper process or the rules run here.  ``plans`` are
+    taken as they are made: each is sent to the helper before the next is
+    planned.  In a process's
     first mend, compat is installed (its self-test run) while the helper
     works: a rule it turns off does not apply, and a helper's answer made
     with it is not used.  Once compat is installed, the helper is sent only

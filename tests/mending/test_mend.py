@@ -526,3 +526,50 @@ def test_a_function_defined_under_a_module_level_if_is_mended(tmp_path):
     graphmend.mend(module.double)
     assert "_graphmend.where" in graphmend.show(module.double)
     assert torch.equal(module.double(torch.ones(2)), torch.full((2,), 2.0))
+
+
+EFFECT_HELPERS = '''
+import functools
+import warnings
+
+
+def warn_once(message):
+    warnings.warn(message)
+
+
+def only_on_rank_zero(function):
+    @functools.wraps(function)
+    def wrapped(*args, **kwargs):
+        return function(*args, **kwargs)
+    return wrapped
+
+
+@only_on_rank_zero
+def rank_zero_warn(message):
+    warn_once(message)
+
+
+def first(x):
+    rank_zero_warn("first")
+    return x
+
+
+def second(x):
+    rank_zero_warn("second")
+    return len(x)
+'''
+
+
+def test_the_message_helpers_of_a_files_functions_are_each_judged_once(tmp_path, monkeypatch):
+    """A wrapper whose only effect is a warning, called by both functions,
+    is a message helper of both, and judged once for the two: a file's
+    functions share their globals."""
+    from graphmend.mending import callees
+
+    module = load_module(EFFECT_HELPERS, tmp_path)
+    judged = []
+    judge = callees._judge_effect_helper
+    monkeypatch.setattr(callees, "_judge_effect_helper",
+                        lambda value, depth, memo: judged.append((value, depth)) or judge(value, depth, memo))
+    assert callees.effect_helpers_of([module.first, module.second]) == {"rank_zero_warn"}
+    assert judged.count((module.rank_zero_warn, 0)) == 1
