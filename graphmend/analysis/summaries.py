@@ -56,7 +56,7 @@ from dataclasses import dataclass
 
 from graphmend import vocabulary
 from graphmend.analysis.scan import _own_nodes, _plainly_static
-from graphmend.analysis.source import DEFS, ModuleNames, ParsedFile, loaded_source, parse_text
+from graphmend.analysis.source import DEFS, ModuleNames, ParsedFile, bound_by, loaded_source, parse_text
 
 #: How many calls down a summary follows (deeper calls are "too deep to read").
 MAX_DEPTH = 4
@@ -603,7 +603,7 @@ def _file_method(parsed: ParsedFile, owner: str, name: str) -> ast.AST | str | N
     if store is not None:
         return f"may be an instance's own attribute (`{ast.unparse(store)}` in the file; not read)"
     while True:
-        bound = [statement for statement in current.body if name in _bound_by(statement)]
+        bound = [statement for statement in current.body if name in bound_by(statement)]
         if bound:
             if len(bound) == 1 and isinstance(bound[0], DEFS):
                 return bound[0]
@@ -651,21 +651,6 @@ def _attribute_stores(filename: str, text: str) -> dict[str, ast.AST]:
     return stores
 
 
-def _bound_by(statement: ast.stmt) -> list[str]:
-    """The names a statement of a module or class body binds there."""
-    if isinstance(statement, (*DEFS, ast.ClassDef)):
-        return [statement.name]
-    bound = []
-    for node in ast.walk(statement):
-        if isinstance(node, (*DEFS, ast.ClassDef)):
-            bound.append(node.name)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            bound.append(node.id)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            bound.extend((a.asname or a.name).partition(".")[0] for a in node.names)
-    return bound
-
-
 _DEFS: weakref.WeakKeyDictionary[ParsedFile, dict[str, ast.AST]] = weakref.WeakKeyDictionary()
 _SINGLE: weakref.WeakKeyDictionary[ParsedFile, frozenset[str]] = weakref.WeakKeyDictionary()
 
@@ -677,7 +662,7 @@ def single_bindings(parsed: ParsedFile) -> frozenset[str]:
     if bound is None:
         counts: dict[str, int] = {}
         for statement in parsed.tree.body:
-            for name in _bound_by(statement):
+            for name in bound_by(statement):
                 counts[name] = counts.get(name, 0) + 1
         bound = _SINGLE[parsed] = frozenset(name for name, count in counts.items() if count == 1)
     return bound

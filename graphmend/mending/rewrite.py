@@ -88,7 +88,7 @@ class FilePlan:
         if len(self.skeleton.units) < 2:
             return [self]
         return [
-            dataclasses.replace(self, skeleton=self.skeleton.subset([unit]), targets=[
+            dataclasses.replace(self, skeleton=self.skeleton.subset([unit], prelude_read=True), targets=[
                 target for target in self.targets if unit.start <= target[1].lineno <= unit.end])
             for unit in self.skeleton.units
         ]

@@ -107,6 +107,46 @@ def test_each_unit_rewritten_alone_comes_out_as_in_the_whole_skeleton(tmp_path, 
     assert alone == list(plan.skeleton.unit_texts(whole))
 
 
+@pytest.mark.parametrize("fixture", sorted((ROOT / "tests" / "fixtures").glob("*/*.in.py")), ids=lambda p: p.stem)
+def test_a_unit_with_the_prelude_it_reads_comes_out_as_with_the_whole_prelude(fixture):
+    """A unit sent alone keeps only the prelude statements binding a name it
+    reads (and what those read): on every rule fixture, each unit comes out
+    as it does beside the whole prelude."""
+    parsed = parse_text(str(fixture), fixture.read_text())
+    skeleton = parsed.skeleton(candidate_units(parsed, parsed.effect_helpers, None))
+    options = RuleOptions(rules=frozenset(RULE_NAMES), effect_helpers=parsed.effect_helpers)
+    for unit in skeleton.units:
+        whole, read = skeleton.subset([unit]), skeleton.subset([unit], prelude_read=True)
+        assert read.prelude <= whole.prelude
+        assert read.unit_texts(transform_skeleton(read, options, str(fixture)).code) == \
+            whole.unit_texts(transform_skeleton(whole, options, str(fixture)).code)
+
+
+def test_a_unit_keeps_future_imports_and_what_its_prelude_statements_read():
+    source = textwrap.dedent('''
+        from __future__ import annotations
+        import logging
+        import os
+        import torch as t
+        NAME = os.environ.get("X")
+        logger = logging.getLogger(NAME)
+        unused = t.ones(1)
+
+        def f(x):
+            logger.warning("f")
+            return x
+
+        def g(x):
+            return t.relu(x)
+    ''')
+    parsed = parse_text("<prelude-test>", source)
+    skeleton = parsed.skeleton(parsed.unit_of(node) for node in parsed.defs.values())
+    read = [skeleton.subset([unit], prelude_read=True).text.partition("def ")[0] for unit in skeleton.units]
+    assert read == ["from __future__ import annotations\nimport logging\nimport os\nNAME = os.environ.get(\"X\")\n"
+                    "logger = logging.getLogger(NAME)\n",
+                    "from __future__ import annotations\nimport torch as t\n"]
+
+
 def test_a_helper_that_is_gone_says_so():
     helper = sidecar.Sidecar(subprocess.Popen([sys.executable, "-c", "pass"], stdin=subprocess.PIPE,
                                               stdout=subprocess.PIPE))
