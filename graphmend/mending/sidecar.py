@@ -7,8 +7,9 @@ Dynamo compile, 0.8 s in a fresh process).  Only the self-test needs torch;
 the rewrite is text in, text out.  And a second core is usually idle at
 that moment (a cold ``torch.compile`` is one thread of Python).  So the
 first mend in a process starts a helper process before it parses anything,
-hands it the skeletons it could not find in the cache, and runs the
-self-test while the helper imports LibCST and rewrites them: the main
+hands it each skeleton it could not find in the cache as soon as it is
+planned (one unit at a time, with the prelude statements it reads), and
+runs the self-test while the helper rewrites them: the main
 process never imports LibCST on that path.  The helper stays for the rest
 of that first call: a fixable break the call meets (a test on a buffer,
 which the source did not show) is rewritten there too, before the next
