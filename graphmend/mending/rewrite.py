@@ -145,12 +145,12 @@ class Rewrites:
     """Each plan's rewritten skeleton (or why the rules failed on it), from
     the cache, the helper process or the rules run here.  ``plans`` are
     taken as they are made: each is sent to the helper before the next is
-    planned.  In a process's
-    first mend, compat is installed (its self-test run) while the helper
-    works: a rule it turns off does not apply, and a helper's answer made
-    with it is not used.  Once compat is installed, the helper is sent only
-    the rules it leaves on.  ``while_waiting`` is called once, before any
-    helper's answer is read, when there are any to wait for."""
+    planned.  In a process's first mend, compat is installed (its
+    self-test run) while the helper works: a rule it turns off does not
+    apply, and a helper's answer made with it is not used.  Once compat is
+    installed, the helper is sent only the rules it leaves on.
+    ``while_waiting`` is called once, before any helper's answer is read,
+    when there are any to wait for."""
 
     def __init__(self, plans: Iterable[FilePlan], sidecar: Sidecar | None,
                  while_waiting: Callable[[], Any] | None) -> None:

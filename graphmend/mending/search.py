@@ -90,8 +90,8 @@ def called_by_name(functions: Sequence[Any], roots: Iterable[Any], *, constructo
             # name it is called by is the one ``functools.wraps`` copied.
             plain = getattr(function, "__func__", function)
             names = {code.co_name, getattr(plain, "__name__", code.co_name)}
-            *_, owner, name = ("", *getattr(plain, "__qualname__", "").split("."))
-            if constructors and name in _CONSTRUCTORS and owner not in ("", "<locals>"):
+            *_, owner, method = ("", *getattr(plain, "__qualname__", "").split("."))
+            if constructors and method in _CONSTRUCTORS and owner not in ("", "<locals>"):
                 names.add(owner)
             for name in names:
                 by_name.setdefault(name, []).append(function)
