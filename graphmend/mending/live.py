@@ -300,11 +300,12 @@ def _in_order_met(groups: dict[tuple[str, bool], list[tuple[types.FunctionType, 
     def place(functions: list[types.FunctionType]) -> tuple[bool, int]:
         return first_frames.isdisjoint(functions), min(rank.get(f, len(rank)) for f in functions)
 
-    files = sorted(groups.items(), key=lambda item: place([function for function, _ in item[1]]))
-    bounds = [place([function for function, _ in group]) for _, group in files[1:]]
+    files = sorted(((place([function for function, _ in group]), filename, group)
+                    for (filename, _), group in groups.items()), key=lambda file: file[0])
     planned: list[tuple[tuple[bool, int], int, FilePlan]] = []  # a heap; the count keeps equal places in order
     count = itertools.count()
-    for ((filename, _), group), bound in itertools.zip_longest(files, bounds):
+    for position, (_, filename, group) in enumerate(files):
+        bound = files[position + 1][0] if position + 1 < len(files) else None  # the next file's place
         plan = _planned(filename, group, rule_names)
         for unit in plan.by_unit() if plan is not None else ():
             if unit.targets:
