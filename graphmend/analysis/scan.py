@@ -63,13 +63,15 @@ def _mentions_call(node: ast.AST, callees: frozenset[str] | set[str] = _TENSOR_L
     return any(isinstance(n, ast.Call) and _callee(n) in callees for n in ast.walk(node))
 
 
-def _names_assigned_from(function: ast.AST, callees: frozenset[str] | set[str] = _TENSOR_LIKE_CALLS) -> set[str]:
+def _names_assigned_from(function: ast.AST, callees: frozenset[str] | set[str] = _TENSOR_LIKE_CALLS,
+                         own_nodes: list[ast.AST] | None = None) -> set[str]:
     """Locals assigned (directly or through other such locals) from a call
     of one of ``callees`` (by default a tensor-like call): a fixed point
-    over the function's plain assignments (``name = value``)."""
+    over the function's plain assignments (``name = value``); ``own_nodes``:
+    :func:`_own_nodes` of ``function``, where the caller has them."""
     assignments = [
         (target.id, node.value)
-        for node in _own_nodes(function) if isinstance(node, ast.Assign)
+        for node in (own_nodes if own_nodes is not None else _own_nodes(function)) if isinstance(node, ast.Assign)
         for target in node.targets if isinstance(target, ast.Name)
     ]
     names: set[str] = set()
@@ -210,9 +212,9 @@ def unique_binding(node: ast.AST) -> bool:
             and all(isinstance(target, ast.Name) for target in node.targets))
 
 
-def tested_unique(function: ast.AST) -> bool:
+def tested_unique(function: ast.AST, own_nodes: list[ast.AST] | None = None) -> bool:
     """``u = unique(...)`` and an ``any``/``all`` that reads ``u``."""
-    nodes = list(_own_nodes(function))
+    nodes = own_nodes if own_nodes is not None else list(_own_nodes(function))
     bound = {target.id for node in nodes if unique_binding(node) for target in node.targets}
     return bool(bound) and any(
         isinstance(node, ast.Call) and _callee(node) in ("any", "all")
@@ -221,10 +223,11 @@ def tested_unique(function: ast.AST) -> bool:
 
 
 def might_hold_site(function: ast.AST, effect_helpers: frozenset[str] = frozenset()) -> bool:
-    helper_names = {name.rsplit(".", 1)[-1] for name in effect_helpers}
+    effect_names = _EFFECT_NAMES | {name.rsplit(".", 1)[-1] for name in effect_helpers}
     tensor_names = None
-    for node in _own_nodes(function):
-        if isinstance(node, ast.Call) and _callee(node) in _EFFECT_NAMES | helper_names:
+    nodes = list(_own_nodes(function))  # walked once: the tests below read them again
+    for node in nodes:
+        if isinstance(node, ast.Call) and _callee(node) in effect_names:
             return True
         if arange_tolist(node) or static_read(node) or builtin_pow(node) or masked_store(node) or one_hot_call(node):
             return True
@@ -238,10 +241,10 @@ def might_hold_site(function: ast.AST, effect_helpers: frozenset[str] = frozense
         if _mentions_call(test):
             return True
         if tensor_names is None:
-            tensor_names = _names_assigned_from(function)
+            tensor_names = _names_assigned_from(function, own_nodes=nodes)
         if any(isinstance(n, ast.Name) and n.id in tensor_names for n in ast.walk(test)):
             return True
-    return tested_unique(function)
+    return tested_unique(function, nodes)
 
 
 def _calls_bool(value: ast.AST) -> bool:

@@ -232,6 +232,11 @@ def _judge_effect_helper(value: Any, depth: int, judged: _Judged) -> bool:
         if node is None:
             return False
         callables = set(parsed.effect_helpers)
+        # The names it reads, each taken for a helper: a def that is no
+        # helper even so is none, and its callees need no judging (most of
+        # the functions a library's code names fail here).
+        if not effect_only(node, callables | {*link.__code__.co_freevars, *link.__code__.co_names}):
+            return False
         for variable, cell in zip(link.__code__.co_freevars, link.__closure__ or ()):
             try:
                 held = cell.cell_contents

@@ -573,3 +573,39 @@ def test_the_message_helpers_of_a_files_functions_are_each_judged_once(tmp_path,
                         lambda value, depth, memo: judged.append((value, depth)) or judge(value, depth, memo))
     assert callees.effect_helpers_of([module.first, module.second]) == {"rank_zero_warn"}
     assert judged.count((module.rank_zero_warn, 0)) == 1
+
+
+NOT_A_HELPER = '''
+import warnings
+
+
+def warn_once(message):
+    warnings.warn(message)
+
+
+def total_and_warn(x):
+    total = x.sum()
+    warn_once("summed")
+    return total
+
+
+def caller(x):
+    return total_and_warn(x)
+'''
+
+
+def test_a_function_that_is_no_helper_even_if_its_callees_were_has_them_left_unjudged(tmp_path, monkeypatch):
+    """``total_and_warn`` computes a sum: no helper whatever ``warn_once``
+    is, so ``warn_once`` is not judged for it (most of the functions a
+    library's code names fail that way, and their callees cost the
+    judging)."""
+    from graphmend.mending import callees
+
+    module = load_module(NOT_A_HELPER, tmp_path)
+    judged = []
+    judge = callees._judge_effect_helper
+    monkeypatch.setattr(callees, "_judge_effect_helper",
+                        lambda value, depth, memo: judged.append(value) or judge(value, depth, memo))
+    assert callees.effect_helpers_of([module.caller]) == frozenset()
+    assert judged == [module.total_and_warn]
+    assert callees.effect_helpers_of([module.total_and_warn]) == {"warn_once"}
