@@ -21,10 +21,14 @@ switches on the original code, which is what a user would try instead.
 In the worker, model and inputs are built before the clock starts; *cold*
 is the first call (mending, compilation and the call, under
 ``torch.no_grad()``), *to steady state* the first call and each later one
-up to the last that compiled a graph or that graphmend's first call watched
-(a first call that meets a site in a frame's own code runs the frame
-eagerly and a later call compiles it mended: a first call alone can
-flatter), *warm* the median of the calls after those.  The worker also
+up to the last in which Dynamo converted a frame (traced it, whether or not
+a graph came of it) or that graphmend's first call watched (a first call
+that meets a site in a frame's own code runs the frame eagerly and a later
+call compiles it mended: a first call alone can flatter; a frame that
+Dynamo traces again at every call, up to its recompile limit, because it
+guards the identity of an object each call makes, compiles no new graph in
+torch.compile where its trace holds no operator, yet costs its trace each
+call), *warm* the median of the calls after those.  The worker also
 reports the graphs compiled, the break events, the messages the first call
 emitted (prints, log records, warnings, in order) and saves its output, so
 the parent can say whether an arm behaves as the original does: an arm that
@@ -218,19 +222,19 @@ def worker(row_name: str, arm: str, *, backend: str, device: str, warm: int, thr
             """Two calls to settle (or recompile), then ``warm`` more: every
             call's seconds, and how many of them it took to reach the
             compiled steady state (up to the last that was watched by
-            graphmend's first call, :func:`benchmarks.watched`, or
-            compiled a graph)."""
+            graphmend's first call, :func:`benchmarks.watched`, or in which
+            Dynamo converted a frame)."""
             seconds, settling = [], 0
             with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 for index in range(warm + 2):
                     was_watched = watched(compiled)
-                    graphs_before = counters["stats"]["unique_graphs"]
+                    frames_before = counters["frames"]["total"]
                     start = time.perf_counter()
                     compiled(*call_args, **call_kwargs)
                     synchronize()
                     seconds.append(time.perf_counter() - start)
-                    if was_watched or counters["stats"]["unique_graphs"] > graphs_before:
+                    if was_watched or counters["frames"]["total"] > frames_before:
                         settling = index + 1
             return seconds, settling
 
@@ -289,7 +293,7 @@ class Sample:
     #: The calls up to the compiled steady state, the first included: up to
     #: the last call graphmend's first call watched (where it met a site in
     #: a frame's own code, that frame ran eagerly and a later call compiles
-    #: it mended) or that compiled a graph; ``steady_calls`` of them.
+    #: it mended) or in which Dynamo converted a frame; ``steady_calls`` of them.
     steady_s: float | None = None
     steady_calls: int | None = None
 
@@ -506,7 +510,7 @@ def markdown(results: Sequence[RowTiming], environment: dict[str, str], repetiti
     lines = [
         f"Each figure: median over {repetitions} fresh processes per arm with empty caches, [min-max]; "
         f"warm = median of {warm} calls per process after its steady state, over {over}; to steady state = "
-        "the first call and each later one until the object compiles no more and graphmend watches no more; "
+        "the first call and each later one until Dynamo converts no more frames and graphmend watches no more; "
         "ratios paired by repetition (graphmend / torch.compile; below 1 is faster).",
         "",
         "| row | graphs / breaks | torch.compile cold s | graphmend.compile cold s | cold ratio | cold | "

@@ -122,6 +122,52 @@ def test_the_timing_worker_times_the_calls_up_to_the_steady_state(tmp_path, monk
     assert data["steady_s"] >= data["cold_s"] and data["warm_ms"] is not None
 
 
+PER_CALL_CONFIG = """
+import copy
+
+import torch
+from torch import nn
+
+
+class Config:
+    scale = 2
+
+
+class PerCall(nn.Module):
+    def forward(self, x):
+        config = Config()
+        torch._dynamo.graph_break()
+        scale = copy.deepcopy(config).scale
+        torch._dynamo.graph_break()
+        return x * scale
+"""
+
+
+def test_a_call_that_traces_a_frame_again_is_not_yet_the_steady_state(tmp_path, monkeypatch, isolated_cache):
+    """The frame resumed after the first break deep-copies an object each
+    call makes: Dynamo guards its identity (``copy.deepcopy``'s memo reads
+    ``id``) and traces that frame again at every call, up to its recompile
+    limit, with no operator in it and so no new graph (transformers'
+    ``_prepare_generation_config`` under ``generate``).  Those calls pay a
+    trace each: they are not the steady state, and with every timed call
+    tracing there is no warm figure."""
+    import textwrap
+    from types import SimpleNamespace
+
+    import torch
+
+    from benchmarks import corpus, timing
+    from harness import load_module
+
+    module = load_module(textwrap.dedent(PER_CALL_CONFIG), tmp_path, "timing_per_call")
+    row = SimpleNamespace(title="per call", model=module.PerCall, inputs=lambda: ((torch.arange(4.0),), {}))
+    monkeypatch.setattr(corpus, "find", lambda name: row)
+    torch._dynamo.reset()
+    data = timing.worker("per call", "torch", backend="eager", device="cpu", warm=3, threads=1,
+                         output=tmp_path / "out.pt")
+    assert data["steady_calls"] == 1 + 5 and data["warm_ms"] is None
+
+
 def test_a_timing_run_cut_short_keeps_every_process_it_finished(tmp_path, monkeypatch):
     """On a lent machine a run may be stopped mid-row: the files say what
     each finished process measured, not only each finished row."""
