@@ -212,9 +212,9 @@ def unique_binding(node: ast.AST) -> bool:
             and all(isinstance(target, ast.Name) for target in node.targets))
 
 
-def tested_unique(function: ast.AST, own_nodes: list[ast.AST] | None = None) -> bool:
-    """``u = unique(...)`` and an ``any``/``all`` that reads ``u``."""
-    nodes = own_nodes if own_nodes is not None else list(_own_nodes(function))
+def tested_unique(nodes: list[ast.AST]) -> bool:
+    """Among a def's own nodes (:func:`_own_nodes`): ``u = unique(...)`` and
+    an ``any``/``all`` that reads ``u``."""
     bound = {target.id for node in nodes if unique_binding(node) for target in node.targets}
     return bool(bound) and any(
         isinstance(node, ast.Call) and _callee(node) in ("any", "all")
@@ -244,7 +244,7 @@ def might_hold_site(function: ast.AST, effect_helpers: frozenset[str] = frozense
             tensor_names = _names_assigned_from(function, own_nodes=nodes)
         if any(isinstance(n, ast.Name) and n.id in tensor_names for n in ast.walk(test)):
             return True
-    return tested_unique(function, nodes)
+    return tested_unique(nodes)
 
 
 def _calls_bool(value: ast.AST) -> bool:

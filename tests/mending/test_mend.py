@@ -560,6 +560,17 @@ def second(x):
 '''
 
 
+def _judgements(monkeypatch) -> list[tuple[object, int]]:
+    """Each (object, depth) ``effect_helpers_of`` judges from now on, in order."""
+    from graphmend.mending import callees
+
+    judged = []
+    judge = callees._judge_effect_helper
+    monkeypatch.setattr(callees, "_judge_effect_helper",
+                        lambda value, depth, memo: judged.append((value, depth)) or judge(value, depth, memo))
+    return judged
+
+
 def test_the_message_helpers_of_a_files_functions_are_each_judged_once(tmp_path, monkeypatch):
     """A wrapper whose only effect is a warning, called by both functions,
     is a message helper of both, and judged once for the two: a file's
@@ -567,10 +578,7 @@ def test_the_message_helpers_of_a_files_functions_are_each_judged_once(tmp_path,
     from graphmend.mending import callees
 
     module = load_module(EFFECT_HELPERS, tmp_path)
-    judged = []
-    judge = callees._judge_effect_helper
-    monkeypatch.setattr(callees, "_judge_effect_helper",
-                        lambda value, depth, memo: judged.append((value, depth)) or judge(value, depth, memo))
+    judged = _judgements(monkeypatch)
     assert callees.effect_helpers_of([module.first, module.second]) == {"rank_zero_warn"}
     assert judged.count((module.rank_zero_warn, 0)) == 1
 
@@ -602,10 +610,7 @@ def test_a_function_that_is_no_helper_even_if_its_callees_were_has_them_left_unj
     from graphmend.mending import callees
 
     module = load_module(NOT_A_HELPER, tmp_path)
-    judged = []
-    judge = callees._judge_effect_helper
-    monkeypatch.setattr(callees, "_judge_effect_helper",
-                        lambda value, depth, memo: judged.append(value) or judge(value, depth, memo))
+    judged = _judgements(monkeypatch)
     assert callees.effect_helpers_of([module.caller]) == frozenset()
-    assert judged == [module.total_and_warn]
+    assert [value for value, _ in judged] == [module.total_and_warn]
     assert callees.effect_helpers_of([module.total_and_warn]) == {"warn_once"}
