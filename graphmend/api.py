@@ -84,8 +84,9 @@ from graphmend.diagnosis.tracing import argument_sets, recording_fallbacks, sile
 from graphmend.errors import GraphmendError, VerificationError
 from graphmend.modules import submodules
 from graphmend import compat
-from graphmend.mending.live import (mend, mend_sites, mended_functions, mended_source, mended_statement, mending_now,
-                                    preserved, start_helper, unmend, unmend_functions)
+from graphmend.mending.live import (PER_CALL_IDENTITY, keep_original_behind, mend, mend_sites, mended_functions,
+                                    mended_source, mended_statement, mending_now, preserved, start_helper, unmend,
+                                    unmend_functions)
 from graphmend.mending.sidecar import Sidecar
 from graphmend.mending.sites import code_holds
 from graphmend.mending.reach import arguments_reached, reach
@@ -201,6 +202,17 @@ def _diagnose(obj: Any, *args: Any, **kwargs: Any) -> Any:
     return diagnose_calls_torch(obj, [call(*args, **kwargs)], statistics=False, ask_rules=False)
 
 
+def _keep_original_behind(stacks: list[Any]) -> None:
+    """A frame of graphmend.compile's call failed identity guards (their
+    user ``stacks``) before Dynamo traces it again: the mended functions
+    that moved such guards into it from a frame of their own get their
+    original code back (:func:`keep_original_behind`)."""
+    kept = keep_original_behind(stacks)
+    if kept:
+        logger.info("graphmend: %s keep their original code: %s", ", ".join(f.__qualname__ for f in kept),
+                    PER_CALL_IDENTITY)
+
+
 #: How many calls after the first are watched for breaks to mend: each
 #: round mends only sites no earlier round tried, so it ends.
 _WATCHED_ROUNDS = 3
@@ -255,12 +267,12 @@ class _FirstCall:
         if self.compiled is not None and not self._rounds_left:  # every call after the first few
             if torch.compiler.is_compiling():  # inlined into a caller's graph, as torch.compile's own
                 return self.compiled(*args, **kwargs)
-            return compat.GraphmendCall(self.failed_in_dynamo, self.graphs, self.capturing).run(
-                self.compiled, args, kwargs)
+            return compat.GraphmendCall(self.failed_in_dynamo, self.graphs, self.capturing,
+                                        _keep_original_behind).run(self.compiled, args, kwargs)
         return self._first_calls(args, kwargs)
 
     def _first_calls(self, args: tuple, kwargs: dict) -> Any:
-        call = compat.GraphmendCall(self.failed_in_dynamo, self.graphs, self.capturing)
+        call = compat.GraphmendCall(self.failed_in_dynamo, self.graphs, self.capturing, _keep_original_behind)
         with self._lock:
             try:
                 if self.compiled is None:

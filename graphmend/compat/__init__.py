@@ -55,6 +55,13 @@ else in graphmend touches ``torch._dynamo`` beyond its public API.
   compiled before gets what the backend made of that one
   (:mod:`.reuse`).  No rule needs it: where its probe fails, the graph
   compiles again, as in torch.compile.
+* Where an identity guard was installed (``GuardBuilder.id_match_unchecked``,
+  ``CheckFunctionManager.invalidate``) and which guard a frame's entry
+  fails (``check_verbose``). With them, :mod:`.identity` tells
+  graphmend.compile which mended function moved a guard on an object
+  built per call into its caller's frame. No rule needs them: where the
+  probe fails, such a function stays mended, and Dynamo traces its
+  caller's frame again at every call, up to the recompile limit.
 * What a diagnosis counts (:func:`graph_break_reasons`,
   :func:`graphs_compiled`, :func:`guard_failures`) and how it keeps its
   compiled entries apart from the user's (:func:`compiled_codes`,
@@ -75,6 +82,7 @@ off), :mod:`.patches`, :mod:`.selftest`, :mod:`.installation` (both, once
 per process), :mod:`.tracing` (what the runtime asks of Dynamo while
 traced), :mod:`.failures_at_run_time` (a graph that fails while it
 runs), :mod:`.reuse` (a graph identical to one compiled before),
+:mod:`.identity` (an identity guard on an object built per call),
 :mod:`.counters` (what a diagnosis reads) and :mod:`.registry`
 (graph-break ids).  compat imports nothing of graphmend but
 :mod:`graphmend.conventions`; the runtime hands itself to :func:`install`

@@ -33,12 +33,17 @@ class GraphmendCall:
     calls, which run eagerly; ``graphs``: what its backend compiled, by
     graph (:class:`graphmend.compat.reuse.CompiledGraphs`); ``capturing``:
     what [Capture] holds while Dynamo converts a frame of the call
-    (:class:`graphmend.compat.capture.Capturing`), or None."""
+    (:class:`graphmend.compat.capture.Capturing`), or None;
+    ``identity_missed``: told the user stacks of the identity guards a
+    frame's compiled entries failed, when the frame is converted again
+    (:mod:`graphmend.compat.identity`), or None."""
 
-    __slots__ = ("failed", "graphs", "capturing", "traces_failed")
+    __slots__ = ("failed", "graphs", "capturing", "traces_failed", "identity_missed")
 
-    def __init__(self, failed: weakref.WeakSet[Any], graphs: Any = None, capturing: Any = None) -> None:
+    def __init__(self, failed: weakref.WeakSet[Any], graphs: Any = None, capturing: Any = None,
+                 identity_missed: Callable[[list[Any]], Any] | None = None) -> None:
         self.failed, self.graphs, self.capturing = failed, graphs, capturing
+        self.identity_missed = identity_missed
         #: Codes whose trace met the user's own error in this call, the frame
         #: then run eagerly (a list once there is one).
         self.traces_failed: list[Any] | None = None

@@ -16,6 +16,7 @@ import warnings
 import torch
 
 from graphmend.compat import tracing
+from graphmend.compat.identity import _keep_identity_stacks
 from graphmend.compat.patches import (_format_dynamic_numbers_as_python_does, _record_frames_run_eagerly,
                                       _replay_before_failures_at_run_time, _reuse_identical_graphs,
                                       _run_frames_eagerly_once, _share_replays_with_inlined_calls,
@@ -67,6 +68,8 @@ def install(runtime: types.ModuleType) -> None:
             _format_dynamic_numbers_as_python_does()
         if results["graph reuse"].ok:
             _reuse_identical_graphs()
+        if results["identity guard stacks"].ok and results["eager fallback"].ok:
+            _keep_identity_stacks()
         if results["functions met while tracing"].ok and results["eager fallback"].ok:
             _tell_functions_met()
         if not any(rule in disabled_rules() for rule in ("defer", "trap")):

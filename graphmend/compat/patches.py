@@ -32,6 +32,7 @@ from graphmend.compat.calls import FAILED_IN_A_CALL_THAT_RETURNED, GraphmendCall
 from graphmend.compat.counters import FRAMES_RUN_EAGERLY, FrameRunEagerly
 from graphmend.compat.failures import MendFirst, caused_by
 from graphmend.compat.failures_at_run_time import FailurePlan, Replays, replaying_on_failure
+from graphmend.compat import identity
 from graphmend.compat.tracing import RUNTIME_FILES
 from graphmend.conventions import RUNTIME_ALIAS
 
@@ -114,6 +115,18 @@ def _tell(met: Callable[[Any], bool], obj: Any) -> bool:
     except Exception:  # a bug in graphmend must not break the trace: the code stays as it is
         logger.warning("graphmend: finishing the mending of %r failed", obj, exc_info=True)
         return False
+
+
+def _tell_identity_misses(told: Callable[[list[Any]], Any], frame: Any) -> None:
+    """Tell ``told`` the stacks of the identity guards the entries compiled
+    for ``frame``'s code failed, if any: before the frame is traced again,
+    so that the trace meets what ``told`` changes."""
+    try:
+        stacks = identity.identity_misses(frame.f_code, frame.f_locals)
+        if stacks:
+            told(stacks)
+    except Exception:  # a bug in graphmend must not break the trace: the code stays as it is
+        logger.warning("graphmend: reading the identity guards of %s failed", frame.f_code.co_name, exc_info=True)
 
 
 def _mended_now(mend_now: Callable[[Any, Any], bool | None], reason: Any, code: Any) -> bool | None:
@@ -524,6 +537,10 @@ def _run_frames_eagerly_once() -> None:
         if met is not None and _tell(met, frame.f_code):
             # Mended only now: what it calls runs eagerly too, as where graphmend mends next.
             return eagerly("its mended code was not yet in place", False)
+        # Compiled before and converted again: a function the trace would
+        # inline mended may get its original code back first.
+        if cache_entry is not None and call is not None and call.identity_missed is not None and identity.KEEPS_STACKS:
+            _tell_identity_misses(call.identity_missed, frame)
         for _ in range(MOST_TRACES_PER_WATCH):
             retrace, result = _convert(self, frame, cache_entry, hooks, frame_state, skip, call)
             if not retrace:

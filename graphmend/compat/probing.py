@@ -183,10 +183,30 @@ def _generic_id() -> bool:
     return hasattr(VariableTracker, "get_real_python_backed_value")
 
 
+def _probe_identity_stacks() -> Probe:
+    """Where Dynamo builds an identity guard and invalidates an entry whose
+    guarded object was freed, and what a failed guard reports
+    (:mod:`graphmend.compat.identity`); no rule needs them (without, a
+    mended function that moves such a guard onto its caller's frame stays
+    mended, and that frame is traced again at every call)."""
+    try:
+        from torch._C._dynamo.guards import GuardDebugInfo
+        from torch._dynamo import eval_frame
+        from torch._dynamo.guards import CheckFunctionManager, DeletedGuardManagerWrapper, GuardBuilder  # noqa: F401
+        id_match = list(inspect.signature(GuardBuilder.id_match_unchecked).parameters)[:2]
+        invalidate = list(inspect.signature(CheckFunctionManager.invalidate).parameters)
+        found = hasattr(eval_frame, "_debug_get_cache_entry_list") and hasattr(GuardDebugInfo, "user_stack")
+    except (ImportError, AttributeError, ValueError, TypeError) as error:
+        return Probe("identity guard stacks", False, str(error))
+    ok = found and id_match == ["self", "guard"] and invalidate == ["self", "obj_str"]
+    return Probe("identity guard stacks", ok,
+                 "" if ok else f"id_match_unchecked{tuple(id_match)}, invalidate{tuple(invalidate)}")
+
+
 PROBES: tuple[Callable[[], Probe], ...] = (
     _probe_reorderable, _probe_inlining, _probe_convert_frame, _probe_exec_strategy, _probe_typed_variables,
     _probe_loop_skips, _probe_function_variables, _probe_run_time_failures, _probe_number_formats,
-    _probe_graph_reuse,
+    _probe_graph_reuse, _probe_identity_stacks,
 )
 
 

@@ -45,6 +45,7 @@ import sys
 import textwrap
 import types
 import weakref
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -69,6 +70,9 @@ logger = logging.getLogger("graphmend")
 
 # What each object given to ``mend`` caused to be mended, for ``unmend``.
 _OWNED: weakref.WeakKeyDictionary[Any, list[types.FunctionType]] = weakref.WeakKeyDictionary()
+#: Functions given back their original code (:func:`keep_original_behind`),
+#: never mended again in this process, with why.
+KEPT_ORIGINAL: weakref.WeakKeyDictionary[types.FunctionType, str] = weakref.WeakKeyDictionary()
 
 
 def _defs_by_name(tree: ast.Module) -> dict[str, list[ast.AST]]:
@@ -354,6 +358,9 @@ def _mend_functions(requests: Iterable[tuple[types.FunctionType, Coverage]], rul
         if foreign(function):
             left_alone(function, "torch's, the standard library's or graphmend's own code: never mended")
             continue
+        if function in KEPT_ORIGINAL:
+            left_alone(function, KEPT_ORIGINAL[function])
+            continue
         swapped = MENDED.get(function)
         if swapped is not None:
             if swapped.coverage.covers(wanted):
@@ -575,6 +582,49 @@ def unmend_functions(functions: Iterable[types.FunctionType]) -> None:
         for function in functions:
             if function in MENDED:
                 swap.restore(function)
+
+
+def _mended_at(filename: str, name: str, lineno: int) -> types.FunctionType | None:
+    """The mended function whose code runs at ``filename``:``lineno`` as
+    ``name`` (mended code keeps the file's name and line numbers)."""
+    for function in MENDED:
+        code = function.__code__
+        if code.co_filename == filename and code.co_name == name \
+                and any(line == lineno for *_, line in code.co_lines()):
+            return function
+    return None
+
+
+#: Why a function :func:`keep_original_behind` gave back its original code
+#: is not mended again.
+PER_CALL_IDENTITY = ("its mended code moved an identity guard on an object built per call (a copy.deepcopy's) "
+                     "into its caller's frame, which Dynamo then traced at every call; its break keeps the guard "
+                     "in a frame of its own, as under torch.compile")
+
+
+def keep_original_behind(stacks: Iterable[Any]) -> list[types.FunctionType]:
+    """Give back its original code, for good in this process, to each
+    mended function that installed two or more of the failed identity
+    guards ``stacks`` (their user stacks, the frame Dynamo converts first):
+    the innermost mended function each stack passes through, other than the
+    frame's own. Mended, it is inlined into the frame, whose every entry a
+    per-call object then fails. Unmended, its break starts a frame of its
+    own that holds the guard, as in torch.compile, and the caller's frame
+    stays compiled. The functions given back."""
+    counts: Counter[types.FunctionType] = Counter()
+    with LOCK:
+        for stack in stacks:
+            for frame in reversed(list(stack)[1:]):
+                function = _mended_at(frame.filename, frame.name, frame.lineno)
+                if function is not None:
+                    counts[function] += 1
+                    break
+        kept = [function for function, misses in counts.items() if misses >= 2]
+        for function in kept:
+            swap.restore(function)
+            KEPT_ORIGINAL[function] = PER_CALL_IDENTITY
+            left_alone(function, PER_CALL_IDENTITY)
+    return kept
 
 
 @_settled
