@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import functools
 import logging
+import types
+import weakref
 from typing import Any
 
 logger = logging.getLogger("graphmend")
@@ -40,6 +42,10 @@ _STACK = "graphmend_identity_stack"
 _IDENTITY_CHECK = "___check_obj_id("
 #: Whether :func:`_keep_identity_stacks` is installed (its probe passed).
 KEEPS_STACKS = False
+#: Functions given back their original code for good in this process
+#: (:func:`graphmend.mending.live.keep_original_behind`), with why: a
+#: diagnosis names it at their breaks (:func:`kept_original_at`).
+KEPT_ORIGINAL: weakref.WeakKeyDictionary[types.FunctionType, str] = weakref.WeakKeyDictionary()
 
 
 def _keep_identity_stacks() -> None:
@@ -106,3 +112,14 @@ def identity_misses(code: Any, f_locals: dict[str, Any]) -> list[Any]:
         if stack:
             stacks.append(stack)
     return stacks
+
+
+def kept_original_at(filename: str, lineno: int) -> str | None:
+    """Why graphmend keeps the original code of the function whose own
+    code runs ``filename``:``lineno`` (:data:`KEPT_ORIGINAL`), naming it;
+    None where it keeps none there."""
+    for function, why in list(KEPT_ORIGINAL.items()):
+        code = function.__code__
+        if code.co_filename == filename and any(line == lineno for *_, line in code.co_lines()):
+            return f"graphmend.compile keeps the original code of {function.__qualname__}(): {why}"
+    return None

@@ -53,6 +53,7 @@ import torch
 
 from graphmend.analysis.source import collector_paused, first_line, forget_parsed, line_map, parse_file
 from graphmend import compat
+from graphmend.compat.identity import KEPT_ORIGINAL
 from graphmend.errors import GraphmendError, SourceError
 from graphmend.mending import search, swap
 from graphmend.mending.foreign import foreign, module_name
@@ -70,9 +71,6 @@ logger = logging.getLogger("graphmend")
 
 # What each object given to ``mend`` caused to be mended, for ``unmend``.
 _OWNED: weakref.WeakKeyDictionary[Any, list[types.FunctionType]] = weakref.WeakKeyDictionary()
-#: Functions given back their original code (:func:`keep_original_behind`),
-#: never mended again in this process, with why.
-KEPT_ORIGINAL: weakref.WeakKeyDictionary[types.FunctionType, str] = weakref.WeakKeyDictionary()
 
 
 def _defs_by_name(tree: ast.Module) -> dict[str, list[ast.AST]]:
@@ -605,9 +603,9 @@ PER_CALL_IDENTITY = ("its mended code moved an identity guard on an object built
 def keep_original_behind(stacks: Iterable[Any]) -> list[types.FunctionType]:
     """Give back its original code, for good in this process, to each
     mended function that installed two or more of the failed identity
-    guards ``stacks`` (their user stacks, the frame Dynamo converts first):
-    the innermost mended function each stack passes through, other than the
-    frame's own. Mended, it is inlined into the frame, whose every entry a
+    guards ``stacks`` (user stacks, outermost first: the frame Dynamo
+    converts): the innermost mended function each stack passes through,
+    other than the frame's own. Mended, it is inlined into the frame, whose every entry a
     per-call object then fails. Unmended, its break starts a frame of its
     own that holds the guard, as in torch.compile, and the caller's frame
     stays compiled. The functions given back."""

@@ -88,6 +88,18 @@ def test_a_helper_that_moves_a_per_call_identity_guard_into_its_callers_frame_ke
     assert capsys.readouterr().out == eager_lines
 
 
+def test_a_diagnosis_of_the_compiled_object_says_why_the_break_is_left(tmp_path, reset, capsys):
+    module = _load(tmp_path)
+    x = torch.arange(4.0)
+    compiled = graphmend.compile(module.model, backend=GraphCounter())
+    for _ in range(4):
+        compiled(x)
+    report = graphmend.diagnose(compiled, x)
+    (left,) = [b for b in report.breaks if b.function == "prepare"]
+    assert not left.fixable
+    assert left.hint == f"graphmend.compile keeps the original code of prepare(): {PER_CALL_IDENTITY}"
+
+
 def test_a_function_kept_original_is_not_mended_again(tmp_path, reset, capsys):
     module = _load(tmp_path)
     x = torch.arange(4.0)
