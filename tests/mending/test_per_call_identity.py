@@ -88,12 +88,20 @@ def test_a_helper_that_moves_a_per_call_identity_guard_into_its_callers_frame_ke
     assert capsys.readouterr().out == eager_lines
 
 
-def test_a_diagnosis_of_the_compiled_object_says_why_the_break_is_left(tmp_path, reset, capsys):
+def _kept(tmp_path):
+    """The module, its model compiled and called four times (``prepare``
+    given back its original code at the third), and the input."""
     module = _load(tmp_path)
     x = torch.arange(4.0)
     compiled = graphmend.compile(module.model, backend=GraphCounter())
     for _ in range(4):
         compiled(x)
+    assert module.prepare in KEPT_ORIGINAL
+    return module, compiled, x
+
+
+def test_a_diagnosis_of_the_compiled_object_says_why_the_break_is_left(tmp_path, reset, capsys):
+    _, compiled, x = _kept(tmp_path)
     report = graphmend.diagnose(compiled, x)
     (left,) = [b for b in report.breaks if b.function == "prepare"]
     assert not left.fixable
@@ -101,12 +109,7 @@ def test_a_diagnosis_of_the_compiled_object_says_why_the_break_is_left(tmp_path,
 
 
 def test_a_function_kept_original_is_not_mended_again(tmp_path, reset, capsys):
-    module = _load(tmp_path)
-    x = torch.arange(4.0)
-    compiled = graphmend.compile(module.model, backend=GraphCounter())
-    for _ in range(4):
-        compiled(x)
-    assert module.prepare in KEPT_ORIGINAL
+    module, _, _ = _kept(tmp_path)
     graphmend.mend(module.prepare)
     assert module.prepare not in MENDED
 
