@@ -114,12 +114,19 @@ def identity_misses(code: Any, f_locals: dict[str, Any]) -> list[Any]:
     return stacks
 
 
-def kept_original_at(filename: str, lineno: int) -> str | None:
-    """Why graphmend keeps the original code of the function whose own
-    code runs ``filename``:``lineno`` (:data:`KEPT_ORIGINAL`), naming it;
+def runs_at(code: types.CodeType, filename: str, name: str, lineno: int) -> bool:
+    """Whether a user stack's frame ``name`` at ``filename``:``lineno`` is
+    one of ``code`` itself (a function nested in it has a code of its own;
+    mended code keeps the file's name and line numbers)."""
+    return code.co_filename == filename and code.co_name == name \
+        and any(line == lineno for *_, line in code.co_lines())
+
+
+def kept_original_at(filename: str, name: str, lineno: int) -> str | None:
+    """Why graphmend keeps the original code of the function whose frame
+    ``name`` runs ``filename``:``lineno`` (:data:`KEPT_ORIGINAL`), naming it;
     None where it keeps none there."""
     for function, why in list(KEPT_ORIGINAL.items()):
-        code = function.__code__
-        if code.co_filename == filename and any(line == lineno for *_, line in code.co_lines()):
+        if runs_at(function.__code__, filename, name, lineno):
             return f"graphmend.compile keeps the original code of {function.__qualname__}(): {why}"
     return None

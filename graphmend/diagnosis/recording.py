@@ -199,7 +199,7 @@ def _classify(reason: Any, off: dict[str, str]) -> tuple[Any, int, str, str, str
         text = f"rewritten, still breaks: {ours or text}"
     else:
         rule, hint = static_fix(category, text, frame.filename, lineno)
-        kept_original = compat.kept_original_at(frame.filename, frame.lineno) if rule is not None else None
+        kept_original = compat.kept_original_at(frame.filename, frame.name, frame.lineno) if rule is not None else None
         if kept_original is not None:
             rule, hint = None, kept_original
     if rule in off:

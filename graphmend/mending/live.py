@@ -53,7 +53,7 @@ import torch
 
 from graphmend.analysis.source import collector_paused, first_line, forget_parsed, line_map, parse_file
 from graphmend import compat
-from graphmend.compat.identity import KEPT_ORIGINAL
+from graphmend.compat.identity import KEPT_ORIGINAL, runs_at
 from graphmend.errors import GraphmendError, SourceError
 from graphmend.mending import search, swap
 from graphmend.mending.foreign import foreign, module_name
@@ -582,17 +582,6 @@ def unmend_functions(functions: Iterable[types.FunctionType]) -> None:
                 swap.restore(function)
 
 
-def _mended_at(filename: str, name: str, lineno: int) -> types.FunctionType | None:
-    """The mended function whose code runs at ``filename``:``lineno`` as
-    ``name`` (mended code keeps the file's name and line numbers)."""
-    for function in MENDED:
-        code = function.__code__
-        if code.co_filename == filename and code.co_name == name \
-                and any(line == lineno for *_, line in code.co_lines()):
-            return function
-    return None
-
-
 #: Why a function :func:`keep_original_behind` gave back its original code
 #: is not mended again.
 PER_CALL_IDENTITY = ("its mended code moved an identity guard on an object built per call (a copy.deepcopy's) "
@@ -605,15 +594,16 @@ def keep_original_behind(stacks: Iterable[Any]) -> list[types.FunctionType]:
     mended function that installed two or more of the failed identity
     guards ``stacks`` (user stacks, outermost first: the frame Dynamo
     converts): the innermost mended function each stack passes through,
-    other than the frame's own. Mended, it is inlined into the frame, whose every entry a
-    per-call object then fails. Unmended, its break starts a frame of its
-    own that holds the guard, as in torch.compile, and the caller's frame
-    stays compiled. The functions given back."""
+    other than the frame's own. Mended, it is inlined into the frame, whose
+    every entry a per-call object then fails. Unmended, its break starts a
+    frame of its own that holds the guard, as in torch.compile, and the
+    caller's frame stays compiled. The functions given back."""
     counts: Counter[types.FunctionType] = Counter()
     with LOCK:
         for stack in stacks:
             for frame in reversed(list(stack)[1:]):
-                function = _mended_at(frame.filename, frame.name, frame.lineno)
+                function = next((f for f in MENDED if runs_at(f.__code__, frame.filename, frame.name, frame.lineno)),
+                                None)
                 if function is not None:
                     counts[function] += 1
                     break
