@@ -84,9 +84,9 @@ from graphmend.diagnosis.tracing import argument_sets, recording_fallbacks, sile
 from graphmend.errors import GraphmendError, VerificationError
 from graphmend.modules import submodules
 from graphmend import compat
-from graphmend.mending.live import (PER_CALL_IDENTITY, keep_original_behind, mend, mend_sites, mended_functions,
-                                    mended_source, mended_statement, mending_now, preserved, start_helper, unmend,
-                                    unmend_functions)
+from graphmend.mending.live import (PER_CALL_IDENTITY, keep_original_at, keep_original_behind, location, mend,
+                                    mend_sites, mended_functions, mended_source, mended_statement, mending_now,
+                                    preserved, start_helper, unmend, unmend_functions)
 from graphmend.mending.sidecar import Sidecar
 from graphmend.mending.sites import code_holds
 from graphmend.mending.reach import arguments_reached, reach
@@ -202,17 +202,6 @@ def _diagnose(obj: Any, *args: Any, **kwargs: Any) -> Any:
     return diagnose_calls_torch(obj, [call(*args, **kwargs)], statistics=False, ask_rules=False)
 
 
-def _keep_original_behind(stacks: list[Any]) -> None:
-    """A frame of graphmend.compile's call failed identity guards (their
-    user ``stacks``) before Dynamo traces it again: the mended functions
-    that moved such guards into it from a frame of their own get their
-    original code back (:func:`keep_original_behind`)."""
-    kept = keep_original_behind(stacks)
-    if kept:
-        logger.info("graphmend: %s keep their original code: %s", ", ".join(f.__qualname__ for f in kept),
-                    PER_CALL_IDENTITY)
-
-
 #: How many calls after the first are watched for breaks to mend: each
 #: round mends only sites no earlier round tried, so it ends.
 _WATCHED_ROUNDS = 3
@@ -244,6 +233,7 @@ class _FirstCall:
         #: a diagnosis's copy compiles for its own counter (:meth:`_like`).
         self.numerics_backend = compile_kwargs.get("backend", "inductor")
         self.compiled: Callable[..., Any] | None = None
+        self.record: str | None = None  # what graphmend.mending.records keeps it under (set by the first call)
         self._lock = threading.Lock()
         self._rounds_left = _WATCHED_ROUNDS
         self._tried: set[tuple[str, int]] = set()  # sites mended after a watched call
@@ -268,11 +258,24 @@ class _FirstCall:
             if torch.compiler.is_compiling():  # inlined into a caller's graph, as torch.compile's own
                 return self.compiled(*args, **kwargs)
             return compat.GraphmendCall(self.failed_in_dynamo, self.graphs, self.capturing,
-                                        _keep_original_behind).run(self.compiled, args, kwargs)
+                                        self._keep_original_behind).run(self.compiled, args, kwargs)
         return self._first_calls(args, kwargs)
 
+    def _keep_original_behind(self, stacks: list[Any]) -> None:
+        """A frame of this object's call failed identity guards (their user
+        ``stacks``) before Dynamo traces it again: the mended functions that
+        moved such guards into it from a frame of their own get their
+        original code back (:func:`keep_original_behind`), and the record
+        keeps them so for the next process."""
+        kept = keep_original_behind(stacks)
+        if kept:
+            if self.record is not None:
+                records.store(self.record, [location(function) for function in kept], "kept")
+            logger.info("graphmend: %s keep their original code: %s", ", ".join(f.__qualname__ for f in kept),
+                        PER_CALL_IDENTITY)
+
     def _first_calls(self, args: tuple, kwargs: dict) -> Any:
-        call = compat.GraphmendCall(self.failed_in_dynamo, self.graphs, self.capturing, _keep_original_behind)
+        call = compat.GraphmendCall(self.failed_in_dynamo, self.graphs, self.capturing, self._keep_original_behind)
         with self._lock:
             try:
                 if self.compiled is None:
@@ -295,11 +298,13 @@ class _FirstCall:
         # What the call reaches through its arguments (a model handed to a
         # step function); kept for later rounds, so no tensor is held.
         self.arguments = tuple(arguments_reached(self.obj, args, kwargs))
+        self.record = records.key(self.obj, args, kwargs)
+        # Given back their original code by an earlier process: not mended.
+        keep_original_at(records.load(self.record, "kept"))
         # Lazily: the functions the helper process still rewrites are mended
         # as Dynamo meets them, in this call or a later one.
         mend(self.obj, modules=self.modules, rules=self.rules, only_modules=self.modules is not None,
              args=self.arguments, while_waiting=self._while_rules_run, lazily=not self.verify, helper=self._helper)
-        self.record = records.key(self.obj, args, kwargs)
         sites = records.load(self.record)
         # Met before and declined: compiled as they are, no round spent on them.
         self._tried |= set(records.load(self.record, "declined"))

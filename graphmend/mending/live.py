@@ -356,8 +356,9 @@ def _mend_functions(requests: Iterable[tuple[types.FunctionType, Coverage]], rul
         if foreign(function):
             left_alone(function, "torch's, the standard library's or graphmend's own code: never mended")
             continue
-        if function in KEPT_ORIGINAL:
-            left_alone(function, KEPT_ORIGINAL[function])
+        kept = _kept_original(function)
+        if kept is not None:
+            left_alone(function, kept)
             continue
         swapped = MENDED.get(function)
         if swapped is not None:
@@ -587,6 +588,41 @@ def unmend_functions(functions: Iterable[types.FunctionType]) -> None:
 PER_CALL_IDENTITY = ("its mended code moved an identity guard on an object built per call (a copy.deepcopy's) "
                      "into its caller's frame, which Dynamo then traced at every call; its break keeps the guard "
                      "in a frame of its own, as under torch.compile")
+
+
+#: Where an earlier process gave a function back its original code
+#: (file, first line of its def), by graphmend.compile's record: a function
+#: found there is not mended (:func:`_kept_original`).
+_KEPT_AT: dict[tuple[str, int], str] = {}
+
+
+def location(function: types.FunctionType) -> tuple[str, int]:
+    """Where ``function``'s original code lies: its file and first line."""
+    swapped = MENDED.get(function)
+    code = function.__code__ if swapped is None else swapped.original_code
+    return code.co_filename, code.co_firstlineno
+
+
+def keep_original_at(locations: Iterable[tuple[str, int]]) -> None:
+    """Never mend the functions at ``locations`` (file, first line) in this
+    process: functions an earlier process gave back their original code
+    (:func:`keep_original_behind`), so that this one pays no retraces to
+    find out again."""
+    with LOCK:
+        for place in locations:
+            _KEPT_AT.setdefault(place, PER_CALL_IDENTITY)
+
+
+def _kept_original(function: types.FunctionType) -> str | None:
+    """Why ``function`` keeps its original code, or None where it may be
+    mended; one found by its location joins :data:`KEPT_ORIGINAL`, where a
+    diagnosis names it."""
+    why = KEPT_ORIGINAL.get(function)
+    if why is None and _KEPT_AT:
+        why = _KEPT_AT.get(location(function))
+        if why is not None:
+            KEPT_ORIGINAL[function] = why
+    return why
 
 
 def keep_original_behind(stacks: Iterable[Any]) -> list[types.FunctionType]:

@@ -6,7 +6,9 @@ there -- in code the static mending did not reach, such as a library base
 class's method in another module -- is written down here, so that the
 next process mends it before compiling and never meets it; so is a site
 whose mending changed nothing (a rule declined it), so that the next
-process compiles it as it is instead of spending a round on it.
+process compiles it as it is instead of spending a round on it; and so is
+a mended function given back its original code (its first line), so that
+the next process never mends it and pays no retraces to find out again.
 
 A record is keyed by everything its sites depend on: the compiled object
 (its class or function, by qualified name), graphmend's and torch's
@@ -33,6 +35,7 @@ from graphmend.mending.resolve import describe
 from graphmend.storage import cache_dir, write_atomically
 
 _FORMAT = "graphmend-record/1"
+_KINDS = ("sites", "declined", "kept")
 
 
 def _describe(value: Any) -> Any:
@@ -104,10 +107,13 @@ def _unchanged(entries: Iterable[dict[str, Any]]) -> list[tuple[str, int]]:
 
 def load(name: str, kind: str = "sites") -> list[tuple[str, int]]:
     """The sites (file, line) of record ``name`` whose files are unchanged:
-    ``"sites"``, mended by a first call, or ``"declined"``, met by one where
+    ``"sites"``, mended by a first call; ``"declined"``, met by one where
     mending changed nothing (a rule declined), which a later process's first
     call then compiles as they are instead of running their frame eagerly
-    for a round that mends nothing."""
+    for a round that mends nothing; or ``"kept"``, the first lines of
+    mended functions given back their original code
+    (:func:`graphmend.mending.live.keep_original_behind`), which a later
+    process does not mend."""
     return _unchanged(_read(name).get(kind, ()))
 
 
@@ -116,7 +122,7 @@ def store(name: str, sites: Iterable[tuple[str, int]], kind: str = "sites") -> N
     atomically; failures only cost speed."""
     data = _read(name)
     entries: dict[str, Any] = {"format": _FORMAT}
-    for each in ("sites", "declined"):
+    for each in _KINDS:
         merged = set(_unchanged(data.get(each, ()))) | (set(sites) if each == kind else set())
         if merged:
             entries[each] = [{"file": file, "line": line, "sha256": _file_hash(file)} for file, line in sorted(merged)]

@@ -16,6 +16,7 @@ from torch._dynamo.utils import counters
 import graphmend
 from graphmend.compat.identity import identity_misses
 from graphmend.diagnosis import GraphCounter
+from graphmend.mending import live
 from graphmend.mending.live import KEPT_ORIGINAL, PER_CALL_IDENTITY
 from graphmend.mending.swap import MENDED
 from harness import load_module
@@ -112,6 +113,26 @@ def test_a_function_kept_original_is_not_mended_again(tmp_path, reset, capsys):
     module, _, _ = _kept(tmp_path)
     graphmend.mend(module.prepare)
     assert module.prepare not in MENDED
+
+
+def test_the_next_process_never_mends_a_function_kept_original_and_traces_no_frame_again(tmp_path, reset, capsys):
+    """The record keeps the function given back its original code: a new
+    process (Dynamo's caches emptied, nothing mended or kept in memory)
+    compiles its original code from the first call, and no frame is traced
+    again after it, as under torch.compile; the first process paid retraces
+    to find out."""
+    module, compiled, x = _kept(tmp_path)
+    expected = module.model(x)
+    graphmend.unmend(module.model)
+    del KEPT_ORIGINAL[module.prepare]
+    live._KEPT_AT.clear()
+    torch._dynamo.reset()
+    compiled = graphmend.compile(module.model, backend=GraphCounter())
+    assert torch.equal(compiled(x), expected)
+    assert module.prepare not in MENDED and KEPT_ORIGINAL[module.prepare] == PER_CALL_IDENTITY
+    before = _frames_converted()
+    assert all(torch.equal(compiled(x), expected) for _ in range(4))
+    assert _frames_converted() == before
 
 
 def test_an_object_replaced_once_leaves_the_mending_as_it_is(tmp_path, reset, capsys):
