@@ -115,6 +115,15 @@ def test_a_function_kept_original_is_not_mended_again(tmp_path, reset, capsys):
     assert module.prepare not in MENDED
 
 
+def _as_a_new_process(module):
+    """Nothing mended or kept in memory, Dynamo's caches emptied; the
+    on-disk record stays."""
+    graphmend.unmend(module.model)
+    KEPT_ORIGINAL.pop(module.prepare, None)
+    live._KEPT_AT.clear()
+    torch._dynamo.reset()
+
+
 def test_the_next_process_never_mends_a_function_kept_original_and_traces_no_frame_again(tmp_path, reset, capsys):
     """The record keeps the function given back its original code: a new
     process (Dynamo's caches emptied, nothing mended or kept in memory)
@@ -123,16 +132,25 @@ def test_the_next_process_never_mends_a_function_kept_original_and_traces_no_fra
     to find out."""
     module, compiled, x = _kept(tmp_path)
     expected = module.model(x)
-    graphmend.unmend(module.model)
-    del KEPT_ORIGINAL[module.prepare]
-    live._KEPT_AT.clear()
-    torch._dynamo.reset()
+    _as_a_new_process(module)
     compiled = graphmend.compile(module.model, backend=GraphCounter())
     assert torch.equal(compiled(x), expected)
     assert module.prepare not in MENDED and KEPT_ORIGINAL[module.prepare] == PER_CALL_IDENTITY
     before = _frames_converted()
     assert all(torch.equal(compiled(x), expected) for _ in range(4))
     assert _frames_converted() == before
+
+
+def test_a_kept_function_whose_file_was_edited_is_mended_again(tmp_path, reset, capsys):
+    """The record names the function by its file's hash: after an edit
+    (here a comment at the end, which keeps the code as it was loaded) the
+    next process mends it, and finds out again."""
+    module, _, x = _kept(tmp_path)
+    with open(module.__file__, "a") as source:
+        source.write("# edited\n")
+    _as_a_new_process(module)
+    graphmend.compile(module.model, backend=GraphCounter())(x)
+    assert module.prepare in MENDED and module.prepare not in KEPT_ORIGINAL
 
 
 def test_an_object_replaced_once_leaves_the_mending_as_it_is(tmp_path, reset, capsys):
