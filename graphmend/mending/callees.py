@@ -87,8 +87,7 @@ def callee_summaries_of(function: types.FunctionType, summarizer: Summarizer | N
 
 def _def_of(function: types.FunctionType) -> ast.AST | None:
     """The def ``function``'s original code compiled from."""
-    swapped = swap.MENDED.get(function)
-    code = swapped.original_code if swapped is not None else function.__code__
+    code = swap.original_code(function)
     parsed = parse_file(code.co_filename, function.__globals__)
     return parsed.def_of(code) if parsed is not None else None
 

@@ -598,8 +598,7 @@ _KEPT_AT: dict[tuple[str, int], str] = {}
 
 def location(function: types.FunctionType) -> tuple[str, int]:
     """Where ``function``'s original code lies: its file and first line."""
-    swapped = MENDED.get(function)
-    code = function.__code__ if swapped is None else swapped.original_code
+    code = swap.original_code(function)
     return code.co_filename, code.co_firstlineno
 
 

@@ -113,6 +113,12 @@ def apply(function: types.FunctionType, code: types.CodeType, source: str, cover
     MENDED[function] = Swap(function, original, source, coverage, set_wrapped, injected)
 
 
+def original_code(function: types.FunctionType) -> types.CodeType:
+    """The code ``function`` ran before it was mended (its code, if it is not)."""
+    swapped = MENDED.get(function)
+    return function.__code__ if swapped is None else swapped.original_code
+
+
 def restore(function: types.FunctionType) -> None:
     swapped = MENDED.pop(function)
     function.__code__ = swapped.original_code
