@@ -173,6 +173,56 @@ def test_a_function_reaches_what_it_imports_itself_where_it_is_imported(modules,
     assert "gm_case_never_imported_anywhere" not in sys.modules
 
 
+def test_the_walk_goes_on_only_through_code_that_mentions_torch(modules, tmp_path):
+    """A utility module that never mentions torch (sklearn's metrics, tqdm)
+    runs no tensor code: the walk does not go on through its functions'
+    globals (Chronos's ``generate`` reached pandas' ``DataFrame`` that way),
+    but a decorator's wrapper there still leads to the function it wraps."""
+    library, _ = modules
+    ops = load_module(textwrap.dedent("""
+        import torch
+
+
+        def shift(x):
+            return x + torch.ones_like(x)
+    """), tmp_path, "ops")
+    utility = load_module(textwrap.dedent(f"""
+        import functools
+
+        from {ops.__name__} import shift
+
+
+        def summarise(x):
+            return shift(x).sum()
+
+
+        def logged(function):
+            @functools.wraps(function)
+            def wrapper(*args, **kwargs):
+                return function(*args, **kwargs)
+            return wrapper
+    """), tmp_path, "utility")
+    caller = load_module(textwrap.dedent(f"""
+        import torch
+
+        from {utility.__name__} import logged, summarise
+        from {library.__name__} import Solver
+
+
+        @logged
+        def decorated(x):
+            return Solver(2.0).integrate(x)
+
+
+        def step(x):
+            return summarise(torch.relu(x)) + decorated(x)
+    """), tmp_path, "caller")
+    reached = _names(reach(caller.step).functions)
+    assert {"step", "decorated", "Solver.integrate", "centre"} <= reached
+    assert not {"summarise", "shift", "logged", "logged.<locals>.wrapper"} & reached
+    assert "shift" in _names(reach(ops.shift).functions)
+
+
 def test_the_walk_never_collects_torch_or_the_standard_library(modules):
     _, user = modules
     assert not any(map(foreign, reach(user.train_step).functions))
