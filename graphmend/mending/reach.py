@@ -44,7 +44,7 @@ cells, defaults) is walked, so a decorator's wrapper still leads to the
 function it wraps, but a utility library does not lead to everything it
 names (Chronos's ``generate`` reached pandas' ``DataFrame`` through
 transformers' assisted decoding, sklearn's ``roc_curve`` and tqdm: 692
-functions, 192 of them in code no call of it runs).  The walk stops after
+functions, 192 of them reached only that way).  The walk stops after
 :data:`LIMIT` objects.  What the rules
 then read of each function is decided by the cheap ``ast`` scan
 (:func:`graphmend.analysis.scan.might_hold_site`), so reaching a function
