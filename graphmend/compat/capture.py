@@ -60,9 +60,9 @@ Safety
     * the trace captured a value under a torch function mode active when
       the frame started, which torch 2.13's Dynamo hands back as ``None``
       (:func:`declined_graph`); or
-    * the graph computes no tensor, only numbers from values it reads back
-      (:func:`numbers_only`): without capture Python computes them, with no
-      graph run; or
+    * the graph computes no tensor, only numbers from values or sizes it
+      reads back (:func:`numbers_only`): without capture Python computes
+      them, with no graph run; or
     * the trace, having captured a value, breaks inside a loop that Dynamo's
       own test misses (:func:`_judge_loops_exactly`): it would compile the
       rest of the loop once per iteration.
@@ -1069,6 +1069,30 @@ def _reads_back(node: Any) -> bool:
         and getattr(node.target, "method", None) == "item"
 
 
+#: What Dynamo traces ``len(t)``, ``t.shape[i]``, ``t.numel()`` and ``t.stride(i)`` to: a number read from a size.
+_SIZE_READS = ("sym_size", "sym_numel", "sym_stride", "sym_storage_offset")
+
+
+def _reads_a_size(node: Any) -> bool:
+    """``aten.sym_size.int(t, 0)`` and its kin: a number read from a
+    tensor's metadata, not from its values."""
+    overload = getattr(node.target, "overloadpacket", None) if node.op == "call_function" else None
+    return getattr(overload, "__name__", None) in _SIZE_READS
+
+
+def _counted_for_reads(node: Any) -> bool:
+    """``len(t.unique())``, ``t.nonzero().shape[0]``: a tensor whose size
+    comes from the data, made from inputs the graph does not compute (the
+    callers check that), and whose every user reads only its size.  It is a
+    number read back, as ``.item()`` is: without capture the frame breaks at
+    the operation, which runs eagerly with no graph."""
+    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+
+    example = node.meta.get("example_value")
+    return isinstance(example, torch.Tensor) and bool(free_unbacked_symbols(example.shape)) \
+        and bool(node.users) and all(_reads_a_size(user) for user in node.users)
+
+
 def _picked_for_reads(node: Any) -> bool:
     """``t[i]`` with a constant ``i`` whose every user reads it back: how
     Dynamo traces ``t.tolist()`` and ``int(t[0])``, one element at a time."""
@@ -1089,8 +1113,9 @@ def _captured_any(shape_env: Any) -> bool:
 
 def numbers_only(gm: Any) -> bool:
     """Whether ``gm`` computes no tensor: its nodes read values back
-    (``.item()``) and compute numbers, and no node makes a tensor or takes
-    one, but ``scalar_tensor`` nodes that only wrap what it returns.
+    (``.item()``) or sizes (``len(t.unique())``, :func:`_counted_for_reads`)
+    and compute numbers, and no node makes a tensor or takes one, but
+    ``scalar_tensor`` nodes that only wrap what it returns.
 
     Without capture such a frame breaks at its first read, and Python
     computes the rest with no graph at all; with capture it costs a graph
@@ -1101,7 +1126,9 @@ def numbers_only(gm: Any) -> bool:
     ``torch.Generator(device).manual_seed(int(seed))`` of a NumPy seed (a
     graph run for each Brownian sample, where torch.compile has none), or
     torcheval's ``f"{classes.tolist()}"`` in a frame of its own after a
-    ``nonzero`` (a graph of element reads before the log call's break)."""
+    ``nonzero`` (a graph of element reads before the log call's break), or
+    skada's ``n_classes = len(y_s.unique())`` before a break in the next
+    call (a graph of ``unique`` alone, where torch.compile has none)."""
     import torch.utils._pytree as pytree
 
     def tensor(value: Any) -> bool:
@@ -1113,7 +1140,7 @@ def numbers_only(gm: Any) -> bool:
         for node in graph.nodes:
             if node.op not in ("call_method", "call_function", "call_module"):
                 continue
-            if _reads_back(node):
+            if _reads_back(node) or _reads_a_size(node) or _counted_for_reads(node):
                 continue  # a read: the value is a number from here on
             if _picked_for_reads(node):
                 continue  # ``t.tolist()`` traced: ``t[i].item()`` for each element

@@ -220,6 +220,21 @@ def numbers_from_a_read(step):
     return step.item() * 2 + 1
 
 
+def classes_counted(labels, features):
+    # skada's ``cdd_loss``: the count of classes first, then a call that
+    # breaks (``check_is_fitted``, a function Dynamo skips).
+    n_classes = len(labels.unique())
+    torch._dynamo.graph_break()
+    return features * n_classes
+
+
+def positives_counted(values, features):
+    # As ``classes_counted``, but the graph computes the mask it indexes by.
+    n_positive = len(values[values > 0])
+    torch._dynamo.graph_break()
+    return features * n_positive
+
+
 def classes_in_a_message(flags):
     # torcheval's NaN warning: after ``nonzero``'s break, the frame of the log
     # call formats ``tolist()`` (Dynamo reads it element by element).
@@ -1174,6 +1189,39 @@ def test_a_frame_that_computes_only_numbers_from_a_read_runs_no_graph(forms):
         assert ours(torch.tensor([value])) == forms.numbers_from_a_read(torch.tensor([value]))
     assert capture.uncaptured_codes()[forms.numbers_from_a_read.__code__] == capture.NUMBERS_ONLY
     assert counter.graphs == 0 and counter.runs_of(lambda: ours(torch.tensor([3]))) == 0
+
+
+def test_a_frame_that_only_counts_a_data_dependent_size_runs_no_graph(forms):
+    """``len(labels.unique())`` before a break: captured, ``unique`` made a
+    graph of its own whose only output is its size, one graph and one run
+    more than torch.compile's, which runs it eagerly (skada's ``cdd_loss``:
+    15 runs where torch.compile has 14)."""
+    labels, features = torch.tensor([0, 2, 2, 1, 0]), torch.ones(3)
+    torch._dynamo.reset()
+    plain = GraphCounter()
+    theirs = torch.compile(forms.classes_counted, backend=plain)
+    theirs(labels, features)
+    theirs_runs = plain.runs_of(lambda: theirs(labels, features))
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    ours = graphmend.compile(forms.classes_counted, backend=counter)
+    for _ in range(2):
+        assert torch.equal(ours(labels, features), forms.classes_counted(labels, features))
+    assert capture.uncaptured_codes()[forms.classes_counted.__code__] == capture.NUMBERS_ONLY
+    assert counter.runs_of(lambda: ours(labels, features)) == theirs_runs == 1
+    assert counter.graphs == plain.graphs == 1
+
+
+def test_a_frame_that_computes_what_it_counts_keeps_its_capture(forms):
+    """``len(values[values > 0])``: the graph computes the mask, as
+    torch.compile's graph before its break does, so capture costs no graph
+    more and the frame keeps it."""
+    values, features = torch.tensor([1.0, -2.0, 3.0]), torch.ones(3)
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    ours = graphmend.compile(forms.positives_counted, backend=counter)
+    assert torch.equal(ours(values, features), forms.positives_counted(values, features))
+    assert forms.positives_counted.__code__ not in capture.uncaptured_codes()
 
 
 def test_a_frame_that_only_reads_elements_back_runs_no_graph(forms):
