@@ -1056,7 +1056,8 @@ def numpy_scalar_made_by(gm: Any) -> str | None:
 
 
 #: Why a graph that computes no tensor is not compiled with capture.
-NUMBERS_ONLY = "the graph only reads values back and computes numbers from them (Python does that without a graph run)"
+NUMBERS_ONLY = ("the graph only reads values or sizes back and computes numbers from them (Python does that without a "
+                "graph run)")
 
 
 def _reads_back(node: Any) -> bool:
