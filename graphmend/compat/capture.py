@@ -129,7 +129,7 @@ import torch
 from graphmend.compat import headroom, verdicts
 from graphmend.compat.calls import graphmend_calls
 from graphmend.compat.counters import FRAMES_RUN_EAGERLY, trial_compiles
-from graphmend.compat.failures import MendFirst, caused_by
+from graphmend.compat.failures import MendFirst, caused_by, causes
 from graphmend.compat.reuse import numpy_wrappers
 
 logger = logging.getLogger("graphmend")
@@ -228,6 +228,10 @@ class _Active(threading.local):
     #: Each captured symbol the trace of ``shape_env`` bound -> the trace's
     #: stack where it did (:func:`_trace_stack`).
     origins: dict[str, list[tuple[Any, int]]] | None = None
+    #: Dynamo's error giving this frame's conversion up for a break in a
+    #: loop's body, away from the call of the first captured value, and the
+    #: line of the frame's function in that loop (:func:`_remember_loop_break`).
+    loop_break: tuple[BaseException, int] | None = None
     #: While the user's backend compiles a graph traced with the switches on:
     #: the source of each module of code it generated or loaded from its cache.
     generated: list[str] | None = None
@@ -528,6 +532,7 @@ def _compile_failing_frames_without_capture() -> None:
         _ACTIVE.error = None
         _ACTIVE.shapes = collections.Counter()
         _ACTIVE.first_captured, _ACTIVE.same_break, _ACTIVE.origins, _ACTIVE.guards_met = None, {}, {}, {}
+        _ACTIVE.loop_break = None
         _ACTIVE.made_in_first_call = made_in_first_call = []
         with _records_held() as held, _read_back_number_dynamic(frame):
             try:
@@ -577,6 +582,7 @@ def _compile_failing_frames_without_capture() -> None:
         else:
             error = _error_text(raised or _ACTIVE.error) or (_why(breaks[0]) if breaks else "no reason given")
             _WITHOUT_CAPTURE[code] = f"Dynamo cannot compile the frame with the switches on: {error}"
+            _remember_loop_break(code, raised or _ACTIVE.error, _WITHOUT_CAPTURE[code])
         logger.debug("graphmend: %s (%s:%d) does not compile with [capture] on (%s); compiling it without",
                      code.co_name, code.co_filename, code.co_firstlineno, _WITHOUT_CAPTURE[code])
         _CONVERSIONS_WITHOUT[code] = _CONVERSIONS_WITHOUT.get(code, 0) + 1
@@ -768,6 +774,8 @@ def _decline_while_tracing() -> None:
                 # captured value, the trace without capture breaks there too.
                 if _in_first_captured_call():
                     _ACTIVE.made_in_first_call.append(self)
+                elif not _ACTIVE.guards_met:
+                    _ACTIVE.loop_break = (self, _trace_stack()[0][1])
                 return
             in_first_call = not self.skip_frame and _in_first_captured_call()
             if in_first_call:
@@ -1631,6 +1639,27 @@ def _remember_where_given_up(why: str, symbols: Iterable[str], site: list[tuple[
         _GIVEN_UP_IN.setdefault(_original(code), []).append((min(line for _, line in made), why))
         if any(line != met[1] for _, line in made):
             return  # the values were made in this function, away from where they were met: no deeper
+
+
+def _remember_loop_break(code: Any, error: BaseException | None, why: str) -> None:
+    """Remember the line of a loop of ``code``'s function whose body a break
+    gave a frame of ``code`` up in, traced with capture (``error``, noted by
+    :data:`_Active.loop_break`, met on no captured value's guard), so that
+    a later frame of the function that starts before that line compiles
+    without capture at once (:func:`given_up_again`).
+
+    Such a frame gets past the data-dependent calls torch.compile breaks at
+    and reaches the loop, where Dynamo runs the whole frame eagerly; it is
+    then traced again without capture, to break at the first of those
+    calls.  A break in a loop's body gives a frame up with capture or
+    without, so a frame that starts before the loop and reaches it gains
+    nothing from capture (skada's ``cdd_loss``: five resume frames, one
+    after each selection before the per-class loop, each traced with
+    capture to the ``if`` on a tensor in the loop and then again without)."""
+    noted = _ACTIVE.loop_break
+    if noted is None or not any(cause is noted[0] for cause in causes(error)):
+        return
+    _GIVEN_UP_IN.setdefault(_original(code), []).append((noted[1], why))
 
 
 def _guard_met(message: str) -> None:

@@ -4,6 +4,8 @@ what Dynamo re-raises.  It imports nothing of graphmend."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 
 class MendFirst(Exception):
     """The frame being traced breaks at a site graphmend mends after this
@@ -19,14 +21,17 @@ class MendFirst(Exception):
         self.again = again
 
 
-def caused_by(error: BaseException | None, kind: type[BaseException]) -> BaseException | None:
-    """``error`` or the first exception of type ``kind`` it was raised from
+def causes(error: BaseException | None) -> Iterator[BaseException]:
+    """``error`` and each exception it was raised from, innermost last
     (Dynamo wraps an error met while tracing in its own, a backend's in
     ``BackendCompilerFailed``)."""
     seen: set[int] = set()
     while error is not None and id(error) not in seen:
-        if isinstance(error, kind):
-            return error
+        yield error
         seen.add(id(error))
         error = error.__cause__ or getattr(error, "inner_exception", None) or error.__context__
-    return None
+
+
+def caused_by(error: BaseException | None, kind: type[BaseException]) -> BaseException | None:
+    """``error`` or the first exception of type ``kind`` it was raised from (:func:`causes`)."""
+    return next((cause for cause in causes(error) if isinstance(cause, kind)), None)

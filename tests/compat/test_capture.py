@@ -121,6 +121,17 @@ def selection_after_a_read(x, y):
     return (x * scale)[x > 0.2] + y
 
 
+def selections_before_a_loop_break(x, labels):
+    # skada's cdd_loss: selections, then a per-class loop that tests a tensor
+    kept = x[x > 0]
+    picked = labels[labels > 0]
+    present = []
+    for c in range(3):
+        if (labels == c).any():
+            present.append(c)
+    return kept.sum() + picked.sum() + len(present)
+
+
 def hard_pairs(d, labels):
     # sentence-transformers' OnlineContrastiveLoss
     negs = d[labels == 0]
@@ -645,6 +656,54 @@ def test_a_frame_resumed_before_a_guard_that_gave_it_up_is_not_traced_with_captu
     (again,) = [why for code, why in capture.uncaptured_codes().items()
                 if code.co_name == resumed(_line_of(forms, "negs = d[labels == 0]"))]
     assert for_fallback(again) == for_fallback(why) is not None  # diagnose's advice, as for the first
+
+
+def test_a_frame_resumed_before_a_loop_that_gave_it_up_is_not_traced_with_capture_again(forms, traces):
+    """A break in a loop's body gives a frame up with capture or without
+    (Dynamo runs the whole frame eagerly).  Traced with capture past the
+    selections torch.compile breaks at, the frame reaches the loop and is
+    given up; without capture it breaks at the first selection, and the
+    frame resumed there, which starts before the loop, compiles without
+    capture at once rather than be traced to the loop with capture again
+    (skada's ``cdd_loss``: five resume frames).  The graphs are
+    torch.compile's, the results eager's."""
+    function = forms.selections_before_a_loop_break
+    x, labels = torch.tensor([0.5, -0.1, 0.9, 0.3]), torch.tensor([0, 1, 2, 1])
+    torch._dynamo.reset()
+    plain = GraphCounter()
+    theirs = torch.compile(function, backend=plain)
+    theirs(x, labels)
+    theirs_runs = plain.runs_of(lambda: theirs(x, labels))
+    traces.clear()
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    ours = graphmend.compile(function, backend=counter)
+    for _ in range(2):
+        assert torch.equal(ours(x, labels), function(x, labels))
+    assert (counter.graphs, counter.runs_of(lambda: ours(x, labels))) == (plain.graphs, theirs_runs)
+    resumed = f"torch_dynamo_resume_in_selections_before_a_loop_break_at_{_line_of(forms, 'kept = x[x > 0]')}"
+    assert ("selections_before_a_loop_break", True) in traces  # the attempt that met the loop
+    assert (resumed, True) not in traces
+    (why,) = [why for code, why in capture.uncaptured_codes().items() if code.co_name == resumed]
+    assert why.startswith("a frame before it was traced with capture to code this one runs again: Dynamo cannot "
+                          "compile the frame with the switches on"), why
+
+
+def test_a_frame_given_up_for_another_failure_than_its_loop_break_is_not_remembered_so(forms, monkeypatch):
+    """No-op: the loop's line is remembered only where the error that gave
+    the frame up is the loop break the trace noted (or was raised from it)."""
+    monkeypatch.setattr(capture, "_GIVEN_UP_IN", capture.CodeTable())
+    code = forms.selections_before_a_loop_break.__code__
+    loop_line = _line_of(forms, "if (labels == c).any():")
+    noted = RuntimeError(capture.LOOP_BREAK)
+    monkeypatch.setattr(capture._ACTIVE, "loop_break", (noted, loop_line))
+    capture._remember_loop_break(code, ValueError("another failure"), "why")
+    capture._remember_loop_break(code, None, "why")
+    assert len(capture._GIVEN_UP_IN) == 0
+    wrapped = ValueError("Dynamo's wrapper")
+    wrapped.__cause__ = noted
+    capture._remember_loop_break(code, wrapped, "why")
+    assert capture._GIVEN_UP_IN[code] == [(loop_line, "why")]
 
 
 def test_a_callee_that_met_a_guard_dynamo_breaks_at_after_the_trace_is_not_traced_with_capture_again(forms, traces):
