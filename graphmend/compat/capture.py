@@ -65,7 +65,12 @@ Safety
       them, with no graph run; or
     * the trace, having captured a value, breaks inside a loop that Dynamo's
       own test misses (:func:`_judge_loops_exactly`): it would compile the
-      rest of the loop once per iteration.
+      rest of the loop once per iteration; or
+    * the frame first reads a tensor's value where Dynamo, without
+      capture, cannot break and resume (a slice bound read from a tensor),
+      so that it runs the rest of the frame eagerly, and the trace breaks
+      again after it (:func:`_breaks_after_unresumable_capture`): the
+      graphs after that read would be graphs torch.compile does not compile.
 
     The frame has not run yet when it is compiled, so nothing runs twice;
     and the decision is made before the user's backend sees a graph
@@ -216,6 +221,11 @@ class _Active(threading.local):
     #: (root translator, instruction) where the trace made its first captured
     #: value: up to there it is the trace without capture, which breaks there.
     first_captured: tuple[Any, Any] | None = None
+    #: (root translator, instruction) where that trace first read a tensor's
+    #: value into the graph: an ``.item()`` (captured, or a size Dynamo makes
+    #: of an input's value) or a data-dependent size.  Without capture the
+    #: trace breaks there (:func:`_breaks_after_unresumable_capture`).
+    first_read: tuple[Any, Any] | None = None
     #: Guards met in that same call during this frame's conversion: reason -> the call's offset.
     same_break: dict[str, int] | None = None
     #: Dynamo's errors (``Unsupported``, ``UserError``) made in that same call
@@ -532,6 +542,7 @@ def _compile_failing_frames_without_capture() -> None:
         _ACTIVE.error = None
         _ACTIVE.shapes = collections.Counter()
         _ACTIVE.first_captured, _ACTIVE.same_break, _ACTIVE.origins, _ACTIVE.guards_met = None, {}, {}, {}
+        _ACTIVE.first_read = None
         _ACTIVE.loop_break = None
         _ACTIVE.made_in_first_call = made_in_first_call = []
         with _records_held() as held, _read_back_number_dynamic(frame):
@@ -546,6 +557,7 @@ def _compile_failing_frames_without_capture() -> None:
             finally:
                 captured = _ACTIVE.shape_env is not None
                 _ACTIVE.shapes = _ACTIVE.shape_env = _ACTIVE.first_captured = _ACTIVE.origins = None
+                _ACTIVE.first_read = None
                 _ACTIVE.made_in_first_call = None
         if caused_by(raised or _ACTIVE.error, MendFirst):  # to run eagerly this once: graphmend mends it first
             _release(held)
@@ -759,7 +771,7 @@ def _decline_while_tracing() -> None:
       ``return`` in the second) is given up on too: torch.compile's own
       breaks, the timid side.
     """
-    from torch._dynamo import exc, symbolic_convert
+    from torch._dynamo import exc, output_graph, symbolic_convert
     from torch.fx.experimental import symbolic_shapes
 
     def deciding(init: Callable[..., None], declines: bool) -> Callable[..., None]:
@@ -803,9 +815,13 @@ def _decline_while_tracing() -> None:
         def fail_and_restart_analysis(self, *args, **kwargs):
             # The break's reason is recorded already (graph_break_reasons), so
             # the attempt is given up on whatever the second trace finds.
-            why = _guard_moved_by(getattr(self, "reason", None)) if _ACTIVE.shapes is not None else None
-            if why is not None:
-                raise Declined(_given_up_at_guard(why, self.reason.reason))
+            if _ACTIVE.shapes is not None:
+                why = _guard_moved_by(getattr(self, "reason", None))
+                if why is not None:
+                    raise Declined(_given_up_at_guard(why, self.reason.reason))
+                why = _breaks_after_unresumable_capture()
+                if why is not None:
+                    raise Declined(why)
             return restart(self, *args, **kwargs)
 
         entry.fail_and_restart_analysis = fail_and_restart_analysis
@@ -822,6 +838,7 @@ def _decline_while_tracing() -> None:
             shapes.clear()
             _ACTIVE.origins.clear()
             _ACTIVE.first_captured = _root_instruction()
+        _note_read()
         made_at = _trace_stack()
         _ACTIVE.origins.update((str(symbol), made_at) for symbol in found)
         if not any(isinstance(leaf, torch.Tensor) for leaf in torch.utils._pytree.tree_leaves(example_value)):
@@ -842,6 +859,26 @@ def _decline_while_tracing() -> None:
         return found
 
     symbolic_shapes.compute_unbacked_bindings = compute_unbacked_bindings
+    tracer = getattr(output_graph, "SubgraphTracer", None)
+    create_proxy = getattr(tracer, "create_proxy", None)
+    if create_proxy is not None:
+
+        @functools.wraps(create_proxy)
+        def noting_reads(self, kind, target, *args, **kwargs):
+            if kind == "call_method" and target == "item" and _ACTIVE.shapes is not None:
+                _note_read()
+            return create_proxy(self, kind, target, *args, **kwargs)
+
+        tracer.create_proxy = noting_reads
+
+
+def _note_read() -> None:
+    """Note where the trace Dynamo runs with the switches on first read a
+    tensor's value (:attr:`_Active.first_read`): the first read of each trace."""
+    here = _root_instruction()
+    if here is not None and (_ACTIVE.first_read is None or _ACTIVE.first_read[0] is not here[0]):
+        _ACTIVE.first_read = here
+
 
 #: How the reason of a frame given up on at a break in a loop starts.
 IN_A_LOOP = "a graph break in a loop, traced with capture"
@@ -1772,6 +1809,52 @@ def _root_instruction() -> tuple[Any, Any] | None:
     if output is None or output.current_tracer is not getattr(output, "root_tracer", None):
         return None
     return root, root.current_instruction
+
+
+#: Where Dynamo, tracing without capture, breaks the graph and resumes
+#: after the instruction it cannot trace: the handlers it wraps to place a
+#: break (a call, a subscript, a comparison, a store) and its jumps.  At
+#: any other instruction (``BUILD_SLICE`` of a tensor bound) a break gives
+#: the frame up whole ("Failed to handle graph break gracefully") or back
+#: to an earlier point it can resume from, and the rest runs eagerly.
+RESUMABLE_HANDLERS = ("break_graph_if_unsupported.", "generic_jump.")
+
+UNRESUMABLE = ("the frame first reads a tensor's value where Dynamo, without capture, cannot break and resume (it "
+               "runs the rest of the frame eagerly), and the trace breaks again after it: more graphs than without "
+               "capture")
+
+
+def _breaks_gracefully_at(root: Any, instruction: Any) -> bool:
+    """Whether Dynamo, tracing ``root``'s frame without capture, would break
+    the graph at ``instruction`` and go on after it (:data:`RESUMABLE_HANDLERS`,
+    read from the handler's code: its qualified name).  True where that
+    cannot be read (no handler, or a torch whose call handler is not one of
+    them), which leaves the trace as it is."""
+    def resumable(name: str) -> bool | None:
+        code = getattr(getattr(type(root), name, None), "__code__", None)
+        qualname = getattr(code, "co_qualname", None)
+        return None if qualname is None else qualname.startswith(RESUMABLE_HANDLERS)
+
+    return resumable("CALL") is not True or resumable(instruction.opname) is not False
+
+
+def _breaks_after_unresumable_capture() -> str | None:
+    """Why a trace with capture that is about to break gives its frame up, or
+    None: it first read a tensor's value (:attr:`_Active.first_read`) where
+    the trace without capture cannot break and resume
+    (:func:`_breaks_gracefully_at`).  There Dynamo runs the rest of the
+    frame eagerly (all of it, or from an earlier point it can resume from),
+    with no graph after the read; with capture the frame compiles up to
+    this break, and its resume function after it: graphs torch.compile does
+    not compile.  neuraloperator's Poisson loss slices ``u[:, n:]`` by a 0-d
+    tensor, then calls ``torch.autograd.grad`` three times and asserts on
+    NaNs: 4 graphs without capture, 8 with it."""
+    first, here = _ACTIVE.first_read, _root_instruction()
+    if first is None or here is None or first[0] is not here[0] or _breaks_gracefully_at(*first):
+        return None
+    root, instruction = first
+    line = getattr(getattr(instruction, "positions", None), "lineno", None)
+    return f"{UNRESUMABLE} ({instruction.opname} at {root.f_code.co_filename}:{line})"
 
 
 def _in_first_captured_call() -> bool:

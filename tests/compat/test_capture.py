@@ -132,6 +132,27 @@ def selections_before_a_loop_break(x, labels):
     return kept.sum() + picked.sum() + len(present)
 
 
+def sliced_then_breaks(u, n):
+    # neuraloperator's PoissonInteriorLoss.autograd: a 0-d tensor as a slice bound, then a break
+    u = u[:, n:]
+    total = u.sum()
+    torch._dynamo.graph_break()
+    return total * 2
+
+
+def sliced_to_the_end(u, n):
+    # torchjd's AlignedMTL: a 0-d tensor as a slice bound, no break after it
+    u = u[:, n:]
+    return u.sum() * 2
+
+
+def read_by_a_call_then_breaks(u, n):
+    k = n.item()
+    total = u[:, k:].sum()
+    torch._dynamo.graph_break()
+    return total * 2
+
+
 def hard_pairs(d, labels):
     # sentence-transformers' OnlineContrastiveLoss
     negs = d[labels == 0]
@@ -704,6 +725,71 @@ def test_a_frame_given_up_for_another_failure_than_its_loop_break_is_not_remembe
     wrapped.__cause__ = noted
     capture._remember_loop_break(code, wrapped, "why")
     assert capture._GIVEN_UP_IN[code] == [(loop_line, "why")]
+
+
+def _graphs_and_runs(compile_, function, *args):
+    """(graphs compiled, graph runs of a later call, the code objects compiled
+    without capture and why) of ``compile_(function)`` called twice; each
+    call's result must equal eager's."""
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    compiled = compile_(function, backend=counter)
+    for _ in range(2):
+        assert torch.equal(compiled(*args), function(*args))
+    runs = counter.runs_of(lambda: compiled(*args))
+    return counter.graphs, runs, {code.co_name: why for code, why in capture.uncaptured_codes().items()}
+
+
+def test_a_frame_that_reads_a_value_where_dynamo_cannot_resume_and_breaks_again_compiles_without_capture(forms):
+    """``u[:, n:]`` with a 0-d tensor ``n`` reads its value in ``BUILD_SLICE``,
+    where Dynamo cannot break and resume: torch.compile runs the frame
+    eagerly whole.  With capture the frame traced on, to break at its next
+    break: a graph before it and one after, where torch.compile compiles
+    none (neuraloperator's Poisson loss: 4 graphs, 8 with capture).  The
+    trace is given up at that break, and the frame runs as under
+    torch.compile."""
+    u, n = torch.arange(12.0).reshape(2, 6), torch.tensor(2)
+    theirs = _graphs_and_runs(torch.compile, forms.sliced_then_breaks, u, n)[:2]
+    graphs, runs, why = _graphs_and_runs(graphmend.compile, forms.sliced_then_breaks, u, n)
+    assert (graphs, runs) == theirs == (0, 0)
+    assert why["sliced_then_breaks"].startswith(capture.UNRESUMABLE), why
+    assert f"BUILD_SLICE at {forms.__file__}:{_line_of(forms, 'u = u[:, n:]')}" in why["sliced_then_breaks"]
+
+
+def test_a_frame_that_reads_a_value_where_dynamo_cannot_resume_and_does_not_break_again_keeps_its_capture(forms):
+    """No-op: with no break after the read, capture holds the frame in one
+    graph, the work torch.compile runs eagerly (torchjd's AlignedMTL)."""
+    u, n = torch.arange(12.0).reshape(2, 6), torch.tensor(2)
+    assert _graphs_and_runs(torch.compile, forms.sliced_to_the_end, u, n)[:2] == (0, 0)
+    graphs, runs, why = _graphs_and_runs(graphmend.compile, forms.sliced_to_the_end, u, n)
+    assert (graphs, runs) == (1, 1)
+    assert "sliced_to_the_end" not in why
+
+
+def test_a_frame_that_reads_a_value_at_a_call_and_breaks_again_keeps_its_capture(forms):
+    """No-op: ``n.item()`` is a call, where Dynamo breaks and resumes without
+    capture too; capture holds the read and the slice in the graph before the
+    later break, as many graphs as torch.compile's."""
+    u, n = torch.arange(12.0).reshape(2, 6), torch.tensor(2)
+    theirs = _graphs_and_runs(torch.compile, forms.read_by_a_call_then_breaks, u, n)[:2]
+    graphs, runs, why = _graphs_and_runs(graphmend.compile, forms.read_by_a_call_then_breaks, u, n)
+    assert graphs <= theirs[0] and runs <= theirs[1]
+    assert "read_by_a_call_then_breaks" not in why
+
+
+def test_where_dynamo_resumes_is_not_judged_when_its_handlers_cannot_be_read():
+    """No-op: a translator whose call handler is not one Dynamo wraps to
+    place a break (another torch) leaves every read as resumable."""
+    class Translator:
+        def CALL(self, instruction):
+            pass
+
+        def BUILD_SLICE(self, instruction):
+            pass
+
+    slice_ = types.SimpleNamespace(opname="BUILD_SLICE")
+    assert capture._breaks_gracefully_at(Translator(), slice_)
+    assert capture._breaks_gracefully_at(object(), slice_)
 
 
 def test_a_callee_that_met_a_guard_dynamo_breaks_at_after_the_trace_is_not_traced_with_capture_again(forms, traces):
