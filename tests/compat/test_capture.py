@@ -679,6 +679,19 @@ def test_a_frame_resumed_before_a_guard_that_gave_it_up_is_not_traced_with_captu
     assert for_fallback(again) == for_fallback(why) is not None  # diagnose's advice, as for the first
 
 
+def _graphs_and_runs(compile_, function, *args):
+    """(graphs compiled, graph runs of a later call, the code objects compiled
+    without capture and why) of ``compile_(function)`` called twice; each
+    call's result must equal eager's."""
+    torch._dynamo.reset()
+    counter = GraphCounter()
+    compiled = compile_(function, backend=counter)
+    for _ in range(2):
+        assert torch.equal(compiled(*args), function(*args))
+    runs = counter.runs_of(lambda: compiled(*args))
+    return counter.graphs, runs, {code.co_name: why for code, why in capture.uncaptured_codes().items()}
+
+
 def test_a_frame_resumed_before_a_loop_that_gave_it_up_is_not_traced_with_capture_again(forms, traces):
     """A break in a loop's body gives a frame up with capture or without
     (Dynamo runs the whole frame eagerly).  Traced with capture past the
@@ -690,18 +703,10 @@ def test_a_frame_resumed_before_a_loop_that_gave_it_up_is_not_traced_with_captur
     torch.compile's, the results eager's."""
     function = forms.selections_before_a_loop_break
     x, labels = torch.tensor([0.5, -0.1, 0.9, 0.3]), torch.tensor([0, 1, 2, 1])
-    torch._dynamo.reset()
-    plain = GraphCounter()
-    theirs = torch.compile(function, backend=plain)
-    theirs(x, labels)
-    theirs_runs = plain.runs_of(lambda: theirs(x, labels))
+    theirs = _graphs_and_runs(torch.compile, function, x, labels)[:2]
     traces.clear()
-    torch._dynamo.reset()
-    counter = GraphCounter()
-    ours = graphmend.compile(function, backend=counter)
-    for _ in range(2):
-        assert torch.equal(ours(x, labels), function(x, labels))
-    assert (counter.graphs, counter.runs_of(lambda: ours(x, labels))) == (plain.graphs, theirs_runs)
+    graphs, runs, _ = _graphs_and_runs(graphmend.compile, function, x, labels)
+    assert (graphs, runs) == theirs
     resumed = f"torch_dynamo_resume_in_selections_before_a_loop_break_at_{_line_of(forms, 'kept = x[x > 0]')}"
     assert ("selections_before_a_loop_break", True) in traces  # the attempt that met the loop
     assert (resumed, True) not in traces
@@ -725,19 +730,6 @@ def test_a_frame_given_up_for_another_failure_than_its_loop_break_is_not_remembe
     wrapped.__cause__ = noted
     capture._remember_loop_break(code, wrapped, "why")
     assert capture._GIVEN_UP_IN[code] == [(loop_line, "why")]
-
-
-def _graphs_and_runs(compile_, function, *args):
-    """(graphs compiled, graph runs of a later call, the code objects compiled
-    without capture and why) of ``compile_(function)`` called twice; each
-    call's result must equal eager's."""
-    torch._dynamo.reset()
-    counter = GraphCounter()
-    compiled = compile_(function, backend=counter)
-    for _ in range(2):
-        assert torch.equal(compiled(*args), function(*args))
-    runs = counter.runs_of(lambda: compiled(*args))
-    return counter.graphs, runs, {code.co_name: why for code, why in capture.uncaptured_codes().items()}
 
 
 def test_a_frame_that_reads_a_value_where_dynamo_cannot_resume_and_breaks_again_compiles_without_capture(forms):
