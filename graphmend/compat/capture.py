@@ -219,13 +219,9 @@ class _Active(threading.local):
     shapes: collections.Counter | None = None
     shape_env: Any = None
     #: (root translator, instruction) where the trace made its first captured
-    #: value: up to there it is the trace without capture, which breaks there.
+    #: value (:func:`_captured_in`): up to there it is the trace without
+    #: capture, which breaks there.
     first_captured: tuple[Any, Any] | None = None
-    #: (root translator, instruction) where that trace first read a tensor's
-    #: value into the graph: an ``.item()`` (captured, or a size Dynamo makes
-    #: of an input's value) or a data-dependent size.  Without capture the
-    #: trace breaks there (:func:`_breaks_after_unresumable_capture`).
-    first_read: tuple[Any, Any] | None = None
     #: Guards met in that same call during this frame's conversion: reason -> the call's offset.
     same_break: dict[str, int] | None = None
     #: Dynamo's errors (``Unsupported``, ``UserError``) made in that same call
@@ -542,7 +538,6 @@ def _compile_failing_frames_without_capture() -> None:
         _ACTIVE.error = None
         _ACTIVE.shapes = collections.Counter()
         _ACTIVE.first_captured, _ACTIVE.same_break, _ACTIVE.origins, _ACTIVE.guards_met = None, {}, {}, {}
-        _ACTIVE.first_read = None
         _ACTIVE.loop_break = None
         _ACTIVE.made_in_first_call = made_in_first_call = []
         with _records_held() as held, _read_back_number_dynamic(frame):
@@ -557,7 +552,6 @@ def _compile_failing_frames_without_capture() -> None:
             finally:
                 captured = _ACTIVE.shape_env is not None
                 _ACTIVE.shapes = _ACTIVE.shape_env = _ACTIVE.first_captured = _ACTIVE.origins = None
-                _ACTIVE.first_read = None
                 _ACTIVE.made_in_first_call = None
         if caused_by(raised or _ACTIVE.error, MendFirst):  # to run eagerly this once: graphmend mends it first
             _release(held)
@@ -833,12 +827,7 @@ def _decline_while_tracing() -> None:
         shapes = _ACTIVE.shapes
         if not found or shapes is None:
             return found
-        if _ACTIVE.shape_env is not shape_env:  # a new trace of the frame
-            _ACTIVE.shape_env = shape_env
-            shapes.clear()
-            _ACTIVE.origins.clear()
-            _ACTIVE.first_captured = _root_instruction()
-        _note_read()
+        _captured_in(shape_env)
         made_at = _trace_stack()
         _ACTIVE.origins.update((str(symbol), made_at) for symbol in found)
         if not any(isinstance(leaf, torch.Tensor) for leaf in torch.utils._pytree.tree_leaves(example_value)):
@@ -866,18 +855,30 @@ def _decline_while_tracing() -> None:
         @functools.wraps(create_proxy)
         def noting_reads(self, kind, target, *args, **kwargs):
             if kind == "call_method" and target == "item" and _ACTIVE.shapes is not None:
-                _note_read()
+                context = torch._guards.TracingContext.try_get()
+                shape_env = getattr(getattr(context, "fake_mode", None), "shape_env", None)
+                if shape_env is not None:
+                    _captured_in(shape_env)
             return create_proxy(self, kind, target, *args, **kwargs)
 
         tracer.create_proxy = noting_reads
 
 
-def _note_read() -> None:
-    """Note where the trace Dynamo runs with the switches on first read a
-    tensor's value (:attr:`_Active.first_read`): the first read of each trace."""
-    here = _root_instruction()
-    if here is not None and (_ACTIVE.first_read is None or _ACTIVE.first_read[0] is not here[0]):
-        _ACTIVE.first_read = here
+def _captured_in(shape_env: Any) -> None:
+    """Note that the trace of ``shape_env``, run with the switches on, has
+    read a tensor's value into its graph: an ``.item()`` or a
+    data-dependent size.  The first read of a trace (a new trace: a new
+    shape env) is where it made its first captured value
+    (:attr:`_Active.first_captured`), where the trace without capture
+    breaks.  An ``.item()`` of a graph input is a captured value too,
+    though torch 2.13 makes it a size backed by the input's value
+    (``Sym(s33)``, guarded), not an unbacked symbol that
+    ``compute_unbacked_bindings`` sees: without capture it breaks alike."""
+    if _ACTIVE.shape_env is not shape_env:
+        _ACTIVE.shape_env = shape_env
+        _ACTIVE.shapes.clear()
+        _ACTIVE.origins.clear()
+        _ACTIVE.first_captured = _root_instruction()
 
 
 #: How the reason of a frame given up on at a break in a loop starts.
@@ -1840,7 +1841,7 @@ def _breaks_gracefully_at(root: Any, instruction: Any) -> bool:
 
 def _breaks_after_unresumable_capture() -> str | None:
     """Why a trace with capture that is about to break gives its frame up, or
-    None: it first read a tensor's value (:attr:`_Active.first_read`) where
+    None: it first read a tensor's value (:attr:`_Active.first_captured`) where
     the trace without capture cannot break and resume
     (:func:`_breaks_gracefully_at`).  There Dynamo runs the rest of the
     frame eagerly (all of it, or from an earlier point it can resume from),
@@ -1849,7 +1850,7 @@ def _breaks_after_unresumable_capture() -> str | None:
     not compile.  neuraloperator's Poisson loss slices ``u[:, n:]`` by a 0-d
     tensor, then calls ``torch.autograd.grad`` three times and asserts on
     NaNs: 4 graphs without capture, 8 with it."""
-    first, here = _ACTIVE.first_read, _root_instruction()
+    first, here = _ACTIVE.first_captured, _root_instruction()
     if first is None or here is None or first[0] is not here[0] or _breaks_gracefully_at(*first):
         return None
     root, instruction = first

@@ -146,6 +146,18 @@ def sliced_to_the_end(u, n):
     return u.sum() * 2
 
 
+def input_read_in_a_loop_that_breaks(x, n):
+    # `.item()` of an input is a size backed by its value under capture, which Dynamo
+    # guards on: the trace goes on past it, to a break in the loop's body
+    for _ in range(3):
+        x = x * 2
+        if n.item() > 100:
+            return x
+        torch._dynamo.graph_break()
+        x = x + 1
+    return x
+
+
 def read_by_a_call_then_breaks(u, n):
     k = n.item()
     total = u[:, k:].sum()
@@ -767,6 +779,21 @@ def test_a_frame_that_reads_a_value_at_a_call_and_breaks_again_keeps_its_capture
     graphs, runs, why = _graphs_and_runs(graphmend.compile, forms.read_by_a_call_then_breaks, u, n)
     assert graphs <= theirs[0] and runs <= theirs[1]
     assert "read_by_a_call_then_breaks" not in why
+
+
+def test_a_read_of_an_input_is_a_captured_value(forms):
+    """``n.item()`` of a graph input is no unbacked symbol under capture but a
+    size backed by the input's value (torch 2.13: ``Sym(s33)``, guarded);
+    without capture Dynamo breaks there too.  So it is the frame's first
+    captured value: the trace that goes on past it to a break in the loop's
+    body, where Dynamo gives the whole frame up, is not the trace without
+    capture, and the frame compiles without capture, as torch.compile
+    compiles it (its graph before the read), not run eagerly whole."""
+    x, n = torch.arange(4.0), torch.tensor(3)
+    theirs = _graphs_and_runs(torch.compile, forms.input_read_in_a_loop_that_breaks, x, n)[:2]
+    graphs, runs, why = _graphs_and_runs(graphmend.compile, forms.input_read_in_a_loop_that_breaks, x, n)
+    assert (graphs, runs) == theirs == (1, 1)
+    assert why["input_read_in_a_loop_that_breaks"].startswith("Dynamo cannot compile the frame with the switches on")
 
 
 def test_where_dynamo_resumes_is_not_judged_when_its_handlers_cannot_be_read():
