@@ -308,6 +308,8 @@ class _FirstCall:
         sites = records.load(self.record)
         # Met before and declined: compiled as they are, no round spent on them.
         self._tried |= set(records.load(self.record, "declined"))
+        # Given up on by [Capture] before: compiled without it, no attempt spent on them.
+        capture.given_up_before(records.load_uncaptured(self.record))
         if self.diagnose:
             report = _quietly(state, _diagnose, self.obj, *args, **kwargs)
             sites += [(b.filename, b.lineno) for b in report.breaks if b.fixable]
@@ -363,6 +365,7 @@ class _FirstCall:
         process this round."""
         self._rounds_left -= 1
         codes_before = {id(code) for code in compat.compiled_codes()}
+        uncaptured_before = capture.uncaptured_codes()
         # What the helper still rewrites when the call ends waits for a
         # later call to meet it (or for an entry point that settles), not
         # this call's end: what a call reaches is much more than it runs.
@@ -370,6 +373,9 @@ class _FirstCall:
             result = self.compiled(*args, **kwargs)
         # Dynamo's tracker lists a code once, however often it is reset.
         self._watched_codes.update(code for code in compat.compiled_codes() if id(code) not in codes_before)
+        uncaptured = [(code, why) for code, why in capture.uncaptured_codes().items() if code not in uncaptured_before]
+        if uncaptured:
+            records.store_uncaptured(self.record, uncaptured)
         met = {(b.filename, b.lineno) for b in recorder.report(ask_rules=False).breaks if b.fixable}
         gone = self._unconfirmed - met
         if gone:

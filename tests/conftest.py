@@ -1,5 +1,7 @@
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,20 @@ if _OFF:
         pipeline.CONVERTERS.unregister(_OFF)
     else:
         pipeline.CONVERTERS.disable(_OFF)
+
+
+def pytest_configure(config):
+    """One empty cache folder for the run: what graphmend keeps across
+    processes (rewrites, the records of first calls, the self-tests'
+    verdicts) comes from this run's tests, as on a fresh CI machine, never
+    from an earlier run's (a record of frames [Capture] gave up on would
+    spare a later run the attempts a test looks for)."""
+    config._graphmend_cache = tempfile.mkdtemp(prefix="graphmend-tests-")
+    os.environ["GRAPHMEND_CACHE_DIR"] = config._graphmend_cache
+
+
+def pytest_unconfigure(config):
+    shutil.rmtree(getattr(config, "_graphmend_cache", ""), ignore_errors=True)
 
 
 @pytest.fixture

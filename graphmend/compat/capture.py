@@ -75,7 +75,10 @@ Safety
     The frame has not run yet when it is compiled, so nothing runs twice;
     and the decision is made before the user's backend sees a graph
     (:func:`declined_graph`), so a frame given up on costs a second trace,
-    never a graph compiled for nothing.  The attempt's break records (and
+    never a graph compiled for nothing; and in the first process only: the
+    record of the compiled object's first calls keeps the code given up
+    on, which the next process compiles without capture at once
+    (:func:`given_up_before`).  The attempt's break records (and
     its frames run eagerly) are not counted, and what torch logged about its failure
     (:data:`HELD_LOGGERS`) is not shown.
 
@@ -133,6 +136,7 @@ import torch
 
 from graphmend.compat import headroom, verdicts
 from graphmend.compat.calls import graphmend_calls
+from graphmend.compat.codes import code_key
 from graphmend.compat.counters import FRAMES_RUN_EAGERLY, trial_compiles
 from graphmend.compat.failures import MendFirst, caused_by, causes
 from graphmend.compat.reuse import numpy_wrappers
@@ -196,6 +200,10 @@ _WITHOUT_CAPTURE = CodeTable()
 _CONVERSIONS_WITHOUT = CodeTable()
 #: Frames that failed to compile with the switches on and compiled without (a process total).
 retried_frames = 0
+#: :func:`graphmend.compat.codes.code_key` of code whose frames an earlier
+#: process gave up on in the first calls of the same compiled object and
+#: arguments -> why (:func:`given_up_before`).
+_GIVEN_UP_BEFORE: dict[str, str] = {}
 #: Where [Capture] gave up on a frame: each function (its code object, a
 #: resume function's original) that both made the captured values and met
 #: what gave the frame up -> [(the line of that function the values were
@@ -524,7 +532,7 @@ def _compile_failing_frames_without_capture() -> None:
         global retried_frames
         code = frame.f_code
         if code not in _WITHOUT_CAPTURE:
-            again = given_up_again(code)
+            again = given_up_again(code) or (_GIVEN_UP_BEFORE.get(code_key(code)) if _GIVEN_UP_BEFORE else None)
             if again is not None:
                 _WITHOUT_CAPTURE[code] = again
                 logger.debug("graphmend: %s (%s:%d) is compiled without [capture]: %s", code.co_name,
@@ -1969,6 +1977,20 @@ def conversions_without_capture() -> dict[int, int]:
     skipped), a process total (the code objects are kept alive, so an id
     is never reused while it is listed)."""
     return {id(code): count for code, count in _CONVERSIONS_WITHOUT.items()}
+
+
+def given_up_before(verdicts: dict[str, str]) -> None:
+    """Compile the frames of the code named in ``verdicts``
+    (:func:`graphmend.compat.codes.code_key` -> why) without capture at
+    once, as the process that gave them up on compiled them after its
+    attempt: an earlier process's first calls of the same compiled object
+    with the same arguments (:mod:`graphmend.mending.records`).  The
+    attempt, a trace thrown away, is not paid again (0.1-0.3 s a frame for
+    a detector's post-processing).  Like a verdict made in this process,
+    it holds for the code wherever it runs; and compiled without capture,
+    a frame is what torch.compile makes of it, so a verdict kept for
+    other inputs costs captured values, never a result."""
+    _GIVEN_UP_BEFORE.update(verdicts)
 
 
 def uncaptured_codes() -> CodeTable:

@@ -8,7 +8,10 @@ next process mends it before compiling and never meets it; so is a site
 whose mending changed nothing (a rule declined it), so that the next
 process compiles it as it is instead of spending a round on it; and so is
 a mended function given back its original code (its first line), so that
-the next process never mends it and pays no retraces to find out again.
+the next process never mends it and pays no retraces to find out again;
+and so is code whose frames [Capture] gave up on (its place, a digest of
+its bytecode and why), so that the next process compiles them without
+capture at once instead of tracing them with it to give them up again.
 
 A record is keyed by everything its sites depend on: the compiled object
 (its class or function, by qualified name), graphmend's and torch's
@@ -31,12 +34,12 @@ import torch
 import torch.utils._pytree as pytree
 
 import graphmend
+from graphmend.compat.codes import code_key
 from graphmend.mending.resolve import describe
 from graphmend.storage import cache_dir, write_atomically
 
 _FORMAT = "graphmend-record/1"
-_KINDS = ("sites", "declined", "kept")
-
+_KINDS = ("sites", "declined", "kept", "uncaptured")
 
 def _describe(value: Any) -> Any:
     if isinstance(value, torch.Tensor):
@@ -85,7 +88,9 @@ def _path(name: str):
     return cache_dir() / "records" / f"{name}.json"
 
 
-def _file_hash(filename: str) -> str | None:
+def _file_hash(filename: Any) -> str | None:
+    if not isinstance(filename, str):
+        return None
     try:
         with open(filename, "rb") as handle:
             return hashlib.sha256(handle.read()).hexdigest()
@@ -101,8 +106,10 @@ def _read(name: str) -> dict[str, Any]:
     return data if isinstance(data, dict) and data.get("format") == _FORMAT else {}
 
 
-def _unchanged(entries: Iterable[dict[str, Any]]) -> list[tuple[str, int]]:
-    return [(site["file"], site["line"]) for site in entries if _file_hash(site["file"]) == site.get("sha256")]
+def _unchanged(data: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    """The entries of ``kind`` whose files are unchanged."""
+    entries = data.get(kind, ())
+    return [entry for entry in entries if isinstance(entry, dict) and _file_hash(entry.get("file")) == entry.get("sha256")]
 
 
 def load(name: str, kind: str = "sites") -> list[tuple[str, int]]:
@@ -114,16 +121,41 @@ def load(name: str, kind: str = "sites") -> list[tuple[str, int]]:
     mended functions given back their original code
     (:func:`graphmend.mending.live.keep_original_behind`), which a later
     process does not mend."""
-    return _unchanged(_read(name).get(kind, ()))
+    return [(entry["file"], entry["line"]) for entry in _unchanged(_read(name), kind)]
+
+
+def load_uncaptured(name: str) -> dict[str, str]:
+    """The code whose frames [Capture] gave up on in record ``name``'s first
+    calls, where its file is unchanged: its
+    :func:`graphmend.compat.codes.code_key` -> why
+    (:func:`graphmend.compat.capture.given_up_before`)."""
+    return {entry["code"]: entry["why"] for entry in _unchanged(_read(name), "uncaptured")
+            if isinstance(entry.get("code"), str) and isinstance(entry.get("why"), str)}
 
 
 def store(name: str, sites: Iterable[tuple[str, int]], kind: str = "sites") -> None:
     """Add ``sites`` to record ``name`` as ``kind`` (see :func:`load`),
     atomically; failures only cost speed."""
+    _add(name, kind, [{"file": file, "line": line} for file, line in sites])
+
+
+def store_uncaptured(name: str, codes: Iterable[tuple[Any, str]]) -> None:
+    """Add code objects [Capture] gave up on, each with why (see
+    :func:`load_uncaptured`), to record ``name``."""
+    _add(name, "uncaptured", [{"file": code.co_filename, "line": code.co_firstlineno, "code": code_key(code),
+                               "why": why} for code, why in codes])
+
+
+def _add(name: str, kind: str, new: list[dict[str, Any]]) -> None:
+    """Merge ``new`` entries (without their files' hashes) into record
+    ``name``'s ``kind``; the entries of files changed since are dropped."""
     data = _read(name)
     entries: dict[str, Any] = {"format": _FORMAT}
     for each in _KINDS:
-        merged = set(_unchanged(data.get(each, ()))) | (set(sites) if each == kind else set())
+        merged = {}
+        for entry in [*_unchanged(data, each), *(new if each == kind else ())]:
+            fields = {field: value for field, value in entry.items() if field != "sha256"}
+            merged[json.dumps(fields, sort_keys=True)] = fields
         if merged:
-            entries[each] = [{"file": file, "line": line, "sha256": _file_hash(file)} for file, line in sorted(merged)]
+            entries[each] = [{**fields, "sha256": _file_hash(fields["file"])} for _, fields in sorted(merged.items())]
     write_atomically(_path(name), json.dumps(entries, indent=1))

@@ -31,7 +31,8 @@ from graphmend.errors import SourceError
 from graphmend.mending import cache
 from graphmend.mending.callees import callee_summaries_of, effect_helpers_of
 from graphmend.mending.resolve import left_alone
-from graphmend.mending.scope import compile_in_scope, fingerprint
+from graphmend.compat.codes import fingerprint
+from graphmend.mending.scope import compile_in_scope
 from graphmend.mending.sidecar import Sidecar, SidecarFailed
 from graphmend.mending.swap import Coverage
 from graphmend.rules.options import RuleOptions, built_in

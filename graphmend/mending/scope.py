@@ -23,7 +23,6 @@ import functools
 import inspect
 import types
 from collections.abc import Iterable
-from typing import Any
 
 from graphmend.mending.resolve import Unmendable
 
@@ -82,24 +81,6 @@ def requalify(code: types.CodeType, old: str, new: str) -> types.CodeType:
     if qualname.startswith(old):
         qualname = new + qualname[len(old) :]
     return code.replace(co_qualname=qualname, co_consts=consts)
-
-
-def _const_key(const: Any) -> Any:
-    # repr tells 0.0 from -0.0; a frozenset's repr depends on string hashing.
-    if isinstance(const, types.CodeType):
-        return fingerprint(const)
-    if isinstance(const, (tuple, frozenset)):
-        return type(const), type(const)(_const_key(c) for c in const)
-    return type(const), repr(const)
-
-
-def fingerprint(code: types.CodeType) -> tuple:
-    """What must match for two code objects to behave alike (lines aside)."""
-    consts = tuple(_const_key(c) for c in code.co_consts)
-    return (
-        code.co_code, code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars,
-        code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount, code.co_flags, consts,
-    )  # fmt: skip
 
 
 def move_to_file_lines(node: ast.AST, mapping: list[int], offset: int) -> None:

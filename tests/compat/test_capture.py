@@ -4,6 +4,7 @@ by graphmend.compile's callable only, exact, with a fallback to the break."""
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import logging
 import logging.handlers
 import textwrap
@@ -535,6 +536,50 @@ def test_a_guard_on_a_captured_value_falls_back_to_the_break(forms):
     assert all("capture_scalar_outputs=False" in reason for reason in breaks_since(start))
     why = capture.uncaptured_codes()[forms.range_loop.__code__]
     assert why.startswith("a captured value meets a guard: ") and "Could not extract specialized integer" in why
+
+
+def _loaded_again(module: types.ModuleType) -> types.ModuleType:
+    """``module``'s file executed again under its name: new code objects at
+    the same place, as the next process that imports it makes them."""
+    spec = importlib.util.spec_from_file_location(module.__name__, module.__file__)
+    again = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(again)
+    return again
+
+
+def test_a_frame_given_up_on_is_compiled_without_capture_at_once_in_the_next_process(forms, traces, monkeypatch):
+    """The first process traces ``range_loop``'s frame with capture, gives
+    it up at ``range(n)`` and compiles it without; its record keeps that.
+    The next process (the module loaded again: new code objects; graphmend's
+    tables as in a fresh process) compiles the frame without capture at
+    once, with the same reason, graphs and results, and no attempt."""
+    monkeypatch.setattr(capture, "_GIVEN_UP_BEFORE", {})
+    outcomes = []
+    for process in (_loaded_again(forms), _loaded_again(forms)):
+        torch._dynamo.reset()
+        traces.clear()
+        counter = GraphCounter()
+        ours = graphmend.compile(process.range_loop, backend=counter)
+        results = [ours(x.clone()) for x in INPUTS]
+        assert all(torch.equal(got, process.range_loop(x.clone())) for got, x in zip(results, INPUTS))
+        outcomes.append((counter.graphs, ("range_loop", True) in traces,
+                         capture.uncaptured_codes()[process.range_loop.__code__]))
+    (graphs, attempted, why), (graphs_next, attempted_next, why_next) = outcomes
+    assert attempted and not attempted_next
+    assert why.startswith("a captured value meets a guard: ") and why_next == why
+    assert graphs_next == graphs
+
+
+def test_a_frame_given_up_on_is_traced_with_capture_again_for_other_arguments(forms, traces, monkeypatch):
+    """A record is the compiled object's with the first call's argument
+    signature: another signature's first process makes its own attempt."""
+    monkeypatch.setattr(capture, "_GIVEN_UP_BEFORE", {})
+    for process, x in ((_loaded_again(forms), INPUTS[0]), (_loaded_again(forms), INPUTS[0].double())):
+        torch._dynamo.reset()
+        traces.clear()
+        ours = graphmend.compile(process.range_loop, backend="eager")
+        assert torch.equal(ours(x.clone()), process.range_loop(x.clone()))
+        assert ("range_loop", True) in traces
 
 
 def test_a_compile_error_with_the_switches_on_falls_back_to_the_break(forms):
