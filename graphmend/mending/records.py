@@ -41,6 +41,7 @@ from graphmend.storage import cache_dir, write_atomically
 _FORMAT = "graphmend-record/1"
 _KINDS = ("sites", "declined", "kept", "uncaptured")
 
+
 def _describe(value: Any) -> Any:
     if isinstance(value, torch.Tensor):
         return ["tensor", list(value.shape), str(value.dtype), str(value.device), value.requires_grad]
@@ -109,7 +110,8 @@ def _read(name: str) -> dict[str, Any]:
 def _unchanged(data: dict[str, Any], kind: str) -> list[dict[str, Any]]:
     """The entries of ``kind`` whose files are unchanged."""
     entries = data.get(kind, ())
-    return [entry for entry in entries if isinstance(entry, dict) and _file_hash(entry.get("file")) == entry.get("sha256")]
+    return [entry for entry in entries
+            if isinstance(entry, dict) and _file_hash(entry.get("file")) == entry.get("sha256")]
 
 
 def load(name: str, kind: str = "sites") -> list[tuple[str, int]]:

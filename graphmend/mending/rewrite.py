@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphmend import compat
+from graphmend.compat.codes import fingerprint
 from graphmend.analysis.scan import might_hold_site
 from graphmend.analysis.source import ParsedFile, Skeleton, Unit, parse_file
 from graphmend.analysis.summaries import Summarizer
@@ -31,7 +32,6 @@ from graphmend.errors import SourceError
 from graphmend.mending import cache
 from graphmend.mending.callees import callee_summaries_of, effect_helpers_of
 from graphmend.mending.resolve import left_alone
-from graphmend.compat.codes import fingerprint
 from graphmend.mending.scope import compile_in_scope
 from graphmend.mending.sidecar import Sidecar, SidecarFailed
 from graphmend.mending.swap import Coverage

@@ -35,7 +35,8 @@ def source(tmp_path):
 def test_code_given_up_on_is_kept_with_why(source):
     f, g = _codes(source)
     records.store_uncaptured("r", [(f, "a captured value meets a guard: range(n)")])
-    records.store_uncaptured("r", [(g, "the graph only reads values back"), (f, "a captured value meets a guard: range(n)")])
+    records.store_uncaptured("r", [(g, "the graph only reads values back"),
+                                   (f, "a captured value meets a guard: range(n)")])
     assert records.load_uncaptured("r") == {code_key(f): "a captured value meets a guard: range(n)",
                                             code_key(g): "the graph only reads values back"}
     assert records.load_uncaptured("another") == {}
