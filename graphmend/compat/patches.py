@@ -565,14 +565,17 @@ def _run_frames_eagerly_once() -> None:
             # them (compat.capture): only the retry's failure runs it eagerly.
             from graphmend.compat.capture import switches_on  # not at the top: that import would be circular
 
-            if isinstance(error, exc.InternalTorchDynamoError) and call is not None \
+            mend_first = caused_by(error, MendFirst)
+            # A MendFirst that reaches this wrapper through [Capture]'s (inside this
+            # one where capture's self-test ran before compat installed) comes wrapped
+            # in InternalTorchDynamoError: a site to mend, not a failure of Dynamo's.
+            if isinstance(error, exc.InternalTorchDynamoError) and call is not None and mend_first is None \
                     and not self._inner_convert._box.error_on_graph_break and not switches_on():
                 code, message = frame.f_code, str(error).split("\n", 1)[0]
                 logger.warning("graphmend: Dynamo failed while tracing %s (%s:%d): %s; it runs eagerly, uncompiled",
                                code.co_name, code.co_filename, code.co_firstlineno, message)
                 _run_eagerly_from_now_on(call, code, error, "Dynamo failed while tracing it")
                 return False, eagerly("Dynamo failed while tracing it", False)
-            mend_first = caused_by(error, MendFirst)
             user_error = isinstance(error, exc.TorchRuntimeError) or not isinstance(error, exc.TorchDynamoException)
             # A user's error met while tracing a frame graphmend rewrote, or any
             # frame inside its call, runs the frame eagerly (see below).

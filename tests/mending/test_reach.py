@@ -14,8 +14,11 @@ identical to eager.
 from __future__ import annotations
 
 import functools
+import os
+import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 import torch
@@ -425,6 +428,38 @@ def test_a_break_the_first_call_meets_in_a_callee_is_mended_and_compiled_in_that
         assert [line for _, line in records.load(key)] == [_line_of(NEURON, "if self.mechanism == 0:")]
     finally:
         graphmend.unmend(neuron.twice)
+
+
+def test_a_break_met_in_a_callee_is_mended_in_that_call_where_capture_hooked_dynamo_before_compat(tmp_path):
+    """[Capture]'s conversion hook and compat's wrap the same Dynamo entry;
+    graphmend.compile installs compat's first, capture's self-test run on
+    its own installs capture's first.  In that order the MendFirst reaches
+    compat wrapped in Dynamo's InternalTorchDynamoError, which once read as
+    "Dynamo failed while tracing" and ran the frame eagerly for good."""
+    (tmp_path / "neuron_case.py").write_text(textwrap.dedent(NEURON))
+    script = textwrap.dedent("""
+        import sys
+        import torch
+        import graphmend
+        from graphmend.compat import capture
+        from harness import GraphCounter
+        import neuron_case
+
+        assert capture.self_test() is None
+        neuron, x = neuron_case.Neuron(0), torch.linspace(0, 3, 6)
+        expected = neuron.twice(x)
+        counter = GraphCounter()
+        compiled = graphmend.compile(neuron.twice, backend=counter)
+        outputs = [compiled(x) for _ in range(3)]
+        assert all(torch.equal(output, expected) for output in outputs)
+        print(counter.graphs, counter.runs)
+    """)
+    tests = str(Path(__file__).resolve().parents[1])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([tests, str(tmp_path), os.environ.get("PYTHONPATH", "")]),
+               GRAPHMEND_CACHE_DIR=str(tmp_path / "cache"))
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["1", "3"], done.stderr
 
 
 GENERATION = """
