@@ -566,9 +566,9 @@ def _run_frames_eagerly_once() -> None:
             from graphmend.compat.capture import switches_on  # not at the top: that import would be circular
 
             mend_first = caused_by(error, MendFirst)
-            # A MendFirst that reaches this wrapper through [Capture]'s (inside this
-            # one where capture's self-test ran before compat installed) comes wrapped
-            # in InternalTorchDynamoError: a site to mend, not a failure of Dynamo's.
+            # Dynamo hands a MendFirst on as InternalTorchDynamoError.  Where [Capture]'s
+            # wrapper sits inside this one (its self-test ran before compat installed),
+            # its switches are already off here: it is still a site to mend.
             if isinstance(error, exc.InternalTorchDynamoError) and call is not None and mend_first is None \
                     and not self._inner_convert._box.error_on_graph_break and not switches_on():
                 code, message = frame.f_code, str(error).split("\n", 1)[0]

@@ -433,9 +433,10 @@ def test_a_break_the_first_call_meets_in_a_callee_is_mended_and_compiled_in_that
 def test_a_break_met_in_a_callee_is_mended_in_that_call_where_capture_hooked_dynamo_before_compat(tmp_path):
     """[Capture]'s conversion hook and compat's wrap the same Dynamo entry;
     graphmend.compile installs compat's first, capture's self-test run on
-    its own installs capture's first.  In that order the MendFirst reaches
-    compat wrapped in Dynamo's InternalTorchDynamoError, which once read as
-    "Dynamo failed while tracing" and ran the frame eagerly for good."""
+    its own installs capture's first.  Dynamo hands the MendFirst on as an
+    InternalTorchDynamoError; with capture's wrapper inside compat's, its
+    switches are off when compat's sees it, which once read it as "Dynamo
+    failed while tracing" and ran the frame eagerly for good."""
     (tmp_path / "neuron_case.py").write_text(textwrap.dedent(NEURON))
     script = textwrap.dedent("""
         import sys
