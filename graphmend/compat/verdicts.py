@@ -28,6 +28,12 @@ Verdict = TypeVar("Verdict")
 
 _PLAIN = (bool, int, float, str, type(None))
 
+#: Dynamo settings that say where debug output goes, not what a compile does:
+#: ``debug_dir_root`` is the working directory's ``torch_compile_debug``, so
+#: with it in the key every directory a script ran from compiled the
+#: self-tests again.
+_WHERE_OUTPUT_GOES = frozenset({"debug_dir_root"})
+
 
 def _path(name: str) -> Path:
     config = torch._dynamo.config.get_config_copy()
@@ -36,7 +42,8 @@ def _path(name: str) -> Path:
         "torch": torch.__version__,
         "torch_git": getattr(torch.version, "git_version", None),
         "python": sys.version,
-        "dynamo_config": {key: value for key, value in sorted(config.items()) if isinstance(value, _PLAIN)},
+        "dynamo_config": {key: value for key, value in sorted(config.items())
+                          if isinstance(value, _PLAIN) and key not in _WHERE_OUTPUT_GOES},
         "code": code_digest("graphmend.runtime"),
     }
     key = hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()

@@ -252,6 +252,21 @@ def test_a_self_test_pass_is_kept_for_the_next_process_and_a_failure_is_not(fres
     assert ran == [1, 2]  # the pass was
 
 
+def test_a_self_test_pass_is_read_from_another_working_directory(tmp_path, monkeypatch) -> None:
+    """Dynamo's ``debug_dir_root`` follows the working directory; a pass
+    kept while a script ran from one directory is read when the next runs
+    from another (it was compiled again for every directory)."""
+    from graphmend.compat import verdicts
+
+    monkeypatch.setenv("GRAPHMEND_CACHE_DIR", str(tmp_path / "cache"))
+    ran = []
+    with torch._dynamo.config.patch(debug_dir_root=str(tmp_path / "one" / "torch_compile_debug")):
+        assert verdicts.passed_before("where", lambda: ran.append(1) or {}) == {}
+    with torch._dynamo.config.patch(debug_dir_root=str(tmp_path / "two" / "torch_compile_debug")):
+        assert verdicts.passed_before("where", lambda: ran.append(2) or {}) == {}
+    assert ran == [1]
+
+
 def test_the_self_test_is_cheap_and_leaves_no_trace() -> None:
     import time
 
