@@ -155,9 +155,12 @@ def _add(name: str, kind: str, new: list[dict[str, Any]]) -> None:
     entries: dict[str, Any] = {"format": _FORMAT}
     for each in _KINDS:
         merged = {}
-        for entry in [*_unchanged(data, each), *(new if each == kind else ())]:
+        # A kept entry comes last and wins: its hash was just checked against
+        # its file, which only a new entry needs read for.
+        for entry in [*(new if each == kind else ()), *_unchanged(data, each)]:
             fields = {field: value for field, value in entry.items() if field != "sha256"}
-            merged[json.dumps(fields, sort_keys=True)] = fields
+            merged[json.dumps(fields, sort_keys=True)] = entry
         if merged:
-            entries[each] = [{**fields, "sha256": _file_hash(fields["file"])} for _, fields in sorted(merged.items())]
+            entries[each] = [entry if "sha256" in entry else {**entry, "sha256": _file_hash(entry["file"])}
+                             for _, entry in sorted(merged.items())]
     write_atomically(_path(name), json.dumps(entries, indent=1))
