@@ -249,6 +249,9 @@ class _FirstCall:
         #: [Capture]: DS/SCALAR sites held in the graph while this callable's
         #: frames convert (made with the compiled callable).
         self.capturing: capture.Capturing | None = None
+        #: Whether warm calls run with room on CPython's frame stack (where a
+        #: call thrashes a chunk of it, :mod:`graphmend.compat.headroom`).
+        self.room = compat.RoomWhereItPays()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # Inside a GraphmendCall: a frame Dynamo itself fails on runs eagerly
@@ -257,8 +260,10 @@ class _FirstCall:
         if self.compiled is not None and not self._rounds_left:  # every call after the first few
             if torch.compiler.is_compiling():  # inlined into a caller's graph, as torch.compile's own
                 return self.compiled(*args, **kwargs)
-            return compat.GraphmendCall(self.failed_in_dynamo, self.graphs, self.capturing,
-                                        self._keep_original_behind).run(self.compiled, args, kwargs)
+            call = compat.GraphmendCall(self.failed_in_dynamo, self.graphs, self.capturing, self._keep_original_behind)
+            if next(self.room.plain, False):
+                return call.run(self.compiled, args, kwargs)
+            return self.room.run(call.run, (self.compiled, args, kwargs), {})
         return self._first_calls(args, kwargs)
 
     def _keep_original_behind(self, stacks: list[Any]) -> None:

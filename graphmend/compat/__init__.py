@@ -98,6 +98,7 @@ from graphmend.compat.counters import (COMPILE_RANGE_SUFFIX, compiled_codes, com
                                        reset_code, what_dynamo_calls)
 from graphmend.compat.installation import install, installed, rules_off
 from graphmend.compat.calls import GraphmendCall
+from graphmend.compat.headroom import RoomWhereItPays
 from graphmend.compat.identity import kept_original_at
 from graphmend.compat.patches import await_mending, awaits_mending, is_rewritten, mending_first, mends_first
 # _state is imported for the tests that reset it.
@@ -122,7 +123,8 @@ __all__ = [
     "graphs_compiled", "guard_failures", "has_compiled_entries", "install", "installed", "is_logger",
     "is_rewritten", "isolated_code_state", "kept_original_at", "logger_key", "mending_first", "mends_first",
     "nested_graph_breaks",
-    "private_compile_options", "probes", "reads_an_unread_argument", "register_replay", "reset_code", "rules_off",
+    "private_compile_options", "probes", "reads_an_unread_argument", "register_replay", "reset_code", "RoomWhereItPays",
+    "rules_off",
     "self_test", "skip_frames", "stores_pending", "warm_up", "what_dynamo_calls",
 ]
 
