@@ -83,6 +83,11 @@ def _page_faults() -> int:
 #: and the fault, several µs), against one mapping a call with room.
 FAULTS_ROOM_SAVES = 16
 
+#: ... and at least this share of the plain call's faults: a call that
+#: faults thousands of times either way (fresh memory for large tensors)
+#: differs by more than that between two calls, room or not.
+SHARE_ROOM_SAVES = 1 / 8
+
 #: The most calls between two samples: where a call is made from, and so
 #: where a chunk ends, may change.
 MOST_CALLS_BETWEEN_SAMPLES = 1024
@@ -93,8 +98,8 @@ class RoomWhereItPays:
     plainly: whichever faults less.  At the 4th call, the 8th, the 16th and
     so on, then every 1,024th, one call runs plainly and the next with
     room, each counting its page faults; the calls until the next sample
-    run as the one that faulted :data:`FAULTS_ROOM_SAVES` fewer did
-    (plainly on a tie).  Where the stack is not chunked or faults are not
+    run with room where the roomy one faulted :data:`FAULTS_ROOM_SAVES`
+    and :data:`SHARE_ROOM_SAVES` of the plain one's fewer, else plainly.  Where the stack is not chunked or faults are not
     counted, every call is plain.
 
     The caller runs a call plainly itself while ``next(room.plain, False)``
@@ -138,7 +143,7 @@ class RoomWhereItPays:
         try:
             return call(function, args, kwargs)
         finally:
-            self.roomy = plain - (_page_faults() - before) >= FAULTS_ROOM_SAVES
+            self.roomy = plain - (_page_faults() - before) >= max(FAULTS_ROOM_SAVES, plain * SHARE_ROOM_SAVES)
             if not self.roomy:  # plainly until the call before the next sample
                 self.plain = itertools.repeat(True, self._next_sample - self._calls - 1)
                 self._calls = self._next_sample - 1
