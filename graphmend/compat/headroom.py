@@ -99,8 +99,9 @@ class RoomWhereItPays:
     so on, then every 1,024th, one call runs plainly and the next with
     room, each counting its page faults; the calls until the next sample
     run with room where the roomy one faulted :data:`FAULTS_ROOM_SAVES`
-    and :data:`SHARE_ROOM_SAVES` of the plain one's fewer, else plainly.  Where the stack is not chunked or faults are not
-    counted, every call is plain.
+    and :data:`SHARE_ROOM_SAVES` of the plain one's fewer, else plainly.
+    Where the stack is not chunked or faults are not counted, every call
+    is plain.
 
     The caller runs a call plainly itself while ``next(room.plain, False)``
     is true (a C iterator: no Python frame in a warm call), and hands it to
