@@ -1,4 +1,4 @@
-"""Frame conversions run with room on CPython's frame stack.
+"""Frame conversions, and warm calls that thrash without it, run with room on CPython's frame stack.
 
 CPython keeps a thread's Python frames in chunks of 16 KiB and, in 3.11,
 3.12.1 and 3.13.0 at least, frees a chunk as soon as the first frame in
