@@ -112,14 +112,20 @@ class RoomWhereItPays:
     __slots__ = ("plain", "roomy", "_calls", "_next_sample", "_plain_faults")
 
     def __init__(self) -> None:
-        sampled = CHUNKED_STACK and resource is not None
         #: True once for each call before the next sample that runs plainly.
-        self.plain: Iterator[bool] = itertools.repeat(True, 3) if sampled else itertools.repeat(True)
+        self.plain: Iterator[bool] = itertools.repeat(True)
         #: Whether the calls between samples run with room.
         self.roomy = False
-        self._calls = 3
+        self._calls = 0
         self._next_sample = 4
         self._plain_faults: int | None = None  # the plain sample's, until the roomy one
+        if CHUNKED_STACK and resource is not None:
+            self._plain_until_sample()
+
+    def _plain_until_sample(self) -> None:
+        """The calls before the next sample run plainly, by the caller."""
+        self.plain = itertools.repeat(True, self._next_sample - self._calls - 1)
+        self._calls = self._next_sample - 1
 
     def run(self, function: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
         """``function(*args, **kwargs)``: a sample, or a call with room."""
@@ -146,6 +152,5 @@ class RoomWhereItPays:
             return call(function, args, kwargs)
         finally:
             self.roomy = plain - (_page_faults() - before) >= max(FAULTS_ROOM_SAVES, plain * SHARE_ROOM_SAVES)
-            if not self.roomy:  # plainly until the call before the next sample
-                self.plain = itertools.repeat(True, self._next_sample - self._calls - 1)
-                self._calls = self._next_sample - 1
+            if not self.roomy:
+                self._plain_until_sample()
